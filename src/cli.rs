@@ -1,0 +1,245 @@
+//! The command line: `agent-surface compile | check`. Exit codes: 0 no errors (warnings allowed),
+//! 1 errors or too many warnings or a stale manifest under `--check`, 2 usage or configuration
+//! errors.
+
+use crate::compile::{compile, manifest_text, project_at, Compilation};
+use crate::diagnostics::Diagnostic;
+use crate::emit::{freshness, write_if_changed, Freshness, WriteOutcome};
+use crate::render::{self, pretty::PrettyOptions, Format};
+use clap::{Args, Parser, Subcommand};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "agent-surface", version, about = "Compile a TypeScript/React app's agent contracts into a verified capability manifest", long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Compile the project's contracts and write the manifest
+    Compile(CompileArgs),
+    /// Report diagnostics without writing anything
+    Check(CheckArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CommonArgs {
+    /// Output format of diagnostics
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    pub format: Format,
+    /// Fail (exit 1) when there are more than N warnings
+    #[arg(long, value_name = "N")]
+    pub max_warnings: Option<usize>,
+    /// Worker threads (default: one per core)
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+#[derive(Args, Debug)]
+pub struct CompileArgs {
+    /// Project root (holds agent-surface.config.json or package.json)
+    #[arg(default_value = ".")]
+    pub root: PathBuf,
+    /// Manifest path (default: the config's `output`, else agent-surface.manifest.json at ROOT)
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Write nothing; exit 1 if the manifest on disk is missing or stale
+    #[arg(long)]
+    pub check: bool,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Files or folders to report on (default: the whole project)
+    pub paths: Vec<PathBuf>,
+    /// Project root
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// Runs the CLI; returns the process exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    let threads = match &cli.command {
+        Command::Compile(a) => a.common.threads,
+        Command::Check(a) => a.common.threads,
+    };
+    // Deeply nested sources recurse deeply in the parser: give workers room.
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).stack_size(64 << 20).build();
+    let pool = match pool {
+        Ok(p) => p,
+        Err(e) => return usage_error(&format!("cannot start worker threads: {e}")),
+    };
+    pool.install(|| match cli.command {
+        Command::Compile(args) => run_compile(args),
+        Command::Check(args) => run_check(args),
+    })
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+fn load(root: &Path) -> Result<Compilation, ExitCode> {
+    if !root.exists() {
+        return Err(usage_error(&format!("the project root {} does not exist", root.display())));
+    }
+    if !root.is_dir() {
+        return Err(usage_error(&format!("the project root {} is not a folder", root.display())));
+    }
+    let project = project_at(root).map_err(|e| usage_error(&e.to_string()))?;
+    compile(project).map_err(|e| usage_error(&e.to_string()))
+}
+
+/// Prints diagnostics in the chosen format; returns whether they fail the run.
+fn report(c: &Compilation, diags: &[Diagnostic], common: &CommonArgs) -> bool {
+    let text = match common.format {
+        Format::Json => render::json::render(diags, &c.project.db),
+        Format::Pretty => {
+            let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let width = terminal_width();
+            render::pretty::render(diags, &c.project.db, PrettyOptions { color, width })
+        }
+    };
+    match common.format {
+        Format::Json => write_quietly(&mut std::io::stdout(), &text),
+        Format::Pretty => write_quietly(&mut std::io::stderr(), &text),
+    }
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    let warnings = diags.len() - errors;
+    errors > 0 || common.max_warnings.is_some_and(|max| warnings > max)
+}
+
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100)
+}
+
+/// Writes, ignoring a closed pipe (`| head`).
+fn write_quietly(w: &mut dyn Write, text: &str) {
+    let _ = w.write_all(text.as_bytes());
+    let _ = w.flush();
+}
+
+fn summary(c: &Compilation) -> String {
+    let errors = c.error_count();
+    let warnings = c.warning_count();
+    let mut s = format!(
+        "{} contract{} from {} file{} ({} scanned) in {} ms",
+        c.contracts.len(),
+        if c.contracts.len() == 1 { "" } else { "s" },
+        c.candidates,
+        if c.candidates == 1 { "" } else { "s" },
+        c.files.len(),
+        c.elapsed.as_millis()
+    );
+    if errors + warnings > 0 {
+        s.push_str(&format!("; {errors} error{}, {warnings} warning{}", plural(errors), plural(warnings)));
+    }
+    s
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn run_compile(args: CompileArgs) -> ExitCode {
+    let c = match load(&args.root) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let failed = report(&c, &c.diagnostics, &args.common);
+    let out = match &args.out {
+        Some(p) => std::path::absolute(p).unwrap_or_else(|_| p.clone()),
+        None => c.project.config.output.clone(),
+    };
+    let text = manifest_text(&c);
+    let shown = display_path(&out);
+    let status = c.manifest.completeness.status;
+    if args.check {
+        let fresh = freshness(&out, &text);
+        let line = match fresh {
+            Freshness::Fresh => format!("{shown} is up to date: {}", summary(&c)),
+            Freshness::Missing => format!("{shown} is missing: run `agent-surface compile`"),
+            Freshness::Stale => format!("{shown} is stale: run `agent-surface compile` and commit the result"),
+        };
+        eprintln!("{line}");
+        return if failed || fresh != Freshness::Fresh { ExitCode::from(1) } else { ExitCode::SUCCESS };
+    }
+    match write_if_changed(&out, &text) {
+        Ok(outcome) => {
+            let what = match outcome {
+                WriteOutcome::Written => "written",
+                WriteOutcome::Unchanged => "unchanged",
+            };
+            eprintln!("{}{} → {shown} ({what}, {})", summary(&c), if failed { "" } else { "" }, status_word(status));
+        }
+        Err(e) => {
+            eprintln!("error: cannot write the manifest {shown}: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn status_word(s: agent_surface_runtime::manifest::CompletenessStatus) -> &'static str {
+    match s {
+        agent_surface_runtime::manifest::CompletenessStatus::Complete => "complete",
+        agent_surface_runtime::manifest::CompletenessStatus::Incomplete => "incomplete",
+    }
+}
+
+fn display_path(p: &Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    match cwd.as_deref().and_then(|c| p.strip_prefix(c).ok()) {
+        Some(rel) => rel.display().to_string(),
+        None => p.display().to_string(),
+    }
+}
+
+fn run_check(args: CheckArgs) -> ExitCode {
+    let c = match load(&args.root) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let selected: Vec<PathBuf> = args
+        .paths
+        .iter()
+        .map(|p| crate::project::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.clone())))
+        .collect();
+    for p in &selected {
+        if !p.exists() {
+            return usage_error(&format!("{} does not exist", p.display()));
+        }
+    }
+    let diags: Vec<Diagnostic> = c
+        .diagnostics
+        .iter()
+        .filter(|d| selected.is_empty() || selected.iter().any(|s| c.project.db.get(d.primary.span.file).path.starts_with(s)))
+        .cloned()
+        .collect();
+    let failed = report(&c, &diags, &args.common);
+    if args.common.format == Format::Pretty {
+        eprintln!("{}", summary(&c));
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,176 @@
+//! The pipeline: discover → prefilter → parse → extract → evaluate → build → check → emit.
+//! Files are processed in parallel (rayon); everything that leaves this module is sorted, so
+//! the manifest and the diagnostics are identical for any thread count or file order.
+
+use crate::config::{Config, ConfigError};
+use crate::contracts::{build_contract, BuiltContract};
+use crate::diagnostics::{sort_diagnostics, Diagnostic};
+use crate::evaluate::Evaluator;
+use crate::extract::{MacroCall, CORE_PACKAGE};
+use crate::project::{LoadError, Project};
+use crate::rules;
+use crate::source::{FileId, Span};
+use agent_surface_runtime::limits::AgentSurfaceLimits;
+use agent_surface_runtime::manifest::{CapabilityContractManifest, Generator, SourceLocation};
+use rayon::prelude::*;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+pub const GENERATOR_NAME: &str = "agent-surface";
+pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The byte prefilter: files that never mention the core package cannot declare a contract and
+/// are not parsed (unless a contract imports from them).
+pub fn mentions_core(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), CORE_PACKAGE.as_bytes()).is_some()
+}
+
+/// A contract that compiled, with where it came from.
+#[derive(Debug, Clone)]
+pub struct CompiledContract {
+    pub built: BuiltContract,
+    pub file: FileId,
+    pub call: MacroCall,
+}
+
+/// Everything one compile produced.
+pub struct Compilation {
+    pub project: Project,
+    /// Files discovered (after include/exclude).
+    pub files: Vec<PathBuf>,
+    /// Files that passed the prefilter and were parsed as contract candidates.
+    pub candidates: usize,
+    /// Contracts that compiled cleanly, sorted by id.
+    pub contracts: Vec<CompiledContract>,
+    /// Contracts (or files holding contracts) that failed to compile.
+    pub failed: u32,
+    pub diagnostics: Vec<Diagnostic>,
+    pub manifest: CapabilityContractManifest,
+    pub elapsed: Duration,
+}
+
+impl Compilation {
+    pub fn error_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+    pub fn warning_count(&self) -> usize {
+        self.diagnostics.len() - self.error_count()
+    }
+}
+
+/// Per-file result of the parallel phase.
+#[derive(Default)]
+struct FileResult {
+    contracts: Vec<CompiledContract>,
+    failed: u32,
+    diagnostics: Vec<Diagnostic>,
+    candidate: bool,
+}
+
+/// Compiles the project described by `config` (optionally with unsaved buffers).
+pub fn compile(project: Project) -> Result<Compilation, ConfigError> {
+    let started = Instant::now();
+    let files = crate::discover::discover(&project.config)?;
+    let limits = AgentSurfaceLimits::default();
+
+    let results: Vec<FileResult> = files.par_iter().map(|path| compile_file(&project, path, &limits)).collect();
+
+    let mut contracts = Vec::new();
+    let mut failed = 0;
+    let mut diagnostics = Vec::new();
+    let mut candidates = 0;
+    for r in results {
+        contracts.extend(r.contracts);
+        failed += r.failed;
+        diagnostics.extend(r.diagnostics);
+        candidates += usize::from(r.candidate);
+    }
+
+    // Cross-file rule: a duplicate keeps its first declaration (by path and position).
+    contracts.sort_by_cached_key(|c| {
+        let f = project.db.get(c.file);
+        (c.built.contract.id().to_string(), f.rel.clone(), c.call.span.lo)
+    });
+    let (unique, duplicate_diags) = rules::uniqueness::check(contracts, &project.db);
+    failed += (duplicate_diags.len()) as u32;
+    diagnostics.extend(duplicate_diags);
+    let contracts = unique;
+
+    diagnostics.extend(project.take_load_diagnostics());
+    sort_diagnostics(&mut diagnostics, &project.db);
+
+    let manifest = CapabilityContractManifest::assemble(
+        Generator { name: GENERATOR_NAME.into(), version: GENERATOR_VERSION.into() },
+        contracts.iter().map(|c| c.built.contract.clone()).collect(),
+        failed,
+    );
+    Ok(Compilation { project, files, candidates, contracts, failed, diagnostics, manifest, elapsed: started.elapsed() })
+}
+
+fn compile_file(project: &Project, path: &PathBuf, limits: &AgentSurfaceLimits) -> FileResult {
+    let mut out = FileResult::default();
+    let file = match project.read(path) {
+        Ok(f) => f,
+        Err(LoadError::Unreadable { .. }) => {
+            // Reported by load() below, once.
+            let _ = project.load(path);
+            return out;
+        }
+        Err(_) => return out,
+    };
+    if !mentions_core(&file.text) {
+        return out;
+    }
+    out.candidate = true;
+    let module = match project.load(path) {
+        Ok(m) => m,
+        Err(_) => {
+            // The file mentions the core package but does not parse: whatever contracts it
+            // declares are missing, so the manifest must say it is incomplete.
+            out.failed += 1;
+            return out;
+        }
+    };
+    if module.index.macro_calls.is_empty() {
+        return out;
+    }
+    let calls = crate::extract::find_calls(&module);
+    let mut evaluator = Evaluator::new(project);
+    for (call_info, call) in module.index.macro_calls.iter().zip(calls.iter()) {
+        let before = evaluator.diagnostics.len();
+        let args = evaluator.eval_args(&module, call);
+        let mut diags: Vec<Diagnostic> = evaluator.diagnostics.drain(before..).collect();
+        let at = file.line_col(call_info.callee_span.lo);
+        let source = SourceLocation { file: file.rel.clone(), line: at.line, column: at.column };
+        let built = build_contract(call_info.kind, call_info.span, args, source, &mut diags);
+        if let Some(built) = &built {
+            diags.extend(rules::check_contract(built, limits, &project.db));
+        }
+        let clean = !diags.iter().any(|d| d.is_error());
+        out.diagnostics.extend(diags);
+        match built {
+            Some(built) if clean => out.contracts.push(CompiledContract { built, file: file.id, call: call_info.clone() }),
+            _ => out.failed += 1,
+        }
+    }
+    out
+}
+
+/// The manifest bytes as written to disk.
+pub fn manifest_text(c: &Compilation) -> String {
+    c.manifest.to_pretty_json()
+}
+
+/// For a span, "file:line:column" (1-based, UTF-16 column).
+pub fn location(project: &Project, span: Span) -> String {
+    let f = project.db.get(span.file);
+    let lc = f.line_col(span.lo);
+    format!("{}:{}:{}", f.rel, lc.line, lc.column)
+}
+
+/// Builds a project from a root directory with its configuration.
+pub fn project_at(root: &std::path::Path) -> Result<Project, ConfigError> {
+    let root = std::path::absolute(root).map_err(|e| ConfigError { file: root.to_path_buf(), message: e.to_string() })?;
+    let root = crate::project::normalize(&root);
+    Ok(Project::new(Config::load(&root)?))
+}

@@ -1,0 +1,484 @@
+//! Build: turn an evaluated root macro call into a manifest contract, every default
+//! materialized. The contract is assembled as a node tree in the manifest's own shape, so any
+//! later violation (a JSON pointer into the contract) maps back to the source expression that
+//! produced it; defaults the author did not write point at the macro call.
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::extract::RootMacro;
+use crate::source::Span;
+use crate::value::{Node, Prop, Val};
+use agent_surface_runtime::effects::{default_governance, Audit, CapabilityKind, Confirmation, Effect};
+use agent_surface_runtime::manifest::{ManifestContract, SourceLocation};
+
+/// A contract that built: the typed contract and its span tree.
+#[derive(Debug, Clone)]
+pub struct BuiltContract {
+    pub contract: ManifestContract,
+    /// The contract's JSON as nodes (manifest field names), for pointer → span lookups.
+    pub tree: Node,
+    /// The macro call.
+    pub call_span: Span,
+}
+
+impl BuiltContract {
+    /// The span a JSON pointer into the contract designates (deepest node reached).
+    pub fn span_at(&self, pointer: &[String]) -> Span {
+        self.tree.at_pointer(pointer).0.span
+    }
+
+    /// The span of the object key a pointer ends at, else the value's span.
+    pub fn key_span_at(&self, pointer: &[String]) -> Span {
+        self.tree.key_span_at(pointer).unwrap_or_else(|| self.span_at(pointer))
+    }
+}
+
+const COMPONENT_FIELDS: &[&str] = &["type", "description", "meta", "origin", "priority", "policies", "tags", "observations", "actions"];
+const OBSERVATION_FIELDS: &[&str] = &["description", "output", "meta"];
+const ACTION_FIELDS: &[&str] = &["description", "input", "output", "effect", "idempotent", "reversible", "confirmation", "audit", "meta"];
+const OPERATION_FIELDS: &[&str] =
+    &["id", "description", "input", "output", "effect", "confirmation", "idempotent", "reversible", "audit", "policies", "meta", "tags"];
+/// Fields that belong to `.bind()`, not to the contract: a pointed help instead of "unknown".
+const BINDING_FIELDS: &[&str] = &["read", "execute", "when", "unavailableReason", "precondition", "timeoutMs", "concurrency", "enabled", "instanceId", "internal"];
+
+/// Builds a contract from a root macro call's evaluated arguments. Problems are pushed to
+/// `diags`; `None` when the contract cannot be built.
+pub fn build_contract(kind: RootMacro, call_span: Span, args: Vec<Option<Node>>, source: SourceLocation, diags: &mut Vec<Diagnostic>) -> Option<BuiltContract> {
+    let mut b = Builder { diags, call_span, ok: true };
+    if args.len() != 1 {
+        b.push(Diagnostic::new(
+            Code::InvalidArguments,
+            call_span,
+            format!("`{}` takes exactly one argument, the definition object, found {}", kind.export_name(), args.len()),
+        ));
+        return None;
+    }
+    let def = args.into_iter().next().flatten()?;
+    if !matches!(def.val, Val::Object(_)) {
+        b.push(Diagnostic::new(Code::InvalidArguments, def.span, format!("the definition must be an object, found {}", def.val.describe())));
+        return None;
+    }
+    let tree = match kind {
+        RootMacro::Component => b.component(&def),
+        RootMacro::Procedure => b.operation(&def, CapabilityKind::DomainProcedure),
+        RootMacro::ExternalTool => b.operation(&def, CapabilityKind::ExternalTool),
+    };
+    if !b.ok {
+        return None;
+    }
+    let mut json = match tree.to_json() {
+        Ok(j) => j,
+        Err(bad) => {
+            let d = Diagnostic::new(Code::InvalidField, bad.span, format!("expected a JSON value, found {}", bad.val.describe()));
+            b.push(d);
+            return None;
+        }
+    };
+    let obj = json.as_object_mut().expect("contract is an object");
+    obj.insert("source".into(), serde_json::to_value(&source).expect("source serializes"));
+    obj.insert("contractHash".into(), serde_json::Value::String(String::new()));
+    match serde_json::from_value::<ManifestContract>(json) {
+        Ok(contract) => Some(BuiltContract { contract, tree, call_span }),
+        Err(e) => {
+            b.push(Diagnostic::new(Code::InvalidField, call_span, format!("internal: the contract does not fit the manifest model: {e}")));
+            None
+        }
+    }
+}
+
+struct Builder<'d> {
+    diags: &'d mut Vec<Diagnostic>,
+    call_span: Span,
+    ok: bool,
+}
+
+fn str_node(span: Span, s: &str) -> Node {
+    Node::new(span, Val::Str(s.to_string()))
+}
+
+fn prop(key: &str, key_span: Span, value: Node) -> Prop {
+    Prop { key: key.to_string(), key_span, value }
+}
+
+impl Builder<'_> {
+    fn push(&mut self, d: Diagnostic) {
+        if d.is_error() {
+            self.ok = false;
+        }
+        self.diags.push(d);
+    }
+
+    /// Reports fields outside `allowed`, with a pointed help for binding-only fields and typos.
+    fn check_fields(&mut self, def: &Node, allowed: &[&str], what: &str) {
+        let Val::Object(props) = &def.val else { return };
+        for p in props {
+            if allowed.contains(&p.key.as_str()) {
+                continue;
+            }
+            let help = if BINDING_FIELDS.contains(&p.key.as_str()) {
+                format!("`{}` is runtime behaviour: pass it to `.bind()`, not to the contract", p.key)
+            } else if let Some(close) = closest(&p.key, allowed) {
+                format!("did you mean `{close}`? {what} fields: {}", allowed.join(", "))
+            } else {
+                format!("{what} fields: {}", allowed.join(", "))
+            };
+            self.push(Diagnostic::new(Code::UnknownField, p.key_span, format!("unknown field `{}` in {what}", p.key)).help(help));
+        }
+    }
+
+    fn required<'n>(&mut self, def: &'n Node, key: &str, what: &str) -> Option<&'n Prop> {
+        let p = def.get(key).filter(|p| !matches!(p.value.val, Val::Undefined));
+        if p.is_none() {
+            self.push(Diagnostic::new(Code::MissingField, def.span, format!("{what} is missing the required field `{key}`")).label(format!("no `{key}` here")));
+        }
+        p
+    }
+
+    fn optional<'n>(&self, def: &'n Node, key: &str) -> Option<&'n Prop> {
+        def.get(key).filter(|p| !matches!(p.value.val, Val::Undefined))
+    }
+
+    fn invalid(&mut self, node: &Node, message: String) -> Node {
+        self.push(Diagnostic::new(Code::InvalidField, node.span, message));
+        Node::new(node.span, Val::Null)
+    }
+
+    fn string(&mut self, p: &Prop) -> Node {
+        match &p.value.val {
+            Val::Str(_) => p.value.clone(),
+            other => self.invalid(&p.value, format!("`{}` must be a string, found {}", p.key, other.describe())),
+        }
+    }
+
+    fn boolean(&mut self, p: &Prop) -> Node {
+        match &p.value.val {
+            Val::Bool(_) => p.value.clone(),
+            other => self.invalid(&p.value, format!("`{}` must be true or false, found {}", p.key, other.describe())),
+        }
+    }
+
+    fn integer(&mut self, p: &Prop) -> Node {
+        match &p.value.val {
+            Val::Num(n) if n.fract() == 0.0 && n.abs() <= 9_007_199_254_740_991.0 => p.value.clone(),
+            Val::Num(n) => self.invalid(&p.value, format!("`{}` must be an integer, found {n}", p.key)),
+            other => self.invalid(&p.value, format!("`{}` must be an integer, found {}", p.key, other.describe())),
+        }
+    }
+
+    /// Plain JSON object (`meta`).
+    fn json_object(&mut self, p: &Prop) -> Node {
+        match &p.value.val {
+            Val::Object(_) => match p.value.to_json() {
+                Ok(_) => p.value.clone(),
+                Err(bad) => {
+                    let bad = bad.clone();
+                    self.invalid(&bad, format!("`{}` must hold JSON values only, found {}", p.key, bad.val.describe()))
+                }
+            },
+            other => self.invalid(&p.value, format!("`{}` must be an object of JSON values, found {}", p.key, other.describe())),
+        }
+    }
+
+    fn string_array(&mut self, p: &Prop) -> Node {
+        match &p.value.val {
+            Val::Array(items) => {
+                for item in items {
+                    if !matches!(item.val, Val::Str(_)) {
+                        let item = item.clone();
+                        self.invalid(&item, format!("`{}` must be an array of strings, found {} in it", p.key, item.val.describe()));
+                    }
+                }
+                p.value.clone()
+            }
+            other => self.invalid(&p.value, format!("`{}` must be an array of strings, found {}", p.key, other.describe())),
+        }
+    }
+
+    /// Policy attachments: JSON objects naming the policy (`{ name: "..." , ... }`).
+    fn policies(&mut self, p: &Prop) -> Node {
+        match &p.value.val {
+            Val::Array(items) => {
+                for item in items {
+                    let named = matches!(item.get("name").map(|n| &n.value.val), Some(Val::Str(_)));
+                    if !named || item.to_json().is_err() {
+                        let item = item.clone();
+                        self.push(
+                            Diagnostic::new(Code::InvalidField, item.span, "a policy attachment must be a JSON object with a string `name`")
+                                .help("policies in a contract are declarative: `{ name: \"tenant-admin\", ...options }`; policy code is attached with `.bind()`"),
+                        );
+                    }
+                }
+                p.value.clone()
+            }
+            other => self.invalid(&p.value, format!("`policies` must be an array, found {}", other.describe())),
+        }
+    }
+
+    /// A schema field: must be an `AgentSchema` built by a core constructor.
+    fn schema(&mut self, p: &Prop) -> Node {
+        match &p.value.val {
+            Val::Schema(json) => (**json).clone(),
+            Val::Object(_) => {
+                self.push(
+                    Diagnostic::new(Code::InvalidField, p.value.span, format!("`{}` must be an AgentSchema, found a plain object", p.key))
+                        .help("wrap the JSON Schema: `fromJsonSchema({ type: \"object\", ... })`, or use `fromStandardSchema`"),
+                );
+                Node::new(p.value.span, Val::Null)
+            }
+            other => self.invalid(&p.value, format!("`{}` must be an AgentSchema (fromJsonSchema, fromStandardSchema or emptyObjectSchema), found {}", p.key, other.describe())),
+        }
+    }
+
+    fn enum_value<T: std::str::FromStr>(&mut self, p: &Prop, allowed: &[&str]) -> Option<T> {
+        match &p.value.val {
+            Val::Str(s) => match s.parse::<T>() {
+                Ok(v) => Some(v),
+                Err(_) => {
+                    let list = allowed.iter().map(|a| format!("\"{a}\"")).collect::<Vec<_>>().join(", ");
+                    let help = match closest(s, allowed) {
+                        Some(c) => format!("did you mean \"{c}\"? expected one of {list}"),
+                        None => format!("expected one of {list}"),
+                    };
+                    self.push(Diagnostic::new(Code::InvalidField, p.value.span, format!("\"{s}\" is not a valid `{}`", p.key)).help(help));
+                    None
+                }
+            },
+            other => {
+                let d = Diagnostic::new(Code::InvalidField, p.value.span, format!("`{}` must be a string, found {}", p.key, other.describe()));
+                self.push(d);
+                None
+            }
+        }
+    }
+
+    fn component(&mut self, def: &Node) -> Node {
+        const WHAT: &str = "a component contract";
+        self.check_fields(def, COMPONENT_FIELDS, WHAT);
+        let call = self.call_span;
+        let mut out: Vec<Prop> = vec![prop("kind", call, str_node(call, "component"))];
+        let ty = self.required(def, "type", WHAT).map(|p| (p.key_span, self.string(p)));
+        if let Some((key_span, ty)) = ty {
+            let id = match &ty.val {
+                Val::Str(s) => agent_surface_runtime::ids::component_contract_id(s),
+                _ => String::new(),
+            };
+            out.push(prop("id", key_span, str_node(ty.span, &id)));
+            out.push(prop("type", key_span, ty));
+        }
+        self.description(def, WHAT, &mut out);
+        self.common(def, &mut out, true);
+
+        let observations = self.capabilities(def, "observations", |b, name_prop| b.observation(name_prop));
+        out.push(observations);
+        let actions = self.capabilities(def, "actions", |b, name_prop| b.action(name_prop));
+        out.push(actions);
+        Node::new(def.span, Val::Object(out))
+    }
+
+    fn description(&mut self, def: &Node, what: &str, out: &mut Vec<Prop>) {
+        if let Some(p) = self.required(def, "description", what) {
+            let v = self.string(p);
+            out.push(prop("description", p.key_span, v));
+        }
+    }
+
+    /// meta, origin/priority (components), policies, tags with their defaults.
+    fn common(&mut self, def: &Node, out: &mut Vec<Prop>, component: bool) {
+        let call = self.call_span;
+        let meta = match self.optional(def, "meta") {
+            Some(p) => (p.key_span, self.json_object(p)),
+            None => (call, Node::new(call, Val::Object(vec![]))),
+        };
+        out.push(prop("meta", meta.0, meta.1));
+        if component {
+            let origin = match self.optional(def, "origin") {
+                Some(p) => (p.key_span, self.string(p)),
+                None => (call, str_node(call, "first-party")),
+            };
+            out.push(prop("origin", origin.0, origin.1));
+            let priority = match self.optional(def, "priority") {
+                Some(p) => (p.key_span, self.integer(p)),
+                None => (call, Node::new(call, Val::Num(0.0))),
+            };
+            out.push(prop("priority", priority.0, priority.1));
+        }
+        let policies = match self.optional(def, "policies") {
+            Some(p) => (p.key_span, self.policies(p)),
+            None => (call, Node::new(call, Val::Array(vec![]))),
+        };
+        out.push(prop("policies", policies.0, policies.1));
+        let tags = match self.optional(def, "tags") {
+            Some(p) => (p.key_span, self.string_array(p)),
+            None => (call, Node::new(call, Val::Array(vec![]))),
+        };
+        out.push(prop("tags", tags.0, tags.1));
+    }
+
+    fn capabilities(&mut self, def: &Node, field: &str, mut each: impl FnMut(&mut Self, &Prop) -> Option<Node>) -> Prop {
+        let call = self.call_span;
+        let Some(p) = self.optional(def, field) else {
+            return prop(field, call, Node::new(call, Val::Object(vec![])));
+        };
+        let Val::Object(entries) = &p.value.val else {
+            let v = self.invalid(&p.value, format!("`{field}` must be an object of named contracts, found {}", p.value.val.describe()));
+            return prop(field, p.key_span, v);
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            if let Some(v) = each(self, entry) {
+                out.push(Prop { key: entry.key.clone(), key_span: entry.key_span, value: v });
+            }
+        }
+        prop(field, p.key_span, Node::new(p.value.span, Val::Object(out)))
+    }
+
+    fn observation(&mut self, entry: &Prop) -> Option<Node> {
+        const WHAT: &str = "an observation contract";
+        let def = match &entry.value.val {
+            Val::Observation(def) => def,
+            other => {
+                let hint = matches!(other, Val::Action(_)).then_some(" (an action contract belongs in `actions`)").unwrap_or("");
+                self.push(
+                    Diagnostic::new(Code::InvalidField, entry.value.span, format!("observation `{}` must be an observationContract(...), found {}{hint}", entry.key, other.describe()))
+                        .help("observations: { name: observationContract({ description, output }) }"),
+                );
+                return None;
+            }
+        };
+        self.check_fields(def, OBSERVATION_FIELDS, WHAT);
+        let mut out = Vec::new();
+        self.description(def, WHAT, &mut out);
+        if let Some(p) = self.required(def, "output", WHAT) {
+            let s = self.schema(p);
+            out.push(prop("outputSchema", p.key_span, s));
+        }
+        let meta = match self.optional(def, "meta") {
+            Some(p) => (p.key_span, self.json_object(p)),
+            None => (def.span, Node::new(def.span, Val::Object(vec![]))),
+        };
+        out.push(prop("meta", meta.0, meta.1));
+        Some(Node::new(entry.value.span, Val::Object(out)))
+    }
+
+    fn action(&mut self, entry: &Prop) -> Option<Node> {
+        const WHAT: &str = "an action contract";
+        let def = match &entry.value.val {
+            Val::Action(def) => def,
+            other => {
+                let hint = matches!(other, Val::Observation(_)).then_some(" (an observation contract belongs in `observations`)").unwrap_or("");
+                self.push(
+                    Diagnostic::new(Code::InvalidField, entry.value.span, format!("action `{}` must be an actionContract(...), found {}{hint}", entry.key, other.describe()))
+                        .help("actions: { name: actionContract({ description, input, effect }) }"),
+                );
+                return None;
+            }
+        };
+        self.check_fields(def, ACTION_FIELDS, WHAT);
+        let mut out = Vec::new();
+        self.description(def, WHAT, &mut out);
+        self.governed_io(def, WHAT, CapabilityKind::ViewAction, &mut out);
+        let meta = match self.optional(def, "meta") {
+            Some(p) => (p.key_span, self.json_object(p)),
+            None => (def.span, Node::new(def.span, Val::Object(vec![]))),
+        };
+        out.push(prop("meta", meta.0, meta.1));
+        Some(Node::new(entry.value.span, Val::Object(out)))
+    }
+
+    /// inputSchema, outputSchema and governance with defaults from the effect.
+    fn governed_io(&mut self, def: &Node, what: &str, kind: CapabilityKind, out: &mut Vec<Prop>) {
+        if let Some(p) = self.required(def, "input", what) {
+            let s = self.schema(p);
+            out.push(prop("inputSchema", p.key_span, s));
+        }
+        match self.optional(def, "output") {
+            Some(p) => {
+                let s = self.schema(p);
+                out.push(prop("outputSchema", p.key_span, s));
+            }
+            None => out.push(prop("outputSchema", def.span, Node::new(def.span, Val::Null))),
+        }
+        let effect_prop = self.required(def, "effect", what);
+        let Some(effect_prop) = effect_prop else { return };
+        let effect_names: Vec<&str> = Effect::ALL.iter().map(|e| e.as_str()).collect();
+        let Some(effect) = self.enum_value::<Effect>(effect_prop, &effect_names) else { return };
+        let defaults = default_governance(kind, effect);
+        out.push(prop("effect", effect_prop.key_span, effect_prop.value.clone()));
+        let call = def.span;
+        for (field, default) in [("idempotent", defaults.idempotent), ("reversible", defaults.reversible)] {
+            let v = match self.optional(def, field) {
+                Some(p) => (p.key_span, self.boolean(p)),
+                None => (call, Node::new(call, Val::Bool(default))),
+            };
+            out.push(prop(field, v.0, v.1));
+        }
+        let confirmation = match self.optional(def, "confirmation") {
+            Some(p) => {
+                self.enum_value::<Confirmation>(p, &["never", "optional", "required"]);
+                (p.key_span, p.value.clone())
+            }
+            None => (call, str_node(call, defaults.confirmation.as_str())),
+        };
+        out.push(prop("confirmation", confirmation.0, confirmation.1));
+        let audit = match self.optional(def, "audit") {
+            Some(p) => {
+                self.enum_value::<Audit>(p, &["none", "metadata", "full"]);
+                (p.key_span, p.value.clone())
+            }
+            None => (call, str_node(call, defaults.audit.as_str())),
+        };
+        out.push(prop("audit", audit.0, audit.1));
+    }
+
+    fn operation(&mut self, def: &Node, kind: CapabilityKind) -> Node {
+        let (what, kind_str) = match kind {
+            CapabilityKind::DomainProcedure => ("a procedure contract", "procedure"),
+            _ => ("an external tool contract", "external-tool"),
+        };
+        self.check_fields(def, OPERATION_FIELDS, what);
+        let call = self.call_span;
+        let mut out = vec![prop("kind", call, str_node(call, kind_str))];
+        if let Some(p) = self.required(def, "id", what) {
+            let v = self.string(p);
+            out.push(prop("id", p.key_span, v));
+        }
+        self.description(def, what, &mut out);
+        self.governed_io(def, what, kind, &mut out);
+        self.common(def, &mut out, false);
+        Node::new(def.span, Val::Object(out))
+    }
+}
+
+/// The allowed name closest to `s` (edit distance ≤ 2), for "did you mean".
+pub fn closest<'a>(s: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    allowed
+        .iter()
+        .map(|a| (levenshtein(s, a), *a))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, a)| a)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_suggests_typos_only() {
+        assert_eq!(closest("descripton", COMPONENT_FIELDS), Some("description"));
+        assert_eq!(closest("zzz", COMPONENT_FIELDS), None);
+    }
+}

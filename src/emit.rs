@@ -1,0 +1,78 @@
+//! Emit: write the manifest only when its bytes changed, atomically (a temp file in the same
+//! folder, then rename), so a crash or a full disk never leaves a half-written manifest and the
+//! previous one stays intact.
+
+use std::io::Write;
+use std::path::Path;
+
+/// What writing did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum WriteOutcome {
+    Written,
+    Unchanged,
+}
+
+pub fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<WriteOutcome> {
+    if let Ok(existing) = std::fs::read(path) {
+        if existing == contents.as_bytes() {
+            return Ok(WriteOutcome::Unchanged);
+        }
+    }
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "manifest".into());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(contents.as_bytes())?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map(|_| WriteOutcome::Written)
+}
+
+/// `--check`: whether the manifest on disk is exactly what a compile would write.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Freshness {
+    Fresh,
+    Missing,
+    Stale,
+}
+
+pub fn freshness(path: &Path, contents: &str) -> Freshness {
+    match std::fs::read(path) {
+        Ok(existing) if existing == contents.as_bytes() => Freshness::Fresh,
+        Ok(_) => Freshness::Stale,
+        Err(_) => Freshness::Missing,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_only_on_change_and_leaves_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.json");
+        assert_eq!(write_if_changed(&p, "a").unwrap(), WriteOutcome::Written);
+        assert_eq!(write_if_changed(&p, "a").unwrap(), WriteOutcome::Unchanged);
+        assert_eq!(write_if_changed(&p, "b").unwrap(), WriteOutcome::Written);
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "b");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(freshness(&p, "b"), Freshness::Fresh);
+        assert_eq!(freshness(&p, "c"), Freshness::Stale);
+        assert_eq!(freshness(&dir.path().join("x"), "c"), Freshness::Missing);
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_previous_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("missing-dir/m.json");
+        assert!(write_if_changed(&p, "a").is_err());
+        assert!(!p.exists());
+    }
+}

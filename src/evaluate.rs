@@ -1,0 +1,681 @@
+//! Evaluate: turn the expressions of a contract definition into values, statically. Literals,
+//! object/array literals, spreads, `const` bindings of this and other project modules (named,
+//! default, re-exported and barrel exports), `as const`/`satisfies`/type assertions, template
+//! literals, `+` on strings and unary minus are evaluated; everything else is a diagnostic that
+//! points at the sub-expression and says why.
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::extract::{str_value, Binding, Export, ImportKind, CORE_PACKAGE};
+use crate::parse::span_of;
+use crate::project::{LoadError, ModuleInfo, Project};
+use crate::source::Span;
+use crate::value::{js_number_string, Node, Prop as VProp, Val};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use swc_common::Spanned;
+use swc_ecma_ast::*;
+
+/// The JSON Schema `emptyObjectSchema` stands for.
+pub fn empty_object_schema() -> serde_json::Value {
+    serde_json::json!({ "type": "object", "properties": {}, "additionalProperties": false })
+}
+
+/// Exports of `@agent-surface/core` that the evaluator knows.
+const CORE_FUNCTIONS: &[&str] = &[
+    "defineAgentComponentContract",
+    "defineAgentProcedureContract",
+    "defineExternalAgentToolContract",
+    "observationContract",
+    "actionContract",
+    "fromJsonSchema",
+    "fromStandardSchema",
+];
+
+const HELP_STATIC: &str =
+    "contract definitions are evaluated at build time: use literals, `const` bindings and imports of them";
+
+/// One evaluation session; caches constants so each is evaluated (and reported) once.
+pub struct Evaluator<'p> {
+    project: &'p Project,
+    pub diagnostics: Vec<Diagnostic>,
+    stack: Vec<(PathBuf, String)>,
+    cache: HashMap<(PathBuf, String), Option<Node>>,
+}
+
+type M = Arc<ModuleInfo>;
+
+impl<'p> Evaluator<'p> {
+    pub fn new(project: &'p Project) -> Self {
+        Evaluator { project, diagnostics: Vec::new(), stack: Vec::new(), cache: HashMap::new() }
+    }
+
+    fn sp(&self, m: &M, s: swc_common::Span) -> Span {
+        span_of(&m.file, s)
+    }
+
+    fn error<T>(&mut self, d: Diagnostic) -> Option<T> {
+        self.diagnostics.push(d);
+        None
+    }
+
+    fn not_static(&mut self, span: Span, message: impl Into<String>) -> Option<Node> {
+        self.error(Diagnostic::new(Code::NotStatic, span, message).help(HELP_STATIC))
+    }
+
+    /// Evaluates the arguments of a root macro call.
+    pub fn eval_args(&mut self, m: &M, call: &CallExpr) -> Vec<Option<Node>> {
+        call.args
+            .iter()
+            .map(|a| {
+                if let Some(spread) = a.spread {
+                    let span = self.sp(m, spread);
+                    return self.not_static(span, "spread arguments are not evaluated statically");
+                }
+                self.eval(m, &a.expr)
+            })
+            .collect()
+    }
+
+    /// Evaluates an expression of module `m`.
+    pub fn eval(&mut self, m: &M, expr: &Expr) -> Option<Node> {
+        let span = self.sp(m, expr.span());
+        match expr {
+            Expr::Lit(lit) => self.eval_lit(m, lit),
+            Expr::Paren(p) => self.eval(m, &p.expr),
+            Expr::TsAs(e) => self.eval(m, &e.expr),
+            Expr::TsSatisfies(e) => self.eval(m, &e.expr),
+            Expr::TsConstAssertion(e) => self.eval(m, &e.expr),
+            Expr::TsTypeAssertion(e) => self.eval(m, &e.expr),
+            Expr::TsNonNull(e) => self.eval(m, &e.expr),
+            Expr::TsInstantiation(e) => self.eval(m, &e.expr),
+            Expr::Tpl(tpl) => self.eval_tpl(m, tpl, span),
+            Expr::Unary(u) => self.eval_unary(m, u, span),
+            Expr::Bin(b) => self.eval_bin(m, b, span),
+            Expr::Array(a) => self.eval_array(m, a, span),
+            Expr::Object(o) => self.eval_object(m, o, span),
+            Expr::Ident(id) => self.eval_ident(m, id.sym.as_str(), span),
+            Expr::Member(mem) => self.eval_member(m, mem, span),
+            Expr::Call(call) => self.eval_call(m, call, span),
+            Expr::Arrow(_) | Expr::Fn(_) => self.not_static(span, "a function is not a static value"),
+            Expr::Cond(_) => self.not_static(span, "a conditional expression depends on runtime values"),
+            Expr::New(_) => self.not_static(span, "`new` creates a runtime object"),
+            Expr::Await(_) => self.not_static(span, "`await` depends on runtime values"),
+            Expr::OptChain(_) => self.not_static(span, "optional chaining depends on runtime values"),
+            Expr::JSXElement(_) | Expr::JSXFragment(_) => self.not_static(span, "JSX is not a JSON value"),
+            Expr::Class(_) => self.not_static(span, "a class is not a static value"),
+            _ => self.not_static(span, "this expression is not evaluated statically"),
+        }
+    }
+
+    fn eval_lit(&mut self, m: &M, lit: &Lit) -> Option<Node> {
+        let span = self.sp(m, lit.span());
+        let val = match lit {
+            Lit::Str(s) => Val::Str(str_value(s)),
+            Lit::Num(n) => Val::Num(n.value),
+            Lit::Bool(b) => Val::Bool(b.value),
+            Lit::Null(_) => Val::Null,
+            Lit::BigInt(_) => return self.not_static(span, "a bigint is not a JSON value"),
+            Lit::Regex(_) => {
+                return self.error(
+                    Diagnostic::new(Code::NotStatic, span, "a regular expression literal is not a JSON value")
+                        .help("write the pattern as a string: `pattern: \"^[a-z]+$\"`"),
+                )
+            }
+            Lit::JSXText(_) => return self.not_static(span, "JSX text is not a JSON value"),
+        };
+        Some(Node::new(span, val))
+    }
+
+    fn eval_tpl(&mut self, m: &M, tpl: &Tpl, span: Span) -> Option<Node> {
+        let mut out = String::new();
+        for (i, q) in tpl.quasis.iter().enumerate() {
+            match &q.cooked {
+                Some(c) => out.push_str(&c.to_atom_lossy()),
+                None => return self.not_static(self.sp(m, q.span), "invalid escape in a template literal"),
+            }
+            if let Some(e) = tpl.exprs.get(i) {
+                let v = self.eval(m, e)?;
+                match v.val {
+                    Val::Str(s) => out.push_str(&s),
+                    Val::Num(n) => out.push_str(&js_number_string(n)),
+                    Val::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+                    other => {
+                        return self.not_static(v.span, format!("a template substitution must be a string or number, found {}", other.describe()))
+                    }
+                }
+            }
+        }
+        Some(Node::new(span, Val::Str(out)))
+    }
+
+    fn eval_unary(&mut self, m: &M, u: &UnaryExpr, span: Span) -> Option<Node> {
+        match u.op {
+            UnaryOp::Minus | UnaryOp::Plus => {
+                let v = self.eval(m, &u.arg)?;
+                match v.val {
+                    Val::Num(n) => Some(Node::new(span, Val::Num(if u.op == UnaryOp::Minus { -n } else { n }))),
+                    other => self.not_static(v.span, format!("unary `{}` needs a number, found {}", u.op.as_str(), other.describe())),
+                }
+            }
+            UnaryOp::Void => Some(Node::new(span, Val::Undefined)),
+            op => self.not_static(span, format!("the operator `{}` is not evaluated statically", op.as_str())),
+        }
+    }
+
+    fn eval_bin(&mut self, m: &M, b: &BinExpr, span: Span) -> Option<Node> {
+        if b.op != BinaryOp::Add {
+            return self.not_static(span, format!("the operator `{}` is not evaluated statically (only `+` on strings and numbers)", b.op.as_str()));
+        }
+        let l = self.eval(m, &b.left);
+        let r = self.eval(m, &b.right);
+        let (l, r) = (l?, r?);
+        let val = match (&l.val, &r.val) {
+            (Val::Str(a), Val::Str(c)) => Val::Str(format!("{a}{c}")),
+            (Val::Str(a), Val::Num(n)) => Val::Str(format!("{a}{}", js_number_string(*n))),
+            (Val::Num(n), Val::Str(c)) => Val::Str(format!("{}{c}", js_number_string(*n))),
+            (Val::Num(a), Val::Num(c)) => Val::Num(a + c),
+            _ => {
+                return self.not_static(span, format!("`+` of {} and {} is not evaluated statically", l.val.describe(), r.val.describe()))
+            }
+        };
+        Some(Node::new(span, val))
+    }
+
+    fn eval_array(&mut self, m: &M, a: &ArrayLit, span: Span) -> Option<Node> {
+        let mut items = Vec::new();
+        let mut ok = true;
+        for elem in &a.elems {
+            let Some(elem) = elem else {
+                self.not_static(span, "an array hole is not a JSON value");
+                ok = false;
+                continue;
+            };
+            let Some(v) = self.eval(m, &elem.expr) else {
+                ok = false;
+                continue;
+            };
+            if elem.spread.is_some() {
+                match v.val {
+                    Val::Array(inner) => items.extend(inner),
+                    other => {
+                        self.not_static(v.span, format!("only arrays can be spread into an array, found {}", other.describe()));
+                        ok = false;
+                    }
+                }
+            } else {
+                items.push(v);
+            }
+        }
+        ok.then(|| Node::new(span, Val::Array(items)))
+    }
+
+    fn prop_key(&mut self, m: &M, key: &PropName) -> Option<(String, Span)> {
+        let span = self.sp(m, key.span());
+        match key {
+            PropName::Ident(i) => Some((i.sym.to_string(), span)),
+            PropName::Str(s) => Some((str_value(s), span)),
+            PropName::Num(n) => Some((js_number_string(n.value), span)),
+            PropName::Computed(c) => {
+                let v = self.eval(m, &c.expr)?;
+                match v.val {
+                    Val::Str(s) => Some((s, span)),
+                    Val::Num(n) => Some((js_number_string(n), span)),
+                    other => {
+                        self.not_static(v.span, format!("a computed key must be a string, found {}", other.describe()));
+                        None
+                    }
+                }
+            }
+            PropName::BigInt(_) => {
+                self.not_static(span, "a bigint key is not evaluated statically");
+                None
+            }
+        }
+    }
+
+    fn eval_object(&mut self, m: &M, o: &ObjectLit, span: Span) -> Option<Node> {
+        let mut props: Vec<VProp> = Vec::new();
+        let mut ok = true;
+        for p in &o.props {
+            match p {
+                PropOrSpread::Spread(s) => match self.eval(m, &s.expr) {
+                    Some(v) => match v.val {
+                        Val::Object(inner) => inner.into_iter().for_each(|p| Node::set(&mut props, p)),
+                        Val::Undefined | Val::Null => {}
+                        other => {
+                            self.not_static(v.span, format!("only objects can be spread into an object, found {}", other.describe()));
+                            ok = false;
+                        }
+                    },
+                    None => ok = false,
+                },
+                PropOrSpread::Prop(prop) => match &**prop {
+                    swc_ecma_ast::Prop::KeyValue(kv) => {
+                        let key = self.prop_key(m, &kv.key);
+                        let value = self.eval(m, &kv.value);
+                        match (key, value) {
+                            (Some((key, key_span)), Some(value)) => Node::set(&mut props, VProp { key, key_span, value }),
+                            _ => ok = false,
+                        }
+                    }
+                    swc_ecma_ast::Prop::Shorthand(id) => {
+                        let key_span = self.sp(m, id.span);
+                        match self.eval_ident(m, id.sym.as_str(), key_span) {
+                            Some(value) => Node::set(&mut props, VProp { key: id.sym.to_string(), key_span, value }),
+                            None => ok = false,
+                        }
+                    }
+                    swc_ecma_ast::Prop::Method(_) | swc_ecma_ast::Prop::Getter(_) | swc_ecma_ast::Prop::Setter(_) => {
+                        let s = self.sp(m, prop.span());
+                        self.not_static(s, "methods, getters and setters run code; a definition holds data only")
+                            .or_else(|| {
+                                ok = false;
+                                None
+                            });
+                    }
+                    swc_ecma_ast::Prop::Assign(_) => {
+                        let s = self.sp(m, prop.span());
+                        self.not_static(s, "this property form is not evaluated statically");
+                        ok = false;
+                    }
+                },
+            }
+        }
+        ok.then(|| Node::new(span, Val::Object(props)))
+    }
+
+    /// Evaluates an identifier in module `m`'s top-level scope.
+    pub fn eval_ident(&mut self, m: &M, name: &str, use_span: Span) -> Option<Node> {
+        if let Some(binding) = m.index.bindings.get(name).cloned() {
+            return self.eval_binding(m, name, &binding, use_span);
+        }
+        if let Some(import) = m.index.imports.get(name).cloned() {
+            let path = match self.resolve_import_source(m, &import.source, use_span, name)? {
+                Resolved::Core => {
+                    return match &import.kind {
+                        ImportKind::Named(export) => self.core_export(export, use_span),
+                        ImportKind::Namespace | ImportKind::Default => Some(Node::new(use_span, Val::CoreNamespace)),
+                    }
+                }
+                Resolved::File(path) => path,
+            };
+            return match &import.kind {
+                ImportKind::Named(export) => self.eval_export(&path, export, use_span),
+                ImportKind::Default => self.eval_export(&path, "default", use_span),
+                ImportKind::Namespace => Some(Node::new(use_span, Val::Namespace(path))),
+            };
+        }
+        match name {
+            "undefined" => Some(Node::new(use_span, Val::Undefined)),
+            "NaN" | "Infinity" => self.not_static(use_span, format!("`{name}` is not a JSON number")),
+            _ => self.error(
+                Diagnostic::new(Code::UnresolvedName, use_span, format!("`{name}` is not a module-level constant or import of this file"))
+                    .label("a runtime value")
+                    .help(HELP_STATIC),
+            ),
+        }
+    }
+
+    fn eval_binding(&mut self, m: &M, name: &str, binding: &Binding, use_span: Span) -> Option<Node> {
+        match binding {
+            Binding::Const { init: Some(r), .. } => {
+                let key = (m.file.path.clone(), name.to_string());
+                let item = &m.module.body[r.item];
+                let decl = match item {
+                    ModuleItem::Stmt(Stmt::Decl(Decl::Var(v))) => &v.decls[r.declarator],
+                    ModuleItem::ModuleDecl(ModuleDecl::ExportDecl(ExportDecl { decl: Decl::Var(v), .. })) => &v.decls[r.declarator],
+                    _ => return self.not_static(use_span, "internal: constant not found"),
+                };
+                let init = decl.init.as_ref().expect("const with initializer");
+                self.with_cache(key, use_span, |ev| ev.eval(m, init))
+            }
+            Binding::Const { init: None, span } => self.error(
+                Diagnostic::new(Code::NotStatic, use_span, format!("`{name}` is declared without a value")).related(*span, "declared here"),
+            ),
+            Binding::Mutable { keyword, span } => self.error(
+                Diagnostic::new(Code::MutableBinding, use_span, format!("`{name}` is declared with `{keyword}`; only `const` bindings are evaluated statically"))
+                    .label(format!("`{keyword}` binding"))
+                    .related(*span, format!("declared with `{keyword}` here"))
+                    .help(format!("declare it with `const` if it never changes: `const {name} = ...`")),
+            ),
+            Binding::Other { what, span } => self.error(
+                Diagnostic::new(Code::NotStatic, use_span, format!("`{name}` is {what}, not a static value"))
+                    .related(*span, "declared here")
+                    .help(HELP_STATIC),
+            ),
+        }
+    }
+
+    /// Runs `f` with cycle detection and caching under `key`.
+    fn with_cache(&mut self, key: (PathBuf, String), use_span: Span, f: impl FnOnce(&mut Self) -> Option<Node>) -> Option<Node> {
+        if let Some(cached) = self.cache.get(&key) {
+            return cached.clone();
+        }
+        if self.stack.contains(&key) {
+            let chain: Vec<String> = self
+                .stack
+                .iter()
+                .skip_while(|k| **k != key)
+                .chain(std::iter::once(&key))
+                .map(|(p, n)| format!("`{}` ({})", n.trim_start_matches("export:"), self.project.rel(p)))
+                .collect();
+            return self.error(Diagnostic::new(
+                Code::CircularReference,
+                use_span,
+                format!("circular reference: {}", chain.join(" → ")),
+            ));
+        }
+        self.stack.push(key.clone());
+        let result = f(self);
+        self.stack.pop();
+        self.cache.insert(key, result.clone());
+        result
+    }
+
+    fn core_export(&mut self, export: &str, span: Span) -> Option<Node> {
+        if export == "emptyObjectSchema" {
+            let json = json_to_node(&empty_object_schema(), span);
+            return Some(Node::new(span, Val::Schema(Box::new(json))));
+        }
+        if CORE_FUNCTIONS.contains(&export) {
+            return Some(Node::new(span, Val::CoreExport(export.to_string())));
+        }
+        self.not_static(span, format!("`{export}` of {CORE_PACKAGE} is not a static value"))
+    }
+
+    fn resolve_import_source(&mut self, m: &M, source: &str, use_span: Span, name: &str) -> Option<Resolved> {
+        if source == CORE_PACKAGE {
+            return Some(Resolved::Core);
+        }
+        if let Some(path) = self.project.resolve(&m.file.path, source) {
+            return Some(Resolved::File(path));
+        }
+        let relative = source.starts_with('.') || source.starts_with('/');
+        let d = if relative {
+            Diagnostic::new(Code::UnresolvedName, use_span, format!("cannot resolve `{source}` from {}", m.file.rel))
+                .label(format!("`{name}` is imported from `{source}`"))
+        } else {
+            Diagnostic::new(Code::NotStatic, use_span, format!("`{name}` comes from the package `{source}`, which the compiler does not evaluate"))
+                .help("define the value in a project file as a literal `const`, or map the import with `paths` in agent-surface.config.json")
+        };
+        self.error(d)
+    }
+
+    fn load(&mut self, path: &Path, use_span: Span) -> Option<M> {
+        match self.project.load(path) {
+            Ok(m) => Some(m),
+            Err(LoadError::Syntax { file }) => self.error(Diagnostic::new(
+                Code::NotStatic,
+                use_span,
+                format!("cannot evaluate: {} has syntax errors", file.rel),
+            )),
+            Err(LoadError::Unreadable { file, reason }) => {
+                self.error(Diagnostic::new(Code::NotStatic, use_span, format!("cannot evaluate: {} cannot be read ({reason})", file.rel)))
+            }
+            Err(LoadError::NotFound) => self.error(Diagnostic::new(
+                Code::UnresolvedName,
+                use_span,
+                format!("cannot evaluate: {} does not exist", self.project.rel(path)),
+            )),
+        }
+    }
+
+    /// Evaluates export `name` of the module at `path`, following re-exports and barrels.
+    pub fn eval_export(&mut self, path: &Path, name: &str, use_span: Span) -> Option<Node> {
+        let key = (path.to_path_buf(), format!("export:{name}"));
+        let path = path.to_path_buf();
+        let name = name.to_string();
+        self.with_cache(key, use_span, move |ev| ev.eval_export_uncached(&path, &name, use_span))
+    }
+
+    fn eval_export_uncached(&mut self, path: &Path, name: &str, use_span: Span) -> Option<Node> {
+        let m = self.load(path, use_span)?;
+        if let Some(export) = m.index.exports.get(name).cloned() {
+            return match export {
+                Export::Local { local, .. } => self.eval_ident(&m, &local, use_span),
+                Export::Reexport { source, imported, span } => match self.resolve_import_source(&m, &source, span, &imported)? {
+                    Resolved::Core => self.core_export(&imported, use_span),
+                    Resolved::File(target) => self.eval_export(&target, &imported, use_span),
+                },
+                Export::ReexportNamespace { source, span } => match self.resolve_import_source(&m, &source, span, name)? {
+                    Resolved::Core => Some(Node::new(use_span, Val::CoreNamespace)),
+                    Resolved::File(target) => Some(Node::new(use_span, Val::Namespace(target))),
+                },
+                Export::DefaultExpr { item, .. } => match &m.module.body[item] {
+                    ModuleItem::ModuleDecl(ModuleDecl::ExportDefaultExpr(e)) => self.eval(&m, &e.expr),
+                    _ => self.not_static(use_span, "internal: default export not found"),
+                },
+                Export::DefaultOther { span } => self.error(
+                    Diagnostic::new(Code::NotStatic, use_span, format!("the default export of {} is a function or class, not a static value", m.file.rel))
+                        .related(span, "exported here"),
+                ),
+            };
+        }
+        if name != "default" {
+            let mut visited = HashSet::new();
+            if let Some(target) = self.find_star_export(&m, name, &mut visited) {
+                return self.eval_export(&target, name, use_span);
+            }
+        }
+        self.error(Diagnostic::new(Code::UnresolvedName, use_span, format!("{} has no export named `{name}`", m.file.rel)))
+    }
+
+    /// Which module behind `export *` declares `name` (first match in source order).
+    fn find_star_export(&mut self, m: &M, name: &str, visited: &mut HashSet<PathBuf>) -> Option<PathBuf> {
+        if !visited.insert(m.file.path.clone()) {
+            return None;
+        }
+        for (source, _) in &m.index.star_exports {
+            let Some(target) = self.project.resolve(&m.file.path, source) else { continue };
+            let Ok(tm) = self.project.load(&target) else { continue };
+            if tm.index.exports.contains_key(name) {
+                return Some(target);
+            }
+            if let Some(found) = self.find_star_export(&tm, name, visited) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    fn eval_member(&mut self, m: &M, mem: &MemberExpr, span: Span) -> Option<Node> {
+        let obj = self.eval(m, &mem.obj)?;
+        let (key, key_span) = match &mem.prop {
+            MemberProp::Ident(i) => (i.sym.to_string(), self.sp(m, i.span)),
+            MemberProp::Computed(c) => {
+                let k = self.eval(m, &c.expr)?;
+                match k.val {
+                    Val::Str(s) => (s, k.span),
+                    Val::Num(n) => (js_number_string(n), k.span),
+                    other => return self.not_static(k.span, format!("a computed member must be a string or number, found {}", other.describe())),
+                }
+            }
+            MemberProp::PrivateName(p) => return self.not_static(self.sp(m, p.span), "private fields are not static values"),
+        };
+        match obj.val {
+            Val::Object(props) => match props.into_iter().find(|p| p.key == key) {
+                Some(p) => Some(p.value),
+                None => self.error(Diagnostic::new(Code::UnresolvedName, key_span, format!("the object has no property `{key}`")).related(obj.span, "object defined here")),
+            },
+            Val::Array(items) => match key.parse::<usize>().ok().and_then(|i| items.get(i).cloned()) {
+                Some(v) => Some(v),
+                None if key == "length" => Some(Node::new(span, Val::Num(items.len() as f64))),
+                None => self.not_static(key_span, format!("index `{key}` is out of range")),
+            },
+            Val::Namespace(path) => self.eval_export(&path, &key, span),
+            Val::CoreNamespace => self.core_export(&key, span),
+            other => self.not_static(key_span, format!("cannot read `{key}` of {}", other.describe())),
+        }
+    }
+
+    fn eval_call(&mut self, m: &M, call: &CallExpr, span: Span) -> Option<Node> {
+        let Callee::Expr(callee) = &call.callee else {
+            return self.not_static(span, "this call is not evaluated statically");
+        };
+        let Some(core) = self.core_callee(m, callee) else {
+            return self.error(
+                Diagnostic::new(Code::NotStatic, span, "a function call is not evaluated statically")
+                    .label("runs at run time")
+                    .help("only the @agent-surface/core macros and schema constructors are evaluated; compute the value as a literal `const` instead"),
+            );
+        };
+        match core.as_str() {
+            "observationContract" | "actionContract" | "fromJsonSchema" => {
+                let arg = self.single_object_arg(m, call, span, &core)?;
+                let boxed = Box::new(arg);
+                Some(Node::new(
+                    span,
+                    match core.as_str() {
+                        "observationContract" => Val::Observation(boxed),
+                        "actionContract" => Val::Action(boxed),
+                        _ => Val::Schema(boxed),
+                    },
+                ))
+            }
+            "fromStandardSchema" => self.eval_from_standard_schema(m, call, span),
+            root => self.error(
+                Diagnostic::new(Code::InvalidArguments, span, format!("`{root}` declares a whole contract and cannot be nested in another definition"))
+                    .help("declare it at module level and bind it separately"),
+            ),
+        }
+    }
+
+    /// The core export a callee refers to (directly, aliased, through a namespace, or through a
+    /// project module that re-exports it).
+    fn core_callee(&mut self, m: &M, callee: &Expr) -> Option<String> {
+        match callee {
+            Expr::Paren(p) => self.core_callee(m, &p.expr),
+            Expr::Ident(id) => {
+                let name = id.sym.as_str();
+                if let Some(export) = m.index.core_import(name) {
+                    return Some(export.to_string());
+                }
+                if m.index.bindings.contains_key(name) {
+                    return None;
+                }
+                // a project module re-exporting a core function
+                if m.index.imports.contains_key(name) {
+                    let span = self.sp(m, id.span);
+                    let before = self.diagnostics.len();
+                    let v = self.eval_ident(m, name, span);
+                    self.diagnostics.truncate(before);
+                    if let Some(Node { val: Val::CoreExport(e), .. }) = v {
+                        return Some(e);
+                    }
+                }
+                None
+            }
+            Expr::Member(MemberExpr { obj, prop: MemberProp::Ident(prop), .. }) => match &**obj {
+                Expr::Ident(ns) if m.index.is_core_namespace(ns.sym.as_str()) => Some(prop.sym.to_string()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn single_object_arg(&mut self, m: &M, call: &CallExpr, span: Span, callee: &str) -> Option<Node> {
+        if call.args.len() != 1 || call.args[0].spread.is_some() {
+            return self.error(Diagnostic::new(
+                Code::InvalidArguments,
+                span,
+                format!("`{callee}` takes exactly one object argument, found {} arguments", call.args.len()),
+            ));
+        }
+        let v = self.eval(m, &call.args[0].expr)?;
+        if !matches!(v.val, Val::Object(_)) {
+            return self.error(Diagnostic::new(Code::InvalidArguments, v.span, format!("`{callee}` takes an object literal, found {}", v.val.describe())));
+        }
+        Some(v)
+    }
+
+    /// `fromStandardSchema(schema, { jsonSchema })`: the first argument is a runtime validator
+    /// and is never evaluated; the JSON Schema is.
+    fn eval_from_standard_schema(&mut self, m: &M, call: &CallExpr, span: Span) -> Option<Node> {
+        let Some(options) = call.args.get(1).filter(|_| call.args.len() == 2) else {
+            return self.error(
+                Diagnostic::new(Code::InvalidArguments, span, "`fromStandardSchema` takes two arguments: the schema and `{ jsonSchema }`")
+                    .help("fromStandardSchema(Schema, { jsonSchema: z.toJSONSchema(Schema, { io: \"input\" }) })"),
+            );
+        };
+        let json_expr = match &*options.expr {
+            Expr::Object(o) => o.props.iter().find_map(|p| match p {
+                PropOrSpread::Prop(p) => match &**p {
+                    swc_ecma_ast::Prop::KeyValue(kv) if matches!(&kv.key, PropName::Ident(i) if i.sym == "jsonSchema")
+                        || matches!(&kv.key, PropName::Str(s) if str_value(&s) == "jsonSchema") =>
+                    {
+                        Some(JsonSchemaExpr::Expr(&kv.value))
+                    }
+                    swc_ecma_ast::Prop::Shorthand(id) if id.sym == "jsonSchema" => Some(JsonSchemaExpr::Ident(id)),
+                    _ => None,
+                },
+                _ => None,
+            }),
+            _ => None,
+        };
+        let options_span = self.sp(m, options.expr.span());
+        let Some(json_expr) = json_expr else {
+            return self.error(
+                Diagnostic::new(Code::SchemaNotEvaluable, options_span, "the options of `fromStandardSchema` must be an object literal with a `jsonSchema` property")
+                    .help("fromStandardSchema(Schema, { jsonSchema: {...} })"),
+            );
+        };
+        let json = match json_expr {
+            JsonSchemaExpr::Ident(id) => {
+                let s = self.sp(m, id.span);
+                self.eval_ident(m, id.sym.as_str(), s)
+            }
+            JsonSchemaExpr::Expr(e) => {
+                if let Expr::Call(inner) = unwrap_ts(e) {
+                    let s = self.sp(m, inner.span);
+                    return self.error(
+                        Diagnostic::new(Code::SchemaNotEvaluable, s, "this JSON Schema conversion is not statically evaluable yet")
+                            .label("evaluated at run time")
+                            .help("pass the JSON Schema as a literal (`jsonSchema: { type: \"object\", ... }`) or use `fromJsonSchema({...})`"),
+                    );
+                }
+                self.eval(m, e)
+            }
+        }?;
+        if !matches!(json.val, Val::Object(_)) {
+            return self.error(Diagnostic::new(Code::InvalidArguments, json.span, format!("`jsonSchema` must be an object, found {}", json.val.describe())));
+        }
+        Some(Node::new(span, Val::Schema(Box::new(json))))
+    }
+}
+
+enum JsonSchemaExpr<'a> {
+    Expr(&'a Expr),
+    Ident(&'a Ident),
+}
+
+enum Resolved {
+    Core,
+    File(PathBuf),
+}
+
+fn unwrap_ts(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => unwrap_ts(&p.expr),
+        Expr::TsAs(x) => unwrap_ts(&x.expr),
+        Expr::TsSatisfies(x) => unwrap_ts(&x.expr),
+        Expr::TsConstAssertion(x) => unwrap_ts(&x.expr),
+        Expr::TsNonNull(x) => unwrap_ts(&x.expr),
+        other => other,
+    }
+}
+
+/// A JSON value as a node tree whose every node carries `span` (for values the compiler made up,
+/// such as `emptyObjectSchema`).
+pub fn json_to_node(v: &serde_json::Value, span: Span) -> Node {
+    use serde_json::Value;
+    let val = match v {
+        Value::Null => Val::Null,
+        Value::Bool(b) => Val::Bool(*b),
+        Value::Number(n) => Val::Num(n.as_f64().unwrap_or(0.0)),
+        Value::String(s) => Val::Str(s.clone()),
+        Value::Array(a) => Val::Array(a.iter().map(|x| json_to_node(x, span)).collect()),
+        Value::Object(o) => Val::Object(o.iter().map(|(k, x)| VProp { key: k.clone(), key_span: span, value: json_to_node(x, span) }).collect()),
+    };
+    Node::new(span, val)
+}

@@ -1,0 +1,25 @@
+//! agent-surface: compiles the agent contracts of a TypeScript/React app into a verified,
+//! blake3-hashed `CapabilityContractManifest`.
+//!
+//! The pipeline, one module per stage:
+//! [`discover`] → prefilter ([`compile::mentions_core`]) → [`parse`] → [`extract`] →
+//! [`evaluate`] → build ([`contracts`]) → check ([`rules`]) → [`emit`].
+//! The model (manifest types, hashing, ids, schema subset, limits) lives in
+//! `agent-surface-runtime`; this crate maps its violations to source spans.
+
+pub mod cli;
+pub mod compile;
+pub mod config;
+pub mod contracts;
+pub mod diagnostics;
+pub mod discover;
+pub mod emit;
+pub mod evaluate;
+pub mod extract;
+pub mod parse;
+pub mod project;
+pub mod provenance;
+pub mod render;
+pub mod rules;
+pub mod source;
+pub mod value;

@@ -1,0 +1,116 @@
+//! Rule: ids follow the grammar of DECISIONS §2.
+//!
+//! - component type: 1–8 segments `[a-z][a-zA-Z0-9_-]{0,31}` joined by `.`, ≤ 96 chars
+//!   (`devices.table`) — AS0101
+//! - observation and action names: `[a-z][a-zA-Z0-9_]{0,47}` — AS0102
+//! - procedure ids: `domain:` + 2–8 segments — AS0103
+//! - external tool ids: `external:` + 1–8 segments — AS0104
+//!
+//! The diagnostic points at the offending character when the id is a plain string literal.
+
+use crate::contracts::BuiltContract;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::{SourceDb, Span};
+use crate::value::Val;
+use agent_surface_runtime::definition::{DefinitionViolation, DefinitionViolationKind};
+use agent_surface_runtime::ids::IdKind;
+
+pub fn diagnose(c: &BuiltContract, v: &DefinitionViolation, db: &SourceDb) -> Diagnostic {
+    let err = match &v.kind {
+        DefinitionViolationKind::Id(err) => err,
+        // The compiler derives `view:<type>` itself; a mismatch can only come from a hand-made
+        // contract, but it still deserves a diagnostic rather than a panic.
+        _ => return Diagnostic::new(Code::InvalidComponentType, c.span_at(&v.pointer), v.message.clone()),
+    };
+    let (code, span) = match err.kind {
+        IdKind::ComponentType => (Code::InvalidComponentType, c.span_at(&v.pointer)),
+        IdKind::CapabilityName => (Code::InvalidCapabilityName, c.key_span_at(&v.pointer)),
+        IdKind::ProcedureId => (Code::InvalidProcedureId, c.span_at(&v.pointer)),
+        IdKind::ExternalToolId => (Code::InvalidExternalToolId, c.span_at(&v.pointer)),
+        _ => (Code::InvalidComponentType, c.span_at(&v.pointer)),
+    };
+    let what = match code {
+        Code::InvalidComponentType => "component type",
+        Code::InvalidCapabilityName => "capability name",
+        Code::InvalidProcedureId => "procedure id",
+        _ => "external tool id",
+    };
+    let value = v.pointer.last().cloned().unwrap_or_default();
+    let id_text = match code {
+        Code::InvalidCapabilityName => value,
+        _ => match &c.tree.at_pointer(&v.pointer).0.val {
+            Val::Str(s) => s.clone(),
+            _ => value,
+        },
+    };
+    let narrowed = err.position.and_then(|pos| narrow_to_char(db, span, &id_text, pos));
+    let mut d = Diagnostic::new(code, narrowed.unwrap_or(span), format!("invalid {what} \"{id_text}\": {}", err.message));
+    if narrowed.is_some() {
+        d = d.label("not allowed here");
+    }
+    d.help(help_for(code))
+}
+
+fn help_for(code: Code) -> &'static str {
+    match code {
+        Code::InvalidComponentType => "a component type is 1 to 8 dot-separated segments, each a lowercase letter then letters, digits, `_` or `-` (e.g. \"devices.table\")",
+        Code::InvalidCapabilityName => "a capability name is a lowercase letter then up to 47 letters, digits or `_` (e.g. \"selectRows\")",
+        Code::InvalidProcedureId => "a procedure id is \"domain:\" then 2 to 8 dot-separated segments (e.g. \"domain:devices.reboot\")",
+        _ => "an external tool id is \"external:\" then 1 to 8 dot-separated segments (e.g. \"external:reports.export\")",
+    }
+}
+
+/// The span of the `pos`-th character of `id` inside a string literal at `span`, if the
+/// literal's text is exactly the id between quotes (no escapes), so the byte math is exact.
+fn narrow_to_char(db: &SourceDb, span: Span, id: &str, pos: usize) -> Option<Span> {
+    let file = db.get(span.file);
+    let text = file.text.get(span.lo as usize..span.hi as usize)?;
+    let inner = text.get(1..text.len().checked_sub(1)?)?;
+    if inner != id {
+        return None;
+    }
+    let (byte, ch) = id.char_indices().nth(pos)?;
+    let lo = span.lo + 1 + byte as u32;
+    Some(Span::new(span.file, lo, lo + ch.len_utf8() as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::testing::*;
+
+    const GOOD: &str = "export const c = defineAgentComponentContract({ type: 'devices.table', description: 'Devices', \
+        observations: { readState: observationContract({ description: 'state', output: emptyObjectSchema }) }, \
+        actions: { select_rows: actionContract({ description: 'select', input: emptyObjectSchema, effect: 'local-state' }) } });\n\
+        export const p = defineAgentProcedureContract({ id: 'domain:devices.reboot', description: 'Reboot', input: emptyObjectSchema, effect: 'mutation' });\n\
+        export const e = defineExternalAgentToolContract({ id: 'external:reports', description: 'Export', input: emptyObjectSchema, effect: 'read' });\n";
+
+    #[test]
+    fn valid_ids_pass() {
+        assert_eq!(codes_of(GOOD), Vec::<String>::new());
+    }
+
+    #[test]
+    fn component_type_points_at_the_offending_character() {
+        let body = "defineAgentComponentContract({ type: 'devices.Table', description: 'd' });";
+        let d = diagnostics_of(body);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].0, "AS0101");
+        assert_eq!(first_span_text(body), "T");
+        assert!(d[0].2.contains("'T'"), "{}", d[0].2);
+    }
+
+    #[test]
+    fn capability_names_point_at_the_key() {
+        let body = "defineAgentComponentContract({ type: 'a', description: 'd', actions: { 'Select-Rows': actionContract({ description: 's', input: emptyObjectSchema, effect: 'local-state' }) } });";
+        assert_eq!(codes_of(body), vec!["AS0102"]);
+        // the first character already breaks the grammar: the span narrows to it
+        assert_eq!(first_span_text(body), "S");
+    }
+
+    #[test]
+    fn procedure_and_external_ids() {
+        let body = "defineAgentProcedureContract({ id: 'domain:reboot', description: 'd', input: emptyObjectSchema, effect: 'mutation' });\n\
+                    defineExternalAgentToolContract({ id: 'reports.export', description: 'd', input: emptyObjectSchema, effect: 'read' });";
+        assert_eq!(codes_of(body), vec!["AS0103", "AS0104"]);
+    }
+}

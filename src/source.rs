@@ -1,0 +1,152 @@
+//! Source files and positions.
+//!
+//! Every span in the compiler is a byte range into one file's text. Line and column are derived
+//! on demand: lines are 1-based, columns are 1-based UTF-16 code units, because that is what
+//! editors (LSP) and the JSON diagnostic format speak.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+/// Index of a file in the [`SourceDb`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(pub u32);
+
+/// A byte range in one file.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub file: FileId,
+    pub lo: u32,
+    pub hi: u32,
+}
+
+impl Span {
+    pub fn new(file: FileId, lo: u32, hi: u32) -> Self {
+        Span { file, lo, hi: hi.max(lo) }
+    }
+    pub fn len(&self) -> u32 {
+        self.hi - self.lo
+    }
+    pub fn is_empty(&self) -> bool {
+        self.hi == self.lo
+    }
+}
+
+/// One source file's text and line table.
+#[derive(Debug)]
+pub struct SourceFile {
+    pub id: FileId,
+    /// Absolute path on disk (or the path given for a stdin buffer).
+    pub path: PathBuf,
+    /// Path relative to the project root, `/`-separated: what users and manifests see.
+    pub rel: String,
+    pub text: Arc<str>,
+    line_starts: Vec<u32>,
+}
+
+/// A 1-based line and a 1-based UTF-16 column.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineCol {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl SourceFile {
+    pub fn new(id: FileId, path: PathBuf, rel: String, text: Arc<str>) -> Self {
+        let mut line_starts = vec![0u32];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i as u32 + 1);
+            }
+        }
+        SourceFile { id, path, rel, text, line_starts }
+    }
+
+    /// Line (1-based) and UTF-16 column (1-based) of a byte offset. Offsets inside a multi-byte
+    /// character are clamped to its start; offsets past the end point just past the last char.
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        let offset = offset.min(self.text.len() as u32);
+        let line_idx = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line_idx] as usize;
+        let mut end = offset as usize;
+        while end > start && !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let column = self.text[start..end].encode_utf16().count() as u32 + 1;
+        LineCol { line: line_idx as u32 + 1, column }
+    }
+}
+
+/// All files the compilation has read, shareable across threads. Files are added lazily (a
+/// module imported by a contract is read when evaluation needs it), so ids are assigned in
+/// arrival order; nothing user-visible depends on them.
+#[derive(Default, Debug)]
+pub struct SourceDb {
+    inner: RwLock<SourceDbInner>,
+}
+
+#[derive(Default, Debug)]
+struct SourceDbInner {
+    files: Vec<Arc<SourceFile>>,
+    by_path: HashMap<PathBuf, FileId>,
+}
+
+impl SourceDb {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a file (or returns the id it already has).
+    pub fn add(&self, path: &Path, rel: String, text: Arc<str>) -> Arc<SourceFile> {
+        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(id) = inner.by_path.get(path) {
+            return inner.files[id.0 as usize].clone();
+        }
+        let id = FileId(inner.files.len() as u32);
+        let file = Arc::new(SourceFile::new(id, path.to_path_buf(), rel, text));
+        inner.files.push(file.clone());
+        inner.by_path.insert(path.to_path_buf(), id);
+        file
+    }
+
+    pub fn get(&self, id: FileId) -> Arc<SourceFile> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner()).files[id.0 as usize].clone()
+    }
+
+    pub fn lookup(&self, path: &Path) -> Option<Arc<SourceFile>> {
+        let inner = self.inner.read().unwrap_or_else(|e| e.into_inner());
+        inner.by_path.get(path).map(|id| inner.files[id.0 as usize].clone())
+    }
+}
+
+/// `/`-separated path of `path` relative to `root` (falls back to the path itself).
+pub fn relative_path(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_utf16_code_units() {
+        let f = SourceFile::new(FileId(0), "a.ts".into(), "a.ts".into(), "ab\n😀x é\n".into());
+        assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
+        assert_eq!(f.line_col(3), LineCol { line: 2, column: 1 });
+        // 😀 is 4 bytes, 2 UTF-16 units.
+        assert_eq!(f.line_col(7), LineCol { line: 2, column: 3 });
+        // inside the emoji clamps to its start
+        assert_eq!(f.line_col(5), LineCol { line: 2, column: 1 });
+        assert_eq!(f.line_col(9), LineCol { line: 2, column: 5 });
+    }
+
+    #[test]
+    fn relative_paths_use_forward_slashes() {
+        assert_eq!(relative_path(Path::new("/r"), Path::new("/r/src/a.ts")), "src/a.ts");
+    }
+}

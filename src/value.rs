@@ -1,0 +1,169 @@
+//! Values produced by static evaluation. Every node keeps the span of the expression it came
+//! from (possibly in another file), so a rule that finds a problem deep inside a schema can
+//! point at the exact literal.
+
+use crate::source::Span;
+use std::path::PathBuf;
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub span: Span,
+    pub val: Val,
+}
+
+#[derive(Clone, Debug)]
+pub struct Prop {
+    pub key: String,
+    pub key_span: Span,
+    pub value: Node,
+}
+
+#[derive(Clone, Debug)]
+pub enum Val {
+    Undefined,
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    Array(Vec<Node>),
+    /// Properties in insertion order (JS semantics: a repeated key keeps its first position).
+    Object(Vec<Prop>),
+    /// An `AgentSchema`: the JSON Schema the agent sees.
+    Schema(Box<Node>),
+    /// `observationContract({...})`: the definition object.
+    Observation(Box<Node>),
+    /// `actionContract({...})`: the definition object.
+    Action(Box<Node>),
+    /// An export of `@agent-surface/core` used as a value (a macro not yet called).
+    CoreExport(String),
+    /// `import * as core from "@agent-surface/core"`.
+    CoreNamespace,
+    /// `import * as ns from "./module"`.
+    Namespace(PathBuf),
+}
+
+impl Val {
+    /// What the value is, in words for diagnostics.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Val::Undefined => "undefined",
+            Val::Null => "null",
+            Val::Bool(_) => "a boolean",
+            Val::Num(_) => "a number",
+            Val::Str(_) => "a string",
+            Val::Array(_) => "an array",
+            Val::Object(_) => "an object",
+            Val::Schema(_) => "a schema",
+            Val::Observation(_) => "an observation contract",
+            Val::Action(_) => "an action contract",
+            Val::CoreExport(_) => "a function of @agent-surface/core",
+            Val::CoreNamespace => "the @agent-surface/core namespace",
+            Val::Namespace(_) => "a module namespace",
+        }
+    }
+}
+
+impl Node {
+    pub fn new(span: Span, val: Val) -> Node {
+        Node { span, val }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Prop> {
+        match &self.val {
+            Val::Object(props) => props.iter().find(|p| p.key == key),
+            _ => None,
+        }
+    }
+
+    /// Sets a property (replacing in place, as JS does for a repeated key).
+    pub fn set(props: &mut Vec<Prop>, prop: Prop) {
+        if let Some(existing) = props.iter_mut().find(|p| p.key == prop.key) {
+            existing.value = prop.value;
+            existing.key_span = prop.key_span;
+        } else {
+            props.push(prop);
+        }
+    }
+
+    /// Converts to plain JSON. `Err` carries the first node that is not JSON. Properties whose
+    /// value is `undefined` are dropped, as JSON.stringify does.
+    pub fn to_json(&self) -> Result<serde_json::Value, &Node> {
+        use serde_json::Value;
+        Ok(match &self.val {
+            Val::Null => Value::Null,
+            Val::Bool(b) => Value::Bool(*b),
+            Val::Num(n) => json_number(*n).ok_or(self)?,
+            Val::Str(s) => Value::String(s.clone()),
+            Val::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|n| if matches!(n.val, Val::Undefined) { Ok(Value::Null) } else { n.to_json() })
+                    .collect::<Result<_, _>>()?,
+            ),
+            Val::Object(props) => {
+                let mut map = serde_json::Map::new();
+                for p in props {
+                    if matches!(p.value.val, Val::Undefined) {
+                        continue;
+                    }
+                    map.insert(p.key.clone(), p.value.to_json()?);
+                }
+                Value::Object(map)
+            }
+            _ => return Err(self),
+        })
+    }
+
+    /// The node a JSON pointer (as segments) designates, or the deepest one on the way.
+    /// Returns the node and whether the pointer was followed to the end.
+    pub fn at_pointer(&self, pointer: &[String]) -> (&Node, bool) {
+        let Some((first, rest)) = pointer.split_first() else { return (self, true) };
+        let child = match &self.val {
+            Val::Object(props) => props.iter().find(|p| &p.key == first).map(|p| &p.value),
+            Val::Array(items) => first.parse::<usize>().ok().and_then(|i| items.get(i)),
+            Val::Schema(inner) | Val::Observation(inner) | Val::Action(inner) => return inner.at_pointer(pointer),
+            _ => None,
+        };
+        match child {
+            Some(c) => c.at_pointer(rest),
+            None => (self, false),
+        }
+    }
+
+    /// The span of the key that a pointer's last segment names, if it is an object key.
+    pub fn key_span_at(&self, pointer: &[String]) -> Option<Span> {
+        let (last, parent) = pointer.split_last()?;
+        let (node, complete) = self.at_pointer(parent);
+        if !complete {
+            return None;
+        }
+        let node = match &node.val {
+            Val::Schema(inner) | Val::Observation(inner) | Val::Action(inner) => inner,
+            _ => node,
+        };
+        node.get(last).map(|p| p.key_span)
+    }
+}
+
+/// A JSON number for a finite f64 (integers up to 2^53 stay integers).
+pub fn json_number(n: f64) -> Option<serde_json::Value> {
+    if !n.is_finite() {
+        return None;
+    }
+    if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
+        if n == 0.0 {
+            return Some(serde_json::Value::from(0));
+        }
+        return Some(serde_json::Value::from(n as i64));
+    }
+    serde_json::Number::from_f64(n).map(serde_json::Value::Number)
+}
+
+/// JS `String(n)` for the numbers the evaluator concatenates (integers and simple decimals).
+pub fn js_number_string(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e21 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
