@@ -32,9 +32,8 @@ pub fn provenance_edits(c: &Compilation, path: &Path) -> Vec<Edit> {
         .filter_map(|cc| {
             let id = cc.built.contract.id();
             let hash = c.manifest.contracts.iter().find(|m| m.id() == id)?.contract_hash().to_string();
-            let literal = provenance_literal(id, &hash);
-            let text = if cc.call.has_args { format!(", {literal}") } else { literal };
-            Some(Edit { offset: cc.call.insert_at as usize, text })
+            // A compiled contract always has its one definition argument: append after it.
+            Some(Edit { offset: cc.call.insert_at as usize, text: format!(", {}", provenance_literal(id, &hash)) })
         })
         .collect();
     edits.sort_by_key(|e| e.offset);

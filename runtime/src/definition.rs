@@ -209,6 +209,9 @@ impl Violations<'_> {
                 m,
                 h,
             );
+            // The confirmation default follows from a legal effect; judging it against an
+            // effect the plane refuses would only repeat the same mistake.
+            return;
         }
         if let Err(e) = check_confirmation(effect, confirmation) {
             let (m, h) = (e.message.clone(), Some(e.help.clone()));

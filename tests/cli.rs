@@ -1,0 +1,255 @@
+//! The CLI, driven by argv like a user would: exit codes, files written, `--check`, formats,
+//! determinism across checkout paths and thread counts. Output is snapshot-tested per argv.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_agent-surface"));
+    c.env_remove("NO_COLOR").env("COLUMNS", "100");
+    c
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(cwd: &Path, args: &[&str]) -> Run {
+    let out = bin().current_dir(cwd).args(args).output().expect("runs");
+    Run {
+        code: out.status.code().expect("exited normally (no signal, no panic abort)"),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// `in 12 ms` → `in <ms> ms`, so timings do not break snapshots.
+fn stable(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find(" in ") {
+        out.push_str(&rest[..i + 4]);
+        rest = &rest[i + 4..];
+        let digits = rest.chars().take_while(|c| c.is_ascii_digit()).count();
+        if digits > 0 && rest[digits..].starts_with(" ms") {
+            out.push_str("<ms>");
+            rest = &rest[digits..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn snapshot(name: &str, run: &Run) {
+    let text = format!("exit: {}\n---- stdout ----\n{}---- stderr ----\n{}", run.code, stable(&run.stdout), stable(&run.stderr));
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots/cli"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_snapshot!(name.to_string(), text));
+}
+
+fn example_app() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/devices-app")
+}
+
+/// A scratch copy of a fixture project under `parent/name`.
+fn copy_project(from: &Path, parent: &Path, name: &str) -> PathBuf {
+    let to = parent.join(name);
+    copy_dir(from, &to);
+    to
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let p = entry.unwrap().path();
+        let name = p.file_name().unwrap();
+        if name == "node_modules" || name == "agent-surface.manifest.json" || name == "dist" {
+            continue;
+        }
+        let target = to.join(name);
+        if p.is_dir() {
+            copy_dir(&p, &target);
+        } else {
+            std::fs::copy(&p, &target).unwrap();
+        }
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn compiles_the_example_app_to_a_complete_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = copy_project(&example_app(), tmp.path(), "app");
+    let r = run(&app, &["compile"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    snapshot("compile-example-app", &r);
+    let manifest = std::fs::read_to_string(app.join("agent-surface.manifest.json")).unwrap();
+    let parsed = agent_surface_runtime::manifest::CapabilityContractManifest::from_json_str(&manifest).unwrap();
+    assert_eq!(parsed.completeness.status, agent_surface_runtime::manifest::CompletenessStatus::Complete);
+    assert!(parsed.verify_hashes().is_ok());
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots/manifests"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_snapshot!("devices-app", manifest));
+
+    // A second compile finds nothing to write.
+    let again = run(&app, &["compile"]);
+    assert_eq!(again.code, 0);
+    assert!(again.stderr.contains("(unchanged, complete)"), "{}", again.stderr);
+}
+
+#[test]
+fn identical_bytes_from_different_checkouts_and_thread_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = copy_project(&example_app(), tmp.path(), "a");
+    let b = copy_project(&example_app(), &tmp.path().join("some/much/deeper/checkout path"), "b");
+    assert_eq!(run(&a, &["compile", "--threads", "1"]).code, 0);
+    assert_eq!(run(tmp.path(), &["compile", b.to_str().unwrap(), "--threads", "4"]).code, 0);
+    let ma = std::fs::read(a.join("agent-surface.manifest.json")).unwrap();
+    let mb = std::fs::read(b.join("agent-surface.manifest.json")).unwrap();
+    assert_eq!(ma, mb);
+    assert!(!String::from_utf8(ma).unwrap().contains(tmp.path().to_str().unwrap()), "absolute paths leaked into the manifest");
+}
+
+#[test]
+fn check_flag_catches_missing_and_stale_manifests() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = copy_project(&example_app(), tmp.path(), "app");
+    let missing = run(&app, &["compile", "--check"]);
+    assert_eq!(missing.code, 1);
+    assert!(missing.stderr.contains("is missing"), "{}", missing.stderr);
+    assert!(!app.join("agent-surface.manifest.json").exists(), "--check must write nothing");
+
+    assert_eq!(run(&app, &["compile"]).code, 0);
+    let fresh = run(&app, &["compile", "--check"]);
+    assert_eq!(fresh.code, 0, "{}", fresh.stderr);
+
+    // A contract edit makes the committed manifest stale.
+    let file = app.join("src/external/reports.ts");
+    let text = std::fs::read_to_string(&file).unwrap().replace("Export the devices report", "Export the device report");
+    std::fs::write(&file, text).unwrap();
+    let before = std::fs::read(app.join("agent-surface.manifest.json")).unwrap();
+    let stale = run(&app, &["compile", "--check"]);
+    assert_eq!(stale.code, 1);
+    snapshot("compile-check-stale", &stale);
+    assert_eq!(std::fs::read(app.join("agent-surface.manifest.json")).unwrap(), before, "--check must not rewrite");
+}
+
+#[test]
+fn errors_exit_1_and_write_an_incomplete_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("p");
+    write(
+        &root.join("src/table.ts"),
+        "import { defineAgentComponentContract, actionContract, emptyObjectSchema } from '@agent-surface/core';\n\
+         export const table = defineAgentComponentContract({\n  type: 'devices.Table',\n  description: 'Devices',\n  actions: {\n    remove: actionContract({ description: 'Remove', input: emptyObjectSchema, effect: 'destructive' }),\n  },\n});\n",
+    );
+    write(
+        &root.join("src/ok.ts"),
+        "import { defineAgentProcedureContract, emptyObjectSchema } from '@agent-surface/core';\n\
+         export const p = defineAgentProcedureContract({ id: 'domain:devices.list', description: 'List', input: emptyObjectSchema, effect: 'read' });\n",
+    );
+    let r = run(&root, &["compile"]);
+    assert_eq!(r.code, 1);
+    snapshot("compile-errors", &r);
+    let m = agent_surface_runtime::manifest::CapabilityContractManifest::from_json_str(
+        &std::fs::read_to_string(root.join("agent-surface.manifest.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(m.completeness.status, agent_surface_runtime::manifest::CompletenessStatus::Incomplete);
+    assert_eq!((m.completeness.contracts, m.completeness.failed), (1, 1));
+
+    let json = run(&root, &["check", "--format", "json"]);
+    assert_eq!(json.code, 1);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).expect("exactly one JSON document");
+    assert_eq!(v["schemaVersion"], 1);
+    let codes: Vec<&str> = v["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, vec!["AS0101", "AS0401"]);
+    assert_eq!(v["diagnostics"][0]["file"], "src/table.ts");
+    assert_eq!((v["diagnostics"][0]["line"].as_u64(), v["diagnostics"][0]["column"].as_u64()), (Some(3), Some(18)));
+    snapshot("check-format-json", &json);
+}
+
+#[test]
+fn a_syntax_error_is_a_located_diagnostic_not_a_crash() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("p");
+    write(&root.join("src/broken.tsx"), "import { defineAgentComponentContract } from '@agent-surface/core';\nexport const x = defineAgentComponentContract({ type: 'a', description: 'b' );\nconst y = <div>;\n");
+    let r = run(&root, &["check"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("AS0001"), "{}", r.stderr);
+    snapshot("check-syntax-error", &r);
+    // The manifest of a project whose contract file does not parse is incomplete.
+    let c = run(&root, &["compile", "--format", "json"]);
+    let m = std::fs::read_to_string(root.join("agent-surface.manifest.json")).unwrap();
+    assert!(m.contains("\"status\": \"incomplete\""), "{m}");
+    assert_eq!(c.code, 1);
+}
+
+#[test]
+fn check_reports_only_the_given_paths() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("p");
+    let bad = "import { defineAgentComponentContract } from '@agent-surface/core';\nexport const x = defineAgentComponentContract({ type: 'A', description: 'b' });\n";
+    write(&root.join("src/a/one.ts"), bad);
+    write(&root.join("src/b/two.ts"), &bad.replace("'A'", "'B'"));
+    let r = run(&root, &["check", "src/b", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let files: Vec<&str> = v["diagnostics"].as_array().unwrap().iter().map(|d| d["file"].as_str().unwrap()).collect();
+    assert_eq!(files, vec!["src/b/two.ts"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(run(&root, &["check", "src/missing"]).code, 2);
+}
+
+#[test]
+fn usage_and_configuration_errors_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = run(tmp.path(), &["compile", "does-not-exist"]);
+    assert_eq!(missing.code, 2);
+    assert!(missing.stderr.contains("does not exist"), "{}", missing.stderr);
+
+    write(&tmp.path().join("file.ts"), "");
+    let file_root = run(tmp.path(), &["compile", "file.ts"]);
+    assert_eq!(file_root.code, 2);
+    assert!(file_root.stderr.contains("is not a folder"));
+
+    let root = tmp.path().join("cfg");
+    write(&root.join("agent-surface.config.json"), "{\n  \"include\": [\"src/**\"],\n  \"outptu\": \"m.json\"\n}\n");
+    let bad = run(&root, &["compile"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("agent-surface.config.json") && bad.stderr.contains("unknown field `outptu`") && bad.stderr.contains("line 3"), "{}", bad.stderr);
+
+    let flag = run(tmp.path(), &["compile", "--format", "yaml"]);
+    assert_eq!(flag.code, 2);
+    let unknown = run(tmp.path(), &["frobnicate"]);
+    assert_eq!(unknown.code, 2);
+}
+
+#[test]
+fn an_unwritable_output_keeps_the_old_manifest_and_exits_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = copy_project(&example_app(), tmp.path(), "app");
+    let r = run(&app, &["compile", "--out", "no/such/dir/m.json"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("cannot write the manifest"), "{}", r.stderr);
+    assert!(!app.join("no").exists());
+}
+
+#[test]
+fn max_warnings_and_clean_projects() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = copy_project(&example_app(), tmp.path(), "app");
+    let r = run(&app, &["check", "--max-warnings", "0"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let j = run(&app, &["check", "--format", "json"]);
+    assert_eq!(j.stdout, "{\"schemaVersion\":1,\"diagnostics\":[]}\n");
+}
