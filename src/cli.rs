@@ -183,7 +183,7 @@ fn run_compile(args: CompileArgs) -> ExitCode {
                 WriteOutcome::Written => "written",
                 WriteOutcome::Unchanged => "unchanged",
             };
-            eprintln!("{}{} → {shown} ({what}, {})", summary(&c), if failed { "" } else { "" }, status_word(status));
+            eprintln!("{} → {shown} ({what}, {})", summary(&c), status_word(status));
         }
         Err(e) => {
             eprintln!("error: cannot write the manifest {shown}: {e}");

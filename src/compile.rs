@@ -107,7 +107,7 @@ pub fn compile(project: Project) -> Result<Compilation, ConfigError> {
     Ok(Compilation { project, files, candidates, contracts, failed, diagnostics, manifest, elapsed: started.elapsed() })
 }
 
-fn compile_file(project: &Project, path: &PathBuf, limits: &AgentSurfaceLimits) -> FileResult {
+fn compile_file(project: &Project, path: &std::path::Path, limits: &AgentSurfaceLimits) -> FileResult {
     let mut out = FileResult::default();
     let file = match project.read(path) {
         Ok(f) => f,

@@ -602,7 +602,7 @@ impl<'p> Evaluator<'p> {
             Expr::Object(o) => o.props.iter().find_map(|p| match p {
                 PropOrSpread::Prop(p) => match &**p {
                     swc_ecma_ast::Prop::KeyValue(kv) if matches!(&kv.key, PropName::Ident(i) if i.sym == "jsonSchema")
-                        || matches!(&kv.key, PropName::Str(s) if str_value(&s) == "jsonSchema") =>
+                        || matches!(&kv.key, PropName::Str(s) if str_value(s) == "jsonSchema") =>
                     {
                         Some(JsonSchemaExpr::Expr(&kv.value))
                     }

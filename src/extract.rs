@@ -212,10 +212,8 @@ pub fn index_module(file: &SourceFile, module: &Module) -> ModuleIndex {
                     }
                 }
             }
-            ModuleItem::ModuleDecl(ModuleDecl::ExportAll(all)) => {
-                if !all.type_only {
-                    index.star_exports.push((str_value(&all.src), sp(all.span)));
-                }
+            ModuleItem::ModuleDecl(ModuleDecl::ExportAll(all)) if !all.type_only => {
+                index.star_exports.push((str_value(&all.src), sp(all.span)));
             }
             ModuleItem::ModuleDecl(ModuleDecl::ExportDefaultExpr(e)) => {
                 let export = match &*e.expr {

@@ -14,7 +14,7 @@ pub fn diagnose(c: &BuiltContract, v: &DefinitionViolation) -> Diagnostic {
     let (code, on_key) = match &sv.kind {
         S::UnsupportedKeyword { .. } => (Code::UnsupportedSchemaKeyword, true),
         S::UnsupportedFormat { .. } => (Code::UnsupportedFormat, false),
-        S::RefNotLocal { .. } | S::RefUnresolved { .. } | S::DefsNotAtRoot => (Code::InvalidSchemaRef, false),
+        S::RefNotLocal { .. } | S::RefUnresolved | S::DefsNotAtRoot => (Code::InvalidSchemaRef, false),
         S::TooDeep { .. } => (Code::SchemaTooDeep, false),
         S::TooLarge { .. } => (Code::SchemaTooLarge, false),
         S::InvalidPattern { .. } => (Code::InvalidPattern, false),

@@ -1,0 +1,349 @@
+#!/usr/bin/env node
+// The oracle side of the zod differential test (issue 3, DECISIONS.md §9).
+//
+// For every corpus entry it evaluates `setup` + `expr` with the real, pinned zod 4.6.7, calls
+// `z.toJSONSchema(schema, { io })` exactly as an app author would (no other option), and prints
+// one JSON line per (entry, io mode). Each result is run through `checkSubset`, a JavaScript
+// mirror of the supported JSON Schema subset (spec/core-api.md "Supported JSON Schema subset",
+// runtime/src/schema.rs), and compared with the entry's `expect` so the corpus cannot drift:
+//
+//   expect "match"                 → zod returns a schema and it is inside the subset
+//   expect "refuse"                → zod throws, or its schema leaves the subset
+//   expect "refuse" + policy: true → zod returns an in-subset schema that misrepresents the zod
+//                                    schema (e.g. regex flags dropped); refused by policy
+//
+// Usage: node oracle.mjs [--corpus file] [--only name[,name…]] [--pretty]
+// Output: JSON lines on stdout, the last one `{"summary": {...}}`; a human summary on stderr.
+// Exit status: 0 when every entry is consistent, 1 otherwise (2 on a malformed corpus).
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { createRequire } from "node:module";
+import { z } from "zod";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ZOD_VERSION = createRequire(import.meta.url)("zod/package.json").version;
+const PINNED = "4.6.7";
+
+// ---------------------------------------------------------------------------------------------
+// The supported subset (keep in sync with runtime/src/schema.rs)
+
+const SUPPORTED_FORMATS = ["date-time", "date", "uuid", "email", "uri"];
+const SUPPORTED_KEYWORDS = new Set([
+  "type", "enum", "const",
+  "properties", "required", "additionalProperties",
+  "items", "minItems", "maxItems", "uniqueItems",
+  "minLength", "maxLength", "pattern", "format",
+  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+  "anyOf", "$defs", "$ref", "$schema",
+  "description", "title", "default", "examples", "deprecated",
+]);
+const TYPE_NAMES = ["object", "array", "string", "number", "integer", "boolean", "null"];
+const SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema";
+const LOCAL_REF_PREFIX = "#/$defs/";
+const MAX_DEPTH = 8; // the root schema is level 1
+const MAX_BYTES = 16 * 1024; // canonical JSON (same length as compact JSON.stringify)
+
+const ptrText = (segs) => segs.map((s) => "/" + String(s).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
+const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const isNonNegInt = (v) => typeof v === "number" && Number.isInteger(v) && v >= 0;
+
+/** Returns every violation as { pointer, keyword, message }; empty means inside the subset. */
+export function checkSubset(root) {
+  const out = [];
+  const push = (segs, keyword, message) => out.push({ pointer: ptrText(segs), keyword, message });
+  const bytes = Buffer.byteLength(JSON.stringify(root), "utf8");
+  if (bytes > MAX_BYTES) push([], null, `schema is ${bytes} bytes; at most ${MAX_BYTES}`);
+
+  const walk = (schema, segs, level) => {
+    if (!isObj(schema)) {
+      push(segs, null, `not a schema object (${JSON.stringify(schema)}); boolean schemas are unsupported`);
+      return;
+    }
+    if (level > MAX_DEPTH) {
+      push(segs, null, `nested ${level} levels deep; at most ${MAX_DEPTH}`);
+      return;
+    }
+    const isRoot = segs.length === 0;
+    for (const [key, value] of Object.entries(schema)) {
+      const at = [...segs, key];
+      switch (key) {
+        case "type": {
+          const names = typeof value === "string" ? [value] : value;
+          if (!Array.isArray(names) || names.length === 0) push(at, key, "type must be a name or a non-empty array");
+          else if (new Set(names).size !== names.length) push(at, key, "type names must be distinct");
+          else for (const n of names) if (!TYPE_NAMES.includes(n)) push(at, key, `unknown type ${JSON.stringify(n)}`);
+          break;
+        }
+        case "enum":
+          if (!Array.isArray(value) || value.length === 0) push(at, key, "enum must be a non-empty array");
+          break;
+        case "const":
+        case "default":
+          break;
+        case "description":
+        case "title":
+          if (typeof value !== "string") push(at, key, `${key} must be a string`);
+          break;
+        case "examples":
+          if (!Array.isArray(value)) push(at, key, "examples must be an array");
+          break;
+        case "deprecated":
+        case "uniqueItems":
+          if (typeof value !== "boolean") push(at, key, `${key} must be a boolean`);
+          break;
+        case "properties":
+          if (!isObj(value)) push(at, key, "properties must be an object");
+          else for (const [name, sub] of Object.entries(value)) walk(sub, [...at, name], level + 1);
+          break;
+        case "required":
+          if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) push(at, key, "required must be an array of names");
+          else if (new Set(value).size !== value.length) push(at, key, "required names must be distinct");
+          break;
+        case "additionalProperties":
+          if (typeof value !== "boolean") push(at, key, `additionalProperties must be true or false, found ${isObj(value) ? "a schema" : typeof value}`);
+          break;
+        case "items":
+          if (Array.isArray(value)) push(at, key, "items must be a single schema (tuples are unsupported)");
+          else walk(value, at, level + 1);
+          break;
+        case "minItems":
+        case "maxItems":
+        case "minLength":
+        case "maxLength":
+          if (!isNonNegInt(value)) push(at, key, `${key} must be a non-negative integer`);
+          break;
+        case "pattern":
+          if (typeof value !== "string") push(at, key, "pattern must be a string");
+          else {
+            try {
+              new RegExp(value);
+            } catch (e) {
+              push(at, key, `pattern is not a valid ECMAScript regex: ${e.message}`);
+            }
+          }
+          break;
+        case "format":
+          if (!SUPPORTED_FORMATS.includes(value)) push(at, key, `format ${JSON.stringify(value)} is not supported`);
+          break;
+        case "minimum":
+        case "maximum":
+        case "exclusiveMinimum":
+        case "exclusiveMaximum":
+          if (typeof value !== "number") push(at, key, `${key} must be a number`);
+          break;
+        case "multipleOf":
+          if (!(typeof value === "number" && value > 0)) push(at, key, "multipleOf must be > 0");
+          break;
+        case "anyOf":
+          if (!Array.isArray(value) || value.length === 0) push(at, key, "anyOf must be a non-empty array");
+          else value.forEach((sub, i) => walk(sub, [...at, i], level + 1));
+          break;
+        case "$defs":
+          if (!isRoot) push(at, key, "$defs only at the root");
+          else if (!isObj(value)) push(at, key, "$defs must be an object");
+          else for (const [name, sub] of Object.entries(value)) walk(sub, [...at, name], level + 1);
+          break;
+        case "$ref": {
+          if (typeof value !== "string" || !value.startsWith(LOCAL_REF_PREFIX)) {
+            push(at, key, `$ref ${JSON.stringify(value)} is not #/$defs/<name>`);
+            break;
+          }
+          const raw = value.slice(LOCAL_REF_PREFIX.length);
+          if (raw === "" || raw.includes("/")) {
+            push(at, key, `$ref ${JSON.stringify(value)} is not #/$defs/<name>`);
+            break;
+          }
+          const name = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+          if (!(isObj(root.$defs) && Object.hasOwn(root.$defs, name))) push(at, key, `$ref ${JSON.stringify(value)} does not resolve`);
+          break;
+        }
+        case "$schema":
+          if (!isRoot) push(at, key, "$schema only at the root");
+          else if (value !== SCHEMA_DIALECT && value !== SCHEMA_DIALECT + "#") push(at, key, `$schema must be ${SCHEMA_DIALECT}`);
+          break;
+        default:
+          push(at, key, `unsupported keyword ${JSON.stringify(key)}`);
+      }
+    }
+  };
+  walk(root, [], 1);
+  return out;
+}
+
+/** Patterns that are valid without flags but not under the `u` flag (informational only). */
+function nonUnicodePatterns(schema, segs = [], found = []) {
+  if (Array.isArray(schema)) schema.forEach((v, i) => nonUnicodePatterns(v, [...segs, i], found));
+  else if (isObj(schema)) {
+    for (const [k, v] of Object.entries(schema)) {
+      if (k === "pattern" && typeof v === "string") {
+        try {
+          new RegExp(v, "u");
+        } catch {
+          found.push(ptrText([...segs, k]));
+        }
+      } else if (typeof v === "object") nonUnicodePatterns(v, [...segs, k], found);
+    }
+  }
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Corpus evaluation
+
+/** Lowers TypeScript `enum` declarations in `setup` to the object tsc emits (string members,
+ * numeric members with auto-increment and reverse mappings). Everything else must be plain JS. */
+export function lowerEnums(setup) {
+  return setup.replace(/(?:export\s+)?enum\s+([A-Za-z_$][\w$]*)\s*\{([^}]*)\}/g, (_all, name, body) => {
+    const stmts = [];
+    let next = 0;
+    for (const raw of body.split(",").map((s) => s.trim()).filter(Boolean)) {
+      const m = raw.match(/^([A-Za-z_$][\w$]*|"[^"]*"|'[^']*')\s*(?:=\s*(.+))?$/);
+      if (!m) throw new Error(`unsupported enum member: ${raw}`);
+      const key = JSON.stringify(m[1].replace(/^["']|["']$/g, ""));
+      const init = m[2]?.trim();
+      if (init === undefined || /^-?\d+(\.\d+)?$/.test(init)) {
+        const value = init === undefined ? next : Number(init);
+        next = value + 1;
+        stmts.push(`${name}[${name}[${key}] = ${value}] = ${key};`);
+      } else if (/^("[^"]*"|'[^']*')$/.test(init)) {
+        next = undefined;
+        stmts.push(`${name}[${key}] = ${init};`);
+      } else throw new Error(`unsupported enum initializer: ${init}`);
+    }
+    return `const ${name} = (() => { const ${name} = {}; ${stmts.join(" ")} return ${name}; })();`;
+  });
+}
+
+function build(entry) {
+  const code = `"use strict";\n${lowerEnums(entry.setup ?? "")}\nreturn (${entry.expr});`;
+  return new Function("z", code)(z);
+}
+
+const REQUIRED = ["name", "expr", "io", "expect"];
+function validateEntry(e, line, names) {
+  const problems = [];
+  for (const f of REQUIRED) if (typeof e[f] !== "string" || e[f] === "") problems.push(`missing ${f}`);
+  if (!["input", "output", "both"].includes(e.io)) problems.push(`bad io ${JSON.stringify(e.io)}`);
+  if (!["match", "refuse"].includes(e.expect)) problems.push(`bad expect ${JSON.stringify(e.expect)}`);
+  if (e.expect === "refuse" && (!e.construct || !e.why)) problems.push("refuse entries need construct and why");
+  if (e.policy !== undefined && (e.policy !== true || e.expect !== "refuse")) problems.push("policy: true only on refuse entries");
+  if (e.setup !== undefined && typeof e.setup !== "string") problems.push("setup must be a string");
+  if (names.has(e.name)) problems.push(`duplicate name ${e.name}`);
+  names.add(e.name);
+  return problems.map((p) => `corpus line ${line}: ${p}`);
+}
+
+function main() {
+  const args = process.argv.slice(2);
+  const opt = (flag) => {
+    const i = args.indexOf(flag);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const corpusPath = opt("--corpus") ?? join(here, "corpus.jsonl");
+  const only = opt("--only")?.split(",");
+  const pretty = args.includes("--pretty");
+
+  if (ZOD_VERSION !== PINNED) {
+    console.error(`zod-oracle: zod ${ZOD_VERSION} is installed, the oracle is pinned to ${PINNED}; run npm ci`);
+    process.exit(2);
+  }
+
+  const entries = [];
+  const names = new Set();
+  const corpusErrors = [];
+  readFileSync(corpusPath, "utf8").split("\n").forEach((text, i) => {
+    if (!text.trim()) return;
+    let e;
+    try {
+      e = JSON.parse(text);
+    } catch (err) {
+      corpusErrors.push(`corpus line ${i + 1}: ${err.message}`);
+      return;
+    }
+    corpusErrors.push(...validateEntry(e, i + 1, names));
+    entries.push(e);
+  });
+  if (corpusErrors.length) {
+    for (const m of corpusErrors) console.error(m);
+    process.exit(2);
+  }
+
+  const stats = { entries: 0, match: 0, refuse: 0, policy: 0, runs: 0, zodThrew: 0, outOfSubset: 0, inconsistent: 0 };
+  const inconsistent = [];
+  for (const entry of entries) {
+    if (only && !only.includes(entry.name)) continue;
+    stats.entries++;
+    stats[entry.expect]++;
+    if (entry.policy) stats.policy++;
+    let schema;
+    let buildError;
+    try {
+      schema = build(entry);
+      if (!schema?._zod) throw new Error("expr did not evaluate to a zod schema");
+    } catch (err) {
+      buildError = err;
+    }
+    for (const io of entry.io === "both" ? ["input", "output"] : [entry.io]) {
+      stats.runs++;
+      const line = { name: entry.name, io };
+      let violations;
+      if (buildError) {
+        // a corpus bug, never an expected outcome
+        line.ok = false;
+        line.phase = "build";
+        line.error = String(buildError.message ?? buildError);
+      } else {
+        try {
+          line.schema = z.toJSONSchema(schema, { io });
+          line.ok = true;
+        } catch (err) {
+          line.ok = false;
+          line.phase = "toJSONSchema";
+          line.error = String(err.message ?? err);
+        }
+      }
+      // keep `ok` right after name/io, then schema/error
+      const ordered = { name: line.name, io, ok: line.ok };
+      if (line.ok) {
+        ordered.schema = line.schema;
+        violations = checkSubset(line.schema);
+        const nonU = nonUnicodePatterns(line.schema);
+        if (nonU.length) ordered.patternsInvalidUnderUFlag = nonU;
+      } else {
+        ordered.phase = line.phase;
+        ordered.error = line.error;
+        stats.zodThrew++;
+        violations = [{ pointer: "", keyword: null, message: `zod threw: ${line.error}` }];
+      }
+      ordered.inSubset = violations.length === 0;
+      if (!ordered.inSubset) {
+        stats.outOfSubset += line.ok ? 1 : 0;
+        ordered.violations = violations;
+      }
+      ordered.expect = entry.expect;
+      let consistent;
+      if (line.phase === "build") consistent = false;
+      else if (entry.expect === "match") consistent = ordered.inSubset;
+      else if (entry.policy) consistent = ordered.inSubset; // a policy refusal must be needed
+      else consistent = !ordered.inSubset;
+      ordered.consistent = consistent;
+      if (!consistent) {
+        stats.inconsistent++;
+        inconsistent.push(`${entry.name} [${io}]: expect ${entry.expect}${entry.policy ? " (policy)" : ""}, ` +
+          (line.phase === "build" ? `expr failed: ${line.error}` : ordered.inSubset ? "zod output is inside the subset" : `out of subset: ${violations[0].pointer} ${violations[0].message}`));
+      }
+      console.log(pretty ? JSON.stringify(ordered, null, 2) : JSON.stringify(ordered));
+    }
+  }
+  console.log(JSON.stringify({ summary: { zod: ZOD_VERSION, ...stats } }));
+  for (const m of inconsistent) console.error(`zod-oracle: INCONSISTENT ${m}`);
+  console.error(
+    `zod-oracle: zod ${ZOD_VERSION}, ${stats.entries} entries (${stats.match} match, ${stats.refuse} refuse of which ${stats.policy} by policy), ` +
+      `${stats.runs} runs, ${stats.zodThrew} zod errors, ${stats.outOfSubset} out-of-subset outputs, ${stats.inconsistent} inconsistent`,
+  );
+  process.exit(stats.inconsistent ? 1 : 0);
+}
+
+main();
