@@ -25,6 +25,12 @@ pub fn mentions_core(text: &str) -> bool {
     memchr::memmem::find(text.as_bytes(), CORE_PACKAGE.as_bytes()).is_some()
 }
 
+/// Files that bind a contract with a literal instance id may not import the core package; this
+/// second, equally cheap prefilter lets the instance-id rule see them.
+fn mentions_instance_id(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), b"instanceId").is_some()
+}
+
 /// A contract that compiled, with where it came from.
 #[derive(Debug, Clone)]
 pub struct CompiledContract {
@@ -118,19 +124,21 @@ fn compile_file(project: &Project, path: &std::path::Path, limits: &AgentSurface
         }
         Err(_) => return out,
     };
-    if !mentions_core(&file.text) {
+    let declares = mentions_core(&file.text);
+    if !declares && !mentions_instance_id(&file.text) {
         return out;
     }
-    out.candidate = true;
+    out.candidate = declares;
     let module = match project.load(path) {
         Ok(m) => m,
         Err(_) => {
             // The file mentions the core package but does not parse: whatever contracts it
             // declares are missing, so the manifest must say it is incomplete.
-            out.failed += 1;
+            out.failed += u32::from(declares);
             return out;
         }
     };
+    out.diagnostics.extend(rules::id_grammar::check_bind_calls(project, &module));
     if module.index.macro_calls.is_empty() {
         return out;
     }

@@ -106,6 +106,16 @@ pub struct MacroCall {
     pub has_args: bool,
 }
 
+/// `contract.bind({ instanceId: "literal", ... })`: the static instance id of a binding.
+#[derive(Clone, Debug)]
+pub struct BindCall {
+    /// The name `.bind` is called on.
+    pub target: String,
+    pub instance_id: String,
+    /// The string literal.
+    pub span: Span,
+}
+
 /// Everything evaluation needs to know about a module, by name.
 #[derive(Debug, Default)]
 pub struct ModuleIndex {
@@ -114,6 +124,7 @@ pub struct ModuleIndex {
     pub exports: HashMap<String, Export>,
     pub star_exports: Vec<(String, Span)>,
     pub macro_calls: Vec<MacroCall>,
+    pub bind_calls: Vec<BindCall>,
 }
 
 impl ModuleIndex {
@@ -229,10 +240,11 @@ pub fn index_module(file: &SourceFile, module: &Module) -> ModuleIndex {
         }
     }
 
-    let mut finder = MacroFinder { index: &index, file, scopes: Vec::new(), calls: Vec::new() };
+    let mut finder = MacroFinder { index: &index, file, scopes: Vec::new(), calls: Vec::new(), binds: Vec::new() };
     module.visit_with(&mut finder);
-    let calls = finder.calls;
+    let (calls, binds) = (finder.calls, finder.binds);
     index.macro_calls = calls;
+    index.bind_calls = binds;
     index
 }
 
@@ -321,6 +333,7 @@ struct MacroFinder<'a> {
     file: &'a SourceFile,
     scopes: Vec<HashSet<String>>,
     calls: Vec<MacroCall>,
+    binds: Vec<BindCall>,
 }
 
 impl MacroFinder<'_> {
@@ -346,6 +359,27 @@ impl MacroFinder<'_> {
             Expr::Paren(p) => self.root_macro(&p.expr),
             _ => None,
         }
+    }
+
+    /// `name.bind({ instanceId: "..." })` with a string literal instance id.
+    fn bind_call(&self, callee: &Expr, call: &CallExpr) -> Option<BindCall> {
+        let Expr::Member(MemberExpr { obj, prop: MemberProp::Ident(prop), .. }) = callee else { return None };
+        let Expr::Ident(target) = &**obj else { return None };
+        if prop.sym != "bind" || self.shadowed(target.sym.as_str()) {
+            return None;
+        }
+        let Expr::Object(o) = &*call.args.first()?.expr else { return None };
+        o.props.iter().find_map(|p| {
+            let PropOrSpread::Prop(p) = p else { return None };
+            let Prop::KeyValue(kv) = &**p else { return None };
+            let key = match &kv.key {
+                PropName::Ident(i) => i.sym.to_string(),
+                PropName::Str(s) => str_value(s),
+                _ => return None,
+            };
+            let Expr::Lit(Lit::Str(s)) = &*kv.value else { return None };
+            (key == "instanceId").then(|| BindCall { target: target.sym.to_string(), instance_id: str_value(s), span: span_of(self.file, s.span) })
+        })
     }
 
     fn with_scope(&mut self, names: Vec<String>, f: impl FnOnce(&mut Self)) {
@@ -397,6 +431,9 @@ impl Visit for MacroFinder<'_> {
                     span_of(self.file, callee.span())
                 };
                 self.calls.push(MacroCall { kind, span, callee_span, insert_at, has_args });
+            }
+            if let Some(bind) = self.bind_call(callee, call) {
+                self.binds.push(bind);
             }
         }
         call.visit_children_with(self);

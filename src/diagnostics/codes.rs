@@ -100,6 +100,7 @@ declare_codes! {
     InvalidCapabilityName = "AS0102", "invalid-capability-name", Ids, Error, "an observation or action name breaks the id grammar";
     InvalidProcedureId = "AS0103", "invalid-procedure-id", Ids, Error, "a domain procedure id breaks the id grammar";
     InvalidExternalToolId = "AS0104", "invalid-external-tool-id", Ids, Error, "an external tool id breaks the id grammar";
+    InvalidInstanceId = "AS0105", "invalid-instance-id", Ids, Error, "a static `instanceId` passed to `.bind()` breaks the id grammar";
     UnsupportedSchemaKeyword = "AS0201", "unsupported-schema-keyword", Schema, Error, "a schema uses a keyword outside the supported subset";
     InvalidSchemaValue = "AS0202", "invalid-schema-value", Schema, Error, "a schema keyword has a value of the wrong kind";
     UnsupportedFormat = "AS0203", "unsupported-format", Schema, Error, "a string format outside date-time, date, uuid, email, uri";

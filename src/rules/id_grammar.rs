@@ -11,7 +11,10 @@
 use crate::contracts::BuiltContract;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{SourceDb, Span};
+use crate::extract::{Binding, Export, ImportKind};
+use crate::project::{ModuleInfo, Project};
 use crate::value::Val;
+use swc_ecma_ast::{Decl, ExportDecl, ModuleDecl, ModuleItem, Stmt};
 use agent_surface_runtime::definition::{DefinitionViolation, DefinitionViolationKind};
 use agent_surface_runtime::ids::IdKind;
 
@@ -49,6 +52,55 @@ pub fn diagnose(c: &BuiltContract, v: &DefinitionViolation, db: &SourceDb) -> Di
         d = d.label("not allowed here");
     }
     d.help(help_for(code))
+}
+
+/// AS0105: literal instance ids in `.bind()` calls on contracts (declared in this module or
+/// imported from a project module that declares them).
+pub fn check_bind_calls(project: &Project, module: &ModuleInfo) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for bind in &module.index.bind_calls {
+        if !is_contract(project, module, &bind.target) {
+            continue;
+        }
+        if let Err(err) = agent_surface_runtime::ids::check_instance_id(&bind.instance_id) {
+            let narrowed = err.position.and_then(|pos| narrow_to_char(&project.db, bind.span, &bind.instance_id, pos));
+            out.push(
+                Diagnostic::new(Code::InvalidInstanceId, narrowed.unwrap_or(bind.span), format!("invalid instance id \"{}\": {}", bind.instance_id, err.message))
+                    .help("an instance id is a letter or digit then up to 127 letters, digits, `_`, `.`, `:` or `-`; derive it from data (an entity id), never from render order"),
+            );
+        }
+    }
+    out
+}
+
+/// Whether `name` in `module` is a contract: a `const` initialized by a root macro call here,
+/// or an import of such a `const` from a project module.
+fn is_contract(project: &Project, module: &ModuleInfo, name: &str) -> bool {
+    if let Some(Binding::Const { init: Some(r), .. }) = module.index.bindings.get(name) {
+        return const_is_macro_call(module, r.item, r.declarator);
+    }
+    let Some(import) = module.index.imports.get(name) else { return false };
+    let ImportKind::Named(export) = &import.kind else { return false };
+    let Some(path) = project.resolve(&module.file.path, &import.source) else { return false };
+    let Ok(target) = project.load(&path) else { return false };
+    match target.index.exports.get(export) {
+        Some(Export::Local { local, .. }) => {
+            matches!(target.index.bindings.get(local), Some(Binding::Const { init: Some(r), .. }) if const_is_macro_call(&target, r.item, r.declarator))
+        }
+        _ => false,
+    }
+}
+
+fn const_is_macro_call(module: &ModuleInfo, item: usize, declarator: usize) -> bool {
+    use swc_common::Spanned;
+    let decl = match &module.module.body[item] {
+        ModuleItem::Stmt(Stmt::Decl(Decl::Var(v))) => &v.decls[declarator],
+        ModuleItem::ModuleDecl(ModuleDecl::ExportDecl(ExportDecl { decl: Decl::Var(v), .. })) => &v.decls[declarator],
+        _ => return false,
+    };
+    let Some(init) = &decl.init else { return false };
+    let span = crate::parse::span_of(&module.file, init.span());
+    module.index.macro_calls.iter().any(|c| c.span == span)
 }
 
 fn help_for(code: Code) -> &'static str {
@@ -105,6 +157,21 @@ mod tests {
         assert_eq!(codes_of(body), vec!["AS0102"]);
         // the first character already breaks the grammar: the span narrows to it
         assert_eq!(first_span_text(body), "S");
+    }
+
+    #[test]
+    fn literal_instance_ids_in_bind_calls() {
+        let contract = format!("{PRELUDE}export const table = defineAgentComponentContract({{ type: 'devices.table', description: 'd' }});\n");
+        let (c, _dir) = compile_files(&[
+            ("src/contract.ts", &contract),
+            // no core import here: the instanceId prefilter still sees it
+            ("src/Table.tsx", "import { table } from './contract';\nexport const a = table.bind({ instanceId: 'primary' });\nexport const b = table.bind({ instanceId: 'bad id' });\nconst other = { bind: (x: any) => x };\nother.bind({ instanceId: 'not a contract' });\n"),
+        ]);
+        let codes: Vec<&str> = c.diagnostics.iter().map(|d| d.code.id()).collect();
+        assert_eq!(codes, vec!["AS0105"]);
+        let d = &c.diagnostics[0];
+        let f = c.project.db.get(d.primary.span.file);
+        assert_eq!(&f.text[d.primary.span.lo as usize..d.primary.span.hi as usize], " ");
     }
 
     #[test]
