@@ -32,8 +32,6 @@ const CORE_FUNCTIONS: &[&str] = &[
     "fromStandardSchema",
 ];
 
-const HELP_STATIC: &str =
-    "contract definitions are evaluated at build time: use literals, `const` bindings and imports of them";
 
 /// One evaluation session; caches constants so each is evaluated (and reported) once.
 pub struct Evaluator<'p> {
@@ -60,7 +58,7 @@ impl<'p> Evaluator<'p> {
     }
 
     fn not_static(&mut self, span: Span, message: impl Into<String>) -> Option<Node> {
-        self.error(Diagnostic::new(Code::NotStatic, span, message).help(HELP_STATIC))
+        self.error(Diagnostic::new(Code::NotStatic, span, message))
     }
 
     /// Evaluates the arguments of a root macro call.
@@ -311,8 +309,7 @@ impl<'p> Evaluator<'p> {
             "NaN" | "Infinity" => self.not_static(use_span, format!("`{name}` is not a JSON number")),
             _ => self.error(
                 Diagnostic::new(Code::UnresolvedName, use_span, format!("`{name}` is not a module-level constant or import of this file"))
-                    .label("a runtime value")
-                    .help(HELP_STATIC),
+                    .label("a runtime value"),
             ),
         }
     }
@@ -341,8 +338,7 @@ impl<'p> Evaluator<'p> {
             ),
             Binding::Other { what, span } => self.error(
                 Diagnostic::new(Code::NotStatic, use_span, format!("`{name}` is {what}, not a static value"))
-                    .related(*span, "declared here")
-                    .help(HELP_STATIC),
+                    .related(*span, "declared here"),
             ),
         }
     }

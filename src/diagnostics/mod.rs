@@ -41,7 +41,7 @@ impl Diagnostic {
             message: message.into(),
             primary: Label { span, message: String::new() },
             related: Vec::new(),
-            help: None,
+            help: Some(code.info().help).filter(|h| !h.is_empty()).map(str::to_string),
         }
     }
 

@@ -51,7 +51,7 @@ pub fn diagnose(c: &BuiltContract, v: &DefinitionViolation, db: &SourceDb) -> Di
     if narrowed.is_some() {
         d = d.label("not allowed here");
     }
-    d.help(help_for(code))
+    d
 }
 
 /// AS0105: literal instance ids in `.bind()` calls on contracts (declared in this module or
@@ -65,8 +65,7 @@ pub fn check_bind_calls(project: &Project, module: &ModuleInfo) -> Vec<Diagnosti
         if let Err(err) = agent_surface_runtime::ids::check_instance_id(&bind.instance_id) {
             let narrowed = err.position.and_then(|pos| narrow_to_char(&project.db, bind.span, &bind.instance_id, pos));
             out.push(
-                Diagnostic::new(Code::InvalidInstanceId, narrowed.unwrap_or(bind.span), format!("invalid instance id \"{}\": {}", bind.instance_id, err.message))
-                    .help("an instance id is a letter or digit then up to 127 letters, digits, `_`, `.`, `:` or `-`; derive it from data (an entity id), never from render order"),
+                Diagnostic::new(Code::InvalidInstanceId, narrowed.unwrap_or(bind.span), format!("invalid instance id \"{}\": {}", bind.instance_id, err.message)),
             );
         }
     }
@@ -101,15 +100,6 @@ fn const_is_macro_call(module: &ModuleInfo, item: usize, declarator: usize) -> b
     let Some(init) = &decl.init else { return false };
     let span = crate::parse::span_of(&module.file, init.span());
     module.index.macro_calls.iter().any(|c| c.span == span)
-}
-
-fn help_for(code: Code) -> &'static str {
-    match code {
-        Code::InvalidComponentType => "a component type is 1 to 8 dot-separated segments, each a lowercase letter then letters, digits, `_` or `-` (e.g. \"devices.table\")",
-        Code::InvalidCapabilityName => "a capability name is a lowercase letter then up to 47 letters, digits or `_` (e.g. \"selectRows\")",
-        Code::InvalidProcedureId => "a procedure id is \"domain:\" then 2 to 8 dot-separated segments (e.g. \"domain:devices.reboot\")",
-        _ => "an external tool id is \"external:\" then 1 to 8 dot-separated segments (e.g. \"external:reports.export\")",
-    }
 }
 
 /// The span of the `pos`-th character of `id` inside a string literal at `span`, if the
