@@ -3,7 +3,7 @@
 //! later violation (a JSON pointer into the contract) maps back to the source expression that
 //! produced it; defaults the author did not write point at the macro call.
 
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::{closest, Code, Diagnostic};
 use crate::extract::RootMacro;
 use crate::source::Span;
 use crate::value::{Node, Prop, Val};
@@ -42,8 +42,15 @@ const BINDING_FIELDS: &[&str] = &["read", "execute", "when", "unavailableReason"
 
 /// Builds a contract from a root macro call's evaluated arguments. Problems are pushed to
 /// `diags`; `None` when the contract cannot be built.
-pub fn build_contract(kind: RootMacro, call_span: Span, args: Vec<Option<Node>>, source: SourceLocation, diags: &mut Vec<Diagnostic>) -> Option<BuiltContract> {
-    let mut b = Builder { diags, call_span, ok: true };
+pub fn build_contract(
+    kind: RootMacro,
+    call_span: Span,
+    callee_span: Span,
+    args: Vec<Option<Node>>,
+    source: SourceLocation,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<BuiltContract> {
+    let mut b = Builder { diags, call_span, callee_span, ok: true };
     if args.len() != 1 {
         b.push(Diagnostic::new(
             Code::InvalidArguments,
@@ -88,6 +95,8 @@ pub fn build_contract(kind: RootMacro, call_span: Span, args: Vec<Option<Node>>,
 struct Builder<'d> {
     diags: &'d mut Vec<Diagnostic>,
     call_span: Span,
+    /// The macro's name: where "this contract lacks X" points, rather than the whole call.
+    callee_span: Span,
     ok: bool,
 }
 
@@ -116,7 +125,7 @@ impl Builder<'_> {
             }
             let help = if BINDING_FIELDS.contains(&p.key.as_str()) {
                 format!("`{}` is runtime behaviour: pass it to `.bind()`, not to the contract", p.key)
-            } else if let Some(close) = closest(&p.key, allowed) {
+            } else if let Some(close) = closest(&p.key, allowed.iter().copied()) {
                 format!("did you mean `{close}`? {what} fields: {}", allowed.join(", "))
             } else {
                 format!("{what} fields: {}", allowed.join(", "))
@@ -125,10 +134,12 @@ impl Builder<'_> {
         }
     }
 
-    fn required<'n>(&mut self, def: &'n Node, key: &str, what: &str) -> Option<&'n Prop> {
+    /// A required field; a missing one is reported at `anchor` (the macro name or the
+    /// capability's key), not across the whole definition.
+    fn required<'n>(&mut self, def: &'n Node, key: &str, what: &str, anchor: Span) -> Option<&'n Prop> {
         let p = def.get(key).filter(|p| !matches!(p.value.val, Val::Undefined));
         if p.is_none() {
-            self.push(Diagnostic::new(Code::MissingField, def.span, format!("{what} is missing the required field `{key}`")).label(format!("no `{key}` here")));
+            self.push(Diagnostic::new(Code::MissingField, anchor, format!("{what} is missing the required field `{key}`")).label(format!("needs `{key}`")));
         }
         p
     }
@@ -137,8 +148,14 @@ impl Builder<'_> {
         def.get(key).filter(|p| !matches!(p.value.val, Val::Undefined))
     }
 
+    /// Reports a wrong value where the definition uses it; a value written elsewhere (a
+    /// constant) is shown as "defined here".
     fn invalid(&mut self, node: &Node, message: String) -> Node {
-        self.push(Diagnostic::new(Code::InvalidField, node.span, message));
+        let mut d = Diagnostic::new(Code::InvalidField, node.via.unwrap_or(node.span), message);
+        if node.via.is_some() {
+            d = d.related(node.span, "defined here");
+        }
+        self.push(d);
         Node::new(node.span, Val::Null)
     }
 
@@ -202,7 +219,7 @@ impl Builder<'_> {
                     if !named || item.to_json().is_err() {
                         let item = item.clone();
                         self.push(
-                            Diagnostic::new(Code::InvalidField, item.span, "a policy attachment must be a JSON object with a string `name`")
+                            Diagnostic::new(Code::InvalidField, item.via.unwrap_or(item.span), "a policy attachment must be a JSON object with a string `name`")
                                 .help("policies in a contract are declarative: `{ name: \"tenant-admin\", ...options }`; policy code is attached with `.bind()`"),
                         );
                     }
@@ -219,7 +236,7 @@ impl Builder<'_> {
             Val::Schema(json) => (**json).clone(),
             Val::Object(_) => {
                 self.push(
-                    Diagnostic::new(Code::InvalidField, p.value.span, format!("`{}` must be an AgentSchema, found a plain object", p.key))
+                    Diagnostic::new(Code::InvalidField, p.value.via.unwrap_or(p.value.span), format!("`{}` must be an AgentSchema, found a plain object", p.key))
                         .help("wrap the JSON Schema: `fromJsonSchema({ type: \"object\", ... })`, or use `fromStandardSchema`"),
                 );
                 Node::new(p.value.span, Val::Null)
@@ -234,11 +251,11 @@ impl Builder<'_> {
                 Ok(v) => Some(v),
                 Err(_) => {
                     let list = allowed.iter().map(|a| format!("\"{a}\"")).collect::<Vec<_>>().join(", ");
-                    let help = match closest(s, allowed) {
+                    let help = match closest(s, allowed.iter().copied()) {
                         Some(c) => format!("did you mean \"{c}\"? expected one of {list}"),
                         None => format!("expected one of {list}"),
                     };
-                    self.push(Diagnostic::new(Code::InvalidField, p.value.span, format!("\"{s}\" is not a valid `{}`", p.key)).help(help));
+                    self.push(Diagnostic::new(Code::InvalidField, p.value.via.unwrap_or(p.value.span), format!("\"{s}\" is not a valid `{}`", p.key)).help(help));
                     None
                 }
             },
@@ -255,7 +272,7 @@ impl Builder<'_> {
         self.check_fields(def, COMPONENT_FIELDS, WHAT);
         let call = self.call_span;
         let mut out: Vec<Prop> = vec![prop("kind", call, str_node(call, "component"))];
-        let ty = self.required(def, "type", WHAT).map(|p| (p.key_span, self.string(p)));
+        let ty = self.required(def, "type", WHAT, self.callee_span).map(|p| (p.key_span, self.string(p)));
         if let Some((key_span, ty)) = ty {
             let id = match &ty.val {
                 Val::Str(s) => agent_surface_runtime::ids::component_contract_id(s),
@@ -264,7 +281,7 @@ impl Builder<'_> {
             out.push(prop("id", key_span, str_node(ty.span, &id)));
             out.push(prop("type", key_span, ty));
         }
-        self.description(def, WHAT, &mut out);
+        self.description(def, WHAT, self.callee_span, &mut out);
         self.common(def, &mut out, true);
 
         let observations = self.capabilities(def, "observations", |b, name_prop| b.observation(name_prop));
@@ -274,8 +291,8 @@ impl Builder<'_> {
         Node::new(def.span, Val::Object(out))
     }
 
-    fn description(&mut self, def: &Node, what: &str, out: &mut Vec<Prop>) {
-        if let Some(p) = self.required(def, "description", what) {
+    fn description(&mut self, def: &Node, what: &str, anchor: Span, out: &mut Vec<Prop>) {
+        if let Some(p) = self.required(def, "description", what, anchor) {
             let v = self.string(p);
             out.push(prop("description", p.key_span, v));
         }
@@ -338,7 +355,8 @@ impl Builder<'_> {
             other => {
                 let hint = matches!(other, Val::Action(_)).then_some(" (an action contract belongs in `actions`)").unwrap_or("");
                 self.push(
-                    Diagnostic::new(Code::InvalidField, entry.value.span, format!("observation `{}` must be an observationContract(...), found {}{hint}", entry.key, other.describe()))
+                    Diagnostic::new(Code::InvalidField, entry.key_span, format!("observation `{}` must be an observationContract(...), found {}{hint}", entry.key, other.describe()))
+                        .label("not wrapped in observationContract")
                         .help("observations: { name: observationContract({ description, output }) }"),
                 );
                 return None;
@@ -346,8 +364,8 @@ impl Builder<'_> {
         };
         self.check_fields(def, OBSERVATION_FIELDS, WHAT);
         let mut out = Vec::new();
-        self.description(def, WHAT, &mut out);
-        if let Some(p) = self.required(def, "output", WHAT) {
+        self.description(def, WHAT, entry.key_span, &mut out);
+        if let Some(p) = self.required(def, "output", WHAT, entry.key_span) {
             let s = self.schema(p);
             out.push(prop("outputSchema", p.key_span, s));
         }
@@ -366,7 +384,8 @@ impl Builder<'_> {
             other => {
                 let hint = matches!(other, Val::Observation(_)).then_some(" (an observation contract belongs in `observations`)").unwrap_or("");
                 self.push(
-                    Diagnostic::new(Code::InvalidField, entry.value.span, format!("action `{}` must be an actionContract(...), found {}{hint}", entry.key, other.describe()))
+                    Diagnostic::new(Code::InvalidField, entry.key_span, format!("action `{}` must be an actionContract(...), found {}{hint}", entry.key, other.describe()))
+                        .label("not wrapped in actionContract")
                         .help("actions: { name: actionContract({ description, input, effect }) }"),
                 );
                 return None;
@@ -374,8 +393,8 @@ impl Builder<'_> {
         };
         self.check_fields(def, ACTION_FIELDS, WHAT);
         let mut out = Vec::new();
-        self.description(def, WHAT, &mut out);
-        self.governed_io(def, WHAT, CapabilityKind::ViewAction, &mut out);
+        self.description(def, WHAT, entry.key_span, &mut out);
+        self.governed_io(def, WHAT, CapabilityKind::ViewAction, entry.key_span, &mut out);
         let meta = match self.optional(def, "meta") {
             Some(p) => (p.key_span, self.json_object(p)),
             None => (def.span, Node::new(def.span, Val::Object(vec![]))),
@@ -385,8 +404,8 @@ impl Builder<'_> {
     }
 
     /// inputSchema, outputSchema and governance with defaults from the effect.
-    fn governed_io(&mut self, def: &Node, what: &str, kind: CapabilityKind, out: &mut Vec<Prop>) {
-        if let Some(p) = self.required(def, "input", what) {
+    fn governed_io(&mut self, def: &Node, what: &str, kind: CapabilityKind, anchor: Span, out: &mut Vec<Prop>) {
+        if let Some(p) = self.required(def, "input", what, anchor) {
             let s = self.schema(p);
             out.push(prop("inputSchema", p.key_span, s));
         }
@@ -397,7 +416,7 @@ impl Builder<'_> {
             }
             None => out.push(prop("outputSchema", def.span, Node::new(def.span, Val::Null))),
         }
-        let effect_prop = self.required(def, "effect", what);
+        let effect_prop = self.required(def, "effect", what, anchor);
         let Some(effect_prop) = effect_prop else { return };
         let effect_names: Vec<&str> = Effect::ALL.iter().map(|e| e.as_str()).collect();
         let Some(effect) = self.enum_value::<Effect>(effect_prop, &effect_names) else { return };
@@ -437,39 +456,16 @@ impl Builder<'_> {
         self.check_fields(def, OPERATION_FIELDS, what);
         let call = self.call_span;
         let mut out = vec![prop("kind", call, str_node(call, kind_str))];
-        if let Some(p) = self.required(def, "id", what) {
+        let anchor = self.callee_span;
+        if let Some(p) = self.required(def, "id", what, anchor) {
             let v = self.string(p);
             out.push(prop("id", p.key_span, v));
         }
-        self.description(def, what, &mut out);
-        self.governed_io(def, what, kind, &mut out);
+        self.description(def, what, anchor, &mut out);
+        self.governed_io(def, what, kind, anchor, &mut out);
         self.common(def, &mut out, false);
         Node::new(def.span, Val::Object(out))
     }
-}
-
-/// The allowed name closest to `s` (edit distance ≤ 2), for "did you mean".
-pub fn closest<'a>(s: &str, allowed: &[&'a str]) -> Option<&'a str> {
-    allowed
-        .iter()
-        .map(|a| (levenshtein(s, a), *a))
-        .filter(|(d, _)| *d <= 2)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, a)| a)
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -478,7 +474,7 @@ mod tests {
 
     #[test]
     fn closest_suggests_typos_only() {
-        assert_eq!(closest("descripton", COMPONENT_FIELDS), Some("description"));
-        assert_eq!(closest("zzz", COMPONENT_FIELDS), None);
+        assert_eq!(closest("descripton", COMPONENT_FIELDS.iter().copied()), Some("description"));
+        assert_eq!(closest("zzz", COMPONENT_FIELDS.iter().copied()), None);
     }
 }

@@ -4,7 +4,7 @@
 //! literals, `+` on strings and unary minus are evaluated; everything else is a diagnostic that
 //! points at the sub-expression and says why.
 
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::{closest, Code, Diagnostic};
 use crate::extract::{str_value, Binding, Export, ImportKind, CORE_PACKAGE};
 use crate::parse::span_of;
 use crate::project::{LoadError, ModuleInfo, Project};
@@ -285,6 +285,10 @@ impl<'p> Evaluator<'p> {
 
     /// Evaluates an identifier in module `m`'s top-level scope.
     pub fn eval_ident(&mut self, m: &M, name: &str, use_span: Span) -> Option<Node> {
+        self.eval_ident_inner(m, name, use_span).map(|n| n.via(use_span))
+    }
+
+    fn eval_ident_inner(&mut self, m: &M, name: &str, use_span: Span) -> Option<Node> {
         if let Some(binding) = m.index.bindings.get(name).cloned() {
             return self.eval_binding(m, name, &binding, use_span);
         }
@@ -307,10 +311,16 @@ impl<'p> Evaluator<'p> {
         match name {
             "undefined" => Some(Node::new(use_span, Val::Undefined)),
             "NaN" | "Infinity" => self.not_static(use_span, format!("`{name}` is not a JSON number")),
-            _ => self.error(
-                Diagnostic::new(Code::UnresolvedName, use_span, format!("`{name}` is not a module-level constant or import of this file"))
-                    .label("a runtime value"),
-            ),
+            _ => {
+                let known = m.index.bindings.keys().chain(m.index.imports.keys()).map(String::as_str);
+                let d = Diagnostic::new(Code::UnresolvedName, use_span, format!("`{name}` is not defined in this module"))
+                    .label("not a module-level constant or import");
+                let d = match closest(name, known) {
+                    Some(c) => d.help(format!("did you mean `{c}`?")),
+                    None => d.help("definitions can only use module-level `const` bindings and imports; globals and local variables exist only at run time"),
+                };
+                self.error(d)
+            }
         }
     }
 
@@ -349,18 +359,17 @@ impl<'p> Evaluator<'p> {
             return cached.clone();
         }
         if self.stack.contains(&key) {
-            let chain: Vec<String> = self
-                .stack
-                .iter()
-                .skip_while(|k| **k != key)
-                .chain(std::iter::once(&key))
-                .map(|(p, n)| format!("`{}` ({})", n.trim_start_matches("export:"), self.project.rel(p)))
-                .collect();
-            return self.error(Diagnostic::new(
-                Code::CircularReference,
-                use_span,
-                format!("circular reference: {}", chain.join(" → ")),
-            ));
+            let mut chain: Vec<String> = Vec::new();
+            for (p, n) in self.stack.iter().skip_while(|k| **k != key).chain(std::iter::once(&key)) {
+                let step = format!("`{}` ({})", n.trim_start_matches("export:"), self.project.rel(p));
+                if chain.last() != Some(&step) {
+                    chain.push(step);
+                }
+            }
+            let d = Diagnostic::new(Code::CircularReference, use_span, format!("circular reference: {}", chain.join(" → ")))
+                .label("refers back to itself")
+                .help("a value cannot contain itself; for recursive data use `$defs` and `{ $ref: \"#/$defs/Node\" }` in the JSON Schema, or move the shared part into a constant both sides import");
+            return self.error(d);
         }
         self.stack.push(key.clone());
         let result = f(self);
@@ -389,8 +398,12 @@ impl<'p> Evaluator<'p> {
         }
         let relative = source.starts_with('.') || source.starts_with('/');
         let d = if relative {
-            Diagnostic::new(Code::UnresolvedName, use_span, format!("cannot resolve `{source}` from {}", m.file.rel))
-                .label(format!("`{name}` is imported from `{source}`"))
+            let d = Diagnostic::new(Code::UnresolvedName, use_span, format!("cannot resolve `{source}` from {}", m.file.rel))
+                .label(format!("`{name}` is imported from `{source}`"));
+            match similar_module(&m.file.path, source) {
+                Some(s) => d.help(format!("did you mean `{s}`?")),
+                None => d.help("check the path: it is resolved like TypeScript does (extensions, index files, `.js` → `.ts`)"),
+            }
         } else {
             Diagnostic::new(Code::NotStatic, use_span, format!("`{name}` comes from the package `{source}`, which the compiler does not evaluate"))
                 .help("define the value in a project file as a literal `const`, or map the import with `paths` in agent-surface.config.json")
@@ -406,9 +419,10 @@ impl<'p> Evaluator<'p> {
                 use_span,
                 format!("cannot evaluate: {} has syntax errors", file.rel),
             )),
-            Err(LoadError::Unreadable { file, reason }) => {
-                self.error(Diagnostic::new(Code::NotStatic, use_span, format!("cannot evaluate: {} cannot be read ({reason})", file.rel)))
-            }
+            Err(LoadError::Unreadable { file, reason }) => self.error(
+                Diagnostic::new(Code::NotStatic, use_span, format!("cannot evaluate: {} cannot be read ({reason})", file.rel))
+                    .help(format!("fix {} first (see its AS0002 diagnostic): save it as UTF-8", file.rel)),
+            ),
             Err(LoadError::NotFound) => self.error(Diagnostic::new(
                 Code::UnresolvedName,
                 use_span,
@@ -422,7 +436,7 @@ impl<'p> Evaluator<'p> {
         let key = (path.to_path_buf(), format!("export:{name}"));
         let path = path.to_path_buf();
         let name = name.to_string();
-        self.with_cache(key, use_span, move |ev| ev.eval_export_uncached(&path, &name, use_span))
+        self.with_cache(key, use_span, move |ev| ev.eval_export_uncached(&path, &name, use_span)).map(|n| n.via(use_span))
     }
 
     fn eval_export_uncached(&mut self, path: &Path, name: &str, use_span: Span) -> Option<Node> {
@@ -454,7 +468,33 @@ impl<'p> Evaluator<'p> {
                 return self.eval_export(&target, name, use_span);
             }
         }
-        self.error(Diagnostic::new(Code::UnresolvedName, use_span, format!("{} has no export named `{name}`", m.file.rel)))
+        let d = Diagnostic::new(Code::UnresolvedName, use_span, format!("{} has no export named `{name}`", m.file.rel));
+        let d = match closest(name, self.export_names(&m).iter().map(String::as_str)) {
+            Some(c) => d.help(format!("did you mean `{c}`?")),
+            None => d.help(format!("export it from {}, or import it from the module that declares it", m.file.rel)),
+        };
+        self.error(d)
+    }
+
+    /// Every name a module exports, including through `export *` (for "did you mean").
+    fn export_names(&self, m: &M) -> Vec<String> {
+        let mut names: Vec<String> = m.index.exports.keys().cloned().collect();
+        let mut visited = HashSet::new();
+        let mut stack = vec![m.clone()];
+        while let Some(cur) = stack.pop() {
+            if !visited.insert(cur.file.path.clone()) {
+                continue;
+            }
+            for (source, _) in &cur.index.star_exports {
+                if let Some(t) = self.project.resolve(&cur.file.path, source).and_then(|p| self.project.load(&p).ok()) {
+                    names.extend(t.index.exports.keys().filter(|k| *k != "default").cloned());
+                    stack.push(t);
+                }
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
     }
 
     /// Which module behind `export *` declares `name` (first match in source order).
@@ -476,6 +516,10 @@ impl<'p> Evaluator<'p> {
     }
 
     fn eval_member(&mut self, m: &M, mem: &MemberExpr, span: Span) -> Option<Node> {
+        self.eval_member_inner(m, mem, span).map(|n| n.via(span))
+    }
+
+    fn eval_member_inner(&mut self, m: &M, mem: &MemberExpr, span: Span) -> Option<Node> {
         let obj = self.eval(m, &mem.obj)?;
         let (key, key_span) = match &mem.prop {
             MemberProp::Ident(i) => (i.sym.to_string(), self.sp(m, i.span)),
@@ -490,9 +534,23 @@ impl<'p> Evaluator<'p> {
             MemberProp::PrivateName(p) => return self.not_static(self.sp(m, p.span), "private fields are not static values"),
         };
         match obj.val {
-            Val::Object(props) => match props.into_iter().find(|p| p.key == key) {
-                Some(p) => Some(p.value),
-                None => self.error(Diagnostic::new(Code::UnresolvedName, key_span, format!("the object has no property `{key}`")).related(obj.span, "object defined here")),
+            Val::Object(props) => match props.iter().position(|p| p.key == key) {
+                Some(i) => Some(props.into_iter().nth(i).expect("index in range").value),
+                None => {
+                    let object = match &*mem.obj {
+                        Expr::Ident(i) => format!("`{}`", i.sym),
+                        _ => "the object".to_string(),
+                    };
+                    let keys: Vec<&str> = props.iter().map(|p| p.key.as_str()).collect();
+                    let d = Diagnostic::new(Code::UnresolvedName, key_span, format!("{object} has no property `{key}`")).label("no such property");
+                    let list = keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+                    let d = match closest(&key, keys.iter().copied()) {
+                        Some(c) => d.help(format!("did you mean `{c}`? {object} has {list}")),
+                        None if keys.is_empty() => d.help(format!("{object} has no properties")),
+                        None => d.help(format!("{object} has {list}")),
+                    };
+                    self.error(d)
+                }
             },
             Val::Array(items) => match key.parse::<usize>().ok().and_then(|i| items.get(i).cloned()) {
                 Some(v) => Some(v),
@@ -572,11 +630,14 @@ impl<'p> Evaluator<'p> {
 
     fn single_object_arg(&mut self, m: &M, call: &CallExpr, span: Span, callee: &str) -> Option<Node> {
         if call.args.len() != 1 || call.args[0].spread.is_some() {
-            return self.error(Diagnostic::new(
-                Code::InvalidArguments,
-                span,
-                format!("`{callee}` takes exactly one object argument, found {} arguments", call.args.len()),
-            ));
+            let at = match call.args.get(1) {
+                Some(extra) => self.sp(m, extra.expr.span()),
+                None => span,
+            };
+            let label = if call.args.len() > 1 { "unexpected argument" } else { "needs one object argument" };
+            return self.error(
+                Diagnostic::new(Code::InvalidArguments, at, format!("`{callee}` takes exactly one object argument, found {} arguments", call.args.len())).label(label),
+            );
         }
         let v = self.eval(m, &call.args[0].expr)?;
         if !matches!(v.val, Val::Object(_)) {
@@ -638,6 +699,33 @@ impl<'p> Evaluator<'p> {
         }
         Some(Node::new(span, Val::Schema(Box::new(json))))
     }
+}
+
+/// A relative specifier naming an existing sibling module close to `source` (a typo'd path).
+fn similar_module(from: &Path, source: &str) -> Option<String> {
+    let (dir_part, stem) = match source.rfind('/') {
+        Some(i) => (&source[..i], &source[i + 1..]),
+        None => (".", source),
+    };
+    let stem = stem.trim_end_matches(".js").trim_end_matches(".ts").trim_end_matches(".tsx");
+    let dir = crate::project::normalize(&from.parent()?.join(dir_part));
+    let mut stems: Vec<String> = std::fs::read_dir(&dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let p = e.path();
+            if p.is_dir() {
+                return p.join("index.ts").is_file().then(|| e.file_name().to_string_lossy().into_owned());
+            }
+            if !crate::discover::is_source_file(&p) {
+                return None;
+            }
+            p.file_stem().map(|s| s.to_string_lossy().into_owned())
+        })
+        .collect();
+    stems.sort();
+    let found = closest(stem, stems.iter().map(String::as_str))?;
+    Some(format!("{dir_part}/{found}"))
 }
 
 enum JsonSchemaExpr<'a> {

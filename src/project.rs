@@ -64,7 +64,10 @@ impl Project {
     pub fn read(&self, path: &Path) -> Result<Arc<SourceFile>, LoadError> {
         let path = normalize(path);
         if let Some(f) = self.db.lookup(&path) {
-            return Ok(f);
+            return match &f.unreadable {
+                Some(reason) => Err(LoadError::Unreadable { reason: reason.clone(), file: f }),
+                None => Ok(f),
+            };
         }
         let rel = self.rel(&path);
         if let Some(text) = self.overlays.get(&path) {
@@ -74,15 +77,23 @@ impl Project {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => Ok(self.db.add(&path, rel, text.into())),
                 Err(e) => {
+                    // Keep a lossy rendering so the diagnostic can show the line; up to the first
+                    // bad byte the offsets are the same.
                     let valid = e.utf8_error().valid_up_to();
-                    let file = self.db.add(&path, rel, Arc::from(""));
-                    Err(LoadError::Unreadable { file, reason: format!("invalid UTF-8 at byte {valid}") })
+                    let text: Arc<str> = String::from_utf8_lossy(e.as_bytes()).into_owned().into();
+                    let prefix = &text[..valid];
+                    let line = prefix.matches('\n').count() + 1;
+                    let column = prefix.rsplit('\n').next().map_or(0, |l| l.encode_utf16().count()) + 1;
+                    let reason = format!("it is not valid UTF-8 (line {line}, column {column}, byte {valid})");
+                    let file = self.db.add_unreadable(&path, rel, text, reason.clone());
+                    Err(LoadError::Unreadable { file, reason })
                 }
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(LoadError::NotFound),
             Err(e) => {
-                let file = self.db.add(&path, rel, Arc::from(""));
-                Err(LoadError::Unreadable { file, reason: e.to_string() })
+                let reason = e.to_string();
+                let file = self.db.add_unreadable(&path, rel, Arc::from(""), reason.clone());
+                Err(LoadError::Unreadable { file, reason })
             }
         }
     }
@@ -103,7 +114,11 @@ impl Project {
             Ok(f) => f,
             Err(e) => {
                 if let LoadError::Unreadable { file, reason } = &e {
-                    self.report(Diagnostic::new(Code::UnreadableFile, Span::new(file.id, 0, 0), format!("cannot read {}: {reason}", file.rel)));
+                    let at = utf8_error_offset(reason).unwrap_or(0);
+                    self.report(
+                        Diagnostic::new(Code::UnreadableFile, Span::new(file.id, at, at), format!("cannot read {}: {reason}", file.rel))
+                            .label("not UTF-8"),
+                    );
                 }
                 return Err(e);
             }
@@ -188,6 +203,12 @@ impl Project {
         }
         None
     }
+}
+
+/// The byte offset recorded in an invalid-UTF-8 reason.
+fn utf8_error_offset(reason: &str) -> Option<u32> {
+    let i = reason.rfind("byte ")?;
+    reason[i + 5..].trim_end_matches(')').parse().ok()
 }
 
 fn match_alias<'s>(alias: &str, specifier: &'s str) -> Option<&'s str> {

@@ -41,6 +41,8 @@ pub struct SourceFile {
     /// Path relative to the project root, `/`-separated: what users and manifests see.
     pub rel: String,
     pub text: Arc<str>,
+    /// Why the file could not be read as UTF-8 text (its `text` is then a lossy rendering).
+    pub unreadable: Option<String>,
     line_starts: Vec<u32>,
 }
 
@@ -59,7 +61,7 @@ impl SourceFile {
                 line_starts.push(i as u32 + 1);
             }
         }
-        SourceFile { id, path, rel, text, line_starts }
+        SourceFile { id, path, rel, text, unreadable: None, line_starts }
     }
 
     /// Line (1-based) and UTF-16 column (1-based) of a byte offset. Offsets inside a multi-byte
@@ -101,12 +103,23 @@ impl SourceDb {
 
     /// Adds a file (or returns the id it already has).
     pub fn add(&self, path: &Path, rel: String, text: Arc<str>) -> Arc<SourceFile> {
+        self.add_with(path, rel, text, None)
+    }
+
+    /// Adds a file that could not be read as text, with the reason.
+    pub fn add_unreadable(&self, path: &Path, rel: String, text: Arc<str>, reason: String) -> Arc<SourceFile> {
+        self.add_with(path, rel, text, Some(reason))
+    }
+
+    fn add_with(&self, path: &Path, rel: String, text: Arc<str>, unreadable: Option<String>) -> Arc<SourceFile> {
         let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
         if let Some(id) = inner.by_path.get(path) {
             return inner.files[id.0 as usize].clone();
         }
         let id = FileId(inner.files.len() as u32);
-        let file = Arc::new(SourceFile::new(id, path.to_path_buf(), rel, text));
+        let mut file = SourceFile::new(id, path.to_path_buf(), rel, text);
+        file.unreadable = unreadable;
+        let file = Arc::new(file);
         inner.files.push(file.clone());
         inner.by_path.insert(path.to_path_buf(), id);
         file

@@ -7,8 +7,13 @@ use std::path::PathBuf;
 
 #[derive(Clone, Debug)]
 pub struct Node {
+    /// Where the value is written (a literal, possibly in another file).
     pub span: Span,
     pub val: Val,
+    /// Where the definition refers to it, when that is elsewhere: the name of a constant, an
+    /// import, a member access. Diagnostics about the value's use point here and show `span`
+    /// as "defined here".
+    pub via: Option<Span>,
 }
 
 #[derive(Clone, Debug)]
@@ -65,7 +70,30 @@ impl Val {
 
 impl Node {
     pub fn new(span: Span, val: Val) -> Node {
-        Node { span, val }
+        Node { span, val, via: None }
+    }
+
+    /// The same value, reached through a reference at `use_span`.
+    pub fn via(mut self, use_span: Span) -> Node {
+        if use_span != self.span {
+            self.via = Some(use_span);
+        }
+        self
+    }
+
+    /// The outermost reference on the way to `pointer` (where the definition names the value).
+    pub fn use_site(&self, pointer: &[String]) -> Option<Span> {
+        if let Some(v) = self.via {
+            return Some(v);
+        }
+        let (first, rest) = pointer.split_first()?;
+        let child = match &self.val {
+            Val::Object(props) => props.iter().find(|p| &p.key == first).map(|p| &p.value),
+            Val::Array(items) => first.parse::<usize>().ok().and_then(|i| items.get(i)),
+            Val::Schema(inner) | Val::Observation(inner) | Val::Action(inner) => return inner.use_site(pointer),
+            _ => None,
+        }?;
+        child.use_site(rest)
     }
 
     pub fn get(&self, key: &str) -> Option<&Prop> {

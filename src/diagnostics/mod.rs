@@ -78,6 +78,32 @@ impl Diagnostic {
     }
 }
 
+/// The candidate closest to `s` (edit distance ≤ 2, or ≤ 1 for short names), for "did you mean".
+pub fn closest<'a>(s: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = if s.chars().count() <= 3 { 1 } else { 2 };
+    candidates
+        .into_iter()
+        .filter(|c| *c != s)
+        .map(|c| (levenshtein(&s.to_lowercase(), &c.to_lowercase()), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))
+        .map(|(_, c)| c)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 /// Sorts diagnostics into the order every renderer prints: by file path, position, code.
 /// Deterministic whatever order threads produced them in.
 pub fn sort_diagnostics(diags: &mut Vec<Diagnostic>, db: &SourceDb) {

@@ -16,7 +16,7 @@ use crate::project::{ModuleInfo, Project};
 use crate::value::Val;
 use swc_ecma_ast::{Decl, ExportDecl, ModuleDecl, ModuleItem, Stmt};
 use agent_surface_runtime::definition::{DefinitionViolation, DefinitionViolationKind};
-use agent_surface_runtime::ids::IdKind;
+use agent_surface_runtime::ids::{IdError, IdErrorReason, IdKind};
 
 pub fn diagnose(c: &BuiltContract, v: &DefinitionViolation, db: &SourceDb) -> Diagnostic {
     let err = match &v.kind {
@@ -46,12 +46,8 @@ pub fn diagnose(c: &BuiltContract, v: &DefinitionViolation, db: &SourceDb) -> Di
             _ => value,
         },
     };
-    let narrowed = err.position.and_then(|pos| narrow_to_char(db, span, &id_text, pos));
-    let mut d = Diagnostic::new(code, narrowed.unwrap_or(span), format!("invalid {what} \"{id_text}\": {}", err.message));
-    if narrowed.is_some() {
-        d = d.label("not allowed here");
-    }
-    d
+    let narrowed = char_level(err).then(|| err.position.and_then(|pos| narrow_to_char(db, span, &id_text, pos))).flatten();
+    Diagnostic::new(code, narrowed.unwrap_or(span), format!("invalid {what} \"{id_text}\": {}", err.message)).label(short_reason(err))
 }
 
 /// AS0105: literal instance ids in `.bind()` calls on contracts (declared in this module or
@@ -63,9 +59,10 @@ pub fn check_bind_calls(project: &Project, module: &ModuleInfo) -> Vec<Diagnosti
             continue;
         }
         if let Err(err) = agent_surface_runtime::ids::check_instance_id(&bind.instance_id) {
-            let narrowed = err.position.and_then(|pos| narrow_to_char(&project.db, bind.span, &bind.instance_id, pos));
+            let narrowed = char_level(&err).then(|| err.position.and_then(|pos| narrow_to_char(&project.db, bind.span, &bind.instance_id, pos))).flatten();
             out.push(
-                Diagnostic::new(Code::InvalidInstanceId, narrowed.unwrap_or(bind.span), format!("invalid instance id \"{}\": {}", bind.instance_id, err.message)),
+                Diagnostic::new(Code::InvalidInstanceId, narrowed.unwrap_or(bind.span), format!("invalid instance id \"{}\": {}", bind.instance_id, err.message))
+                    .label(short_reason(&err)),
             );
         }
     }
@@ -81,12 +78,36 @@ fn is_contract(project: &Project, module: &ModuleInfo, name: &str) -> bool {
     let Some(import) = module.index.imports.get(name) else { return false };
     let ImportKind::Named(export) = &import.kind else { return false };
     let Some(path) = project.resolve(&module.file.path, &import.source) else { return false };
-    let Ok(target) = project.load(&path) else { return false };
-    match target.index.exports.get(export) {
-        Some(Export::Local { local, .. }) => {
-            matches!(target.index.bindings.get(local), Some(Binding::Const { init: Some(r), .. }) if const_is_macro_call(&target, r.item, r.declarator))
+    exported_contract(project, &path, export, 0)
+}
+
+/// Whether export `name` of the module at `path` is a contract constant, following
+/// `export { a as b } from`, `export *` and imports re-exported by name (bounded depth, so an
+/// import cycle cannot loop).
+fn exported_contract(project: &Project, path: &std::path::Path, name: &str, depth: usize) -> bool {
+    if depth > 16 {
+        return false;
+    }
+    let Ok(target) = project.load(path) else { return false };
+    match target.index.exports.get(name) {
+        Some(Export::Local { local, .. }) => match target.index.bindings.get(local) {
+            Some(Binding::Const { init: Some(r), .. }) => const_is_macro_call(&target, r.item, r.declarator),
+            Some(_) => false,
+            None => match target.index.imports.get(local) {
+                Some(i) => match (&i.kind, project.resolve(&target.file.path, &i.source)) {
+                    (ImportKind::Named(n), Some(p)) => exported_contract(project, &p, n, depth + 1),
+                    _ => false,
+                },
+                None => false,
+            },
+        },
+        Some(Export::Reexport { source, imported, .. }) => {
+            project.resolve(&target.file.path, source).is_some_and(|p| exported_contract(project, &p, imported, depth + 1))
         }
-        _ => false,
+        Some(_) => false,
+        None => target.index.star_exports.iter().any(|(source, _)| {
+            project.resolve(&target.file.path, source).is_some_and(|p| exported_contract(project, &p, name, depth + 1))
+        }),
     }
 }
 
@@ -100,6 +121,28 @@ fn const_is_macro_call(module: &ModuleInfo, item: usize, declarator: usize) -> b
     let Some(init) = &decl.init else { return false };
     let span = crate::parse::span_of(&module.file, init.span());
     module.index.macro_calls.iter().any(|c| c.span == span)
+}
+
+/// Whether the error is about one character (then the diagnostic points at it).
+fn char_level(err: &IdError) -> bool {
+    matches!(err.reason, IdErrorReason::BadStart | IdErrorReason::BadChar)
+}
+
+fn short_reason(err: &IdError) -> String {
+    match err.reason {
+        IdErrorReason::BadStart | IdErrorReason::BadChar => "not allowed here".into(),
+        IdErrorReason::Empty => "empty".into(),
+        IdErrorReason::MissingPrefix => match err.kind {
+            IdKind::ProcedureId => "missing the `domain:` prefix".into(),
+            IdKind::ExternalToolId => "missing the `external:` prefix".into(),
+            _ => "missing prefix".into(),
+        },
+        IdErrorReason::SegmentTooLong => "a segment is too long".into(),
+        IdErrorReason::TooManySegments => "too many segments".into(),
+        IdErrorReason::TooFewSegments => "too few segments".into(),
+        IdErrorReason::TooLong => "too long".into(),
+        IdErrorReason::EmptySegment => "empty segment".into(),
+    }
 }
 
 /// The span of the `pos`-th character of `id` inside a string literal at `span`, if the

@@ -18,7 +18,21 @@ use agent_surface_runtime::limits::AgentSurfaceLimits;
 
 /// Runs every per-contract rule.
 pub fn check_contract(c: &BuiltContract, limits: &AgentSurfaceLimits, db: &SourceDb) -> Vec<Diagnostic> {
-    validate_contract(&c.contract, limits).into_iter().map(|v| diagnose(c, &v, db)).collect()
+    validate_contract(&c.contract, limits).into_iter().map(|v| with_use_site(diagnose(c, &v, db), c, &v.pointer)).collect()
+}
+
+/// When the offending value is written elsewhere (a constant, another file), also show where
+/// this contract uses it.
+fn with_use_site(mut d: Diagnostic, c: &BuiltContract, pointer: &[String]) -> Diagnostic {
+    if let Some(used) = c.tree.use_site(pointer) {
+        let p = d.primary.span;
+        let inside = used.file == p.file && used.lo >= p.lo && used.hi <= p.hi;
+        let covers = used.file == p.file && p.lo >= used.lo && p.hi <= used.hi;
+        if !inside && !covers && !d.related.iter().any(|r| r.span == used) {
+            d = d.related(used, "used here");
+        }
+    }
+    d
 }
 
 fn diagnose(c: &BuiltContract, v: &DefinitionViolation, db: &SourceDb) -> Diagnostic {

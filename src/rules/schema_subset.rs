@@ -20,8 +20,12 @@ pub fn diagnose(c: &BuiltContract, v: &DefinitionViolation) -> Diagnostic {
         S::InvalidPattern { .. } => (Code::InvalidPattern, false),
         _ => (Code::InvalidSchemaValue, false),
     };
-    let span = if on_key { c.key_span_at(&v.pointer) } else { c.span_at(&v.pointer) };
-    let field = v.pointer.iter().position(|s| s == "inputSchema" || s == "outputSchema").map(|i| v.pointer[..=i].join("."));
+    let field_end = v.pointer.iter().position(|s| s == "inputSchema" || s == "outputSchema");
+    // A whole-schema problem (too large, too deep at the root) is shown at the field's key,
+    // not as the entire schema text.
+    let whole_schema = field_end.is_some_and(|i| i + 1 == v.pointer.len());
+    let span = if on_key || whole_schema { c.key_span_at(&v.pointer) } else { c.span_at(&v.pointer) };
+    let field = field_end.map(|i| v.pointer[..=i].join("."));
     let message = match field {
         Some(f) => format!("{} (in {f})", sv.message),
         None => sv.message.clone(),

@@ -15,7 +15,7 @@ pub fn diagnose(c: &BuiltContract, v: &DefinitionViolation) -> Diagnostic {
         Kind::DescriptionTooLong { len, max } => Diagnostic::new(Code::DescriptionTooLong, span, v.message.clone())
             .label(format!("{len} characters"))
             .help(format!("shorten it to {max} characters or fewer; put details the agent does not need for choosing into code comments")),
-        Kind::MetaTooLarge { bytes, max } => Diagnostic::new(Code::MetaTooLarge, span, v.message.clone())
+        Kind::MetaTooLarge { bytes, max } => Diagnostic::new(Code::MetaTooLarge, c.key_span_at(&v.pointer), v.message.clone())
             .label(format!("{bytes} bytes of JSON"))
             .help(format!("`meta` is sent to agents with every snapshot: keep it under {max} bytes")),
         _ => unreachable!("sizes only gets size violations"),

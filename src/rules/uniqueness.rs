@@ -41,8 +41,8 @@ pub fn check(contracts: Vec<CompiledContract>, db: &SourceDb) -> (Vec<CompiledCo
                 other => other.id().to_string(),
             };
             let first_span = first.built.span_at(&[id_ptr.to_string()]);
-            let first_file = db.get(first.file);
-            let lc = first_file.line_col(first.call.callee_span.lo);
+            let first_file = db.get(first_span.file);
+            let lc = first_file.line_col(first_span.lo);
             diags.push(
                 Diagnostic::new(code, c.built.span_at(&[id_ptr.to_string()]), format!("the {what} \"{name}\" is already declared in {}:{}", first_file.rel, lc.line))
                     .label("declared again here")
