@@ -17,3 +17,4 @@ pub mod ids;
 pub mod limits;
 pub mod manifest;
 pub mod schema;
+pub mod validate;
