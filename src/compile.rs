@@ -152,7 +152,7 @@ fn compile_file(project: &Project, path: &std::path::Path, limits: &AgentSurface
         let mut diags: Vec<Diagnostic> = evaluator.diagnostics.drain(before..).collect();
         let at = file.line_col(call_info.callee_span.lo);
         let source = SourceLocation { file: file.rel.clone(), line: at.line, column: at.column };
-        let built = build_contract(call_info.kind, call_info.span, call_info.callee_span, args, source, &mut diags);
+        let built = build_contract(call_info.kind, call_info.span, call_info.callee_span, args, source, &evaluator.output_mode_schemas, &mut diags);
         if let Some(built) = &built {
             diags.extend(rules::check_contract(built, limits, &project.db));
         }

@@ -9,6 +9,7 @@ use crate::source::Span;
 use crate::value::{Node, Prop, Val};
 use agent_surface_runtime::effects::{default_governance, Audit, CapabilityKind, Confirmation, Effect};
 use agent_surface_runtime::manifest::{ManifestContract, SourceLocation};
+use std::collections::HashSet;
 
 /// A contract that built: the typed contract and its span tree.
 #[derive(Debug, Clone)]
@@ -48,9 +49,10 @@ pub fn build_contract(
     callee_span: Span,
     args: Vec<Option<Node>>,
     source: SourceLocation,
+    output_mode: &HashSet<Span>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<BuiltContract> {
-    let mut b = Builder { diags, call_span, callee_span, ok: true };
+    let mut b = Builder { diags, call_span, callee_span, output_mode, ok: true };
     if args.len() != 1 {
         b.push(Diagnostic::new(
             Code::InvalidArguments,
@@ -75,7 +77,7 @@ pub fn build_contract(
     let mut json = match tree.to_json() {
         Ok(j) => j,
         Err(bad) => {
-            let d = Diagnostic::new(Code::InvalidField, bad.span, format!("expected a JSON value, found {}", bad.val.describe()));
+            let d = not_json(bad);
             b.push(d);
             return None;
         }
@@ -92,11 +94,26 @@ pub fn build_contract(
     }
 }
 
+/// A diagnostic for a value where JSON is needed, with the rewrite that usually fixes it.
+pub fn not_json(bad: &Node) -> Diagnostic {
+    let at = bad.via.unwrap_or(bad.span);
+    match &bad.val {
+        Val::Regex(r) => Diagnostic::new(Code::NotStatic, at, "a regular expression literal is not a JSON value")
+            .help(format!("write the pattern as a string: `pattern: {}`", serde_json::Value::String(r.source.clone()))),
+        Val::Zod(_) => Diagnostic::new(Code::InvalidField, at, "a zod schema is not a JSON Schema")
+            .help("wrap it: `fromStandardSchema(X, { jsonSchema: z.toJSONSchema(X, { io: \"input\" }) })`"),
+        Val::Function(..) => Diagnostic::new(Code::NotStatic, at, "a function is not a JSON value"),
+        other => Diagnostic::new(Code::InvalidField, at, format!("expected a JSON value, found {}", other.describe())),
+    }
+}
+
 struct Builder<'d> {
     diags: &'d mut Vec<Diagnostic>,
     call_span: Span,
     /// The macro's name: where "this contract lacks X" points, rather than the whole call.
     callee_span: Span,
+    /// `fromStandardSchema` calls whose zod conversion used output mode (and input differs).
+    output_mode: &'d HashSet<Span>,
     ok: bool,
 }
 
@@ -187,8 +204,9 @@ impl Builder<'_> {
             Val::Object(_) => match p.value.to_json() {
                 Ok(_) => p.value.clone(),
                 Err(bad) => {
-                    let bad = bad.clone();
-                    self.invalid(&bad, format!("`{}` must hold JSON values only, found {}", p.key, bad.val.describe()))
+                    let d = not_json(bad);
+                    self.push(d);
+                    Node::new(p.value.span, Val::Null)
                 }
             },
             other => self.invalid(&p.value, format!("`{}` must be an object of JSON values, found {}", p.key, other.describe())),
@@ -238,6 +256,14 @@ impl Builder<'_> {
                 self.push(
                     Diagnostic::new(Code::InvalidField, p.value.via.unwrap_or(p.value.span), format!("`{}` must be an AgentSchema, found a plain object", p.key))
                         .help("wrap the JSON Schema: `fromJsonSchema({ type: \"object\", ... })`, or use `fromStandardSchema`"),
+                );
+                Node::new(p.value.span, Val::Null)
+            }
+            Val::Zod(_) => {
+                let io = if p.key == "input" { "{ io: \"input\" }" } else { "{ io: \"output\" }" };
+                self.push(
+                    Diagnostic::new(Code::InvalidField, p.value.via.unwrap_or(p.value.span), format!("`{}` must be an AgentSchema, found a zod schema", p.key))
+                        .help(format!("wrap it: `fromStandardSchema(X, {{ jsonSchema: z.toJSONSchema(X, {io}) }})`")),
                 );
                 Node::new(p.value.span, Val::Null)
             }
@@ -406,6 +432,13 @@ impl Builder<'_> {
     /// inputSchema, outputSchema and governance with defaults from the effect.
     fn governed_io(&mut self, def: &Node, what: &str, kind: CapabilityKind, anchor: Span, out: &mut Vec<Prop>) {
         if let Some(p) = self.required(def, "input", what, anchor) {
+            if matches!(p.value.val, Val::Schema(_)) && self.output_mode.contains(&p.value.span) {
+                self.push(
+                    Diagnostic::new(Code::ZodInputInOutputMode, p.value.via.unwrap_or(p.value.span), "this input schema was converted in zod's default output mode")
+                        .label("z.toJSONSchema(X) describes what zod returns, not what it accepts")
+                        .help("convert inputs with `z.toJSONSchema(X, { io: \"input\" })`: in output mode fields with defaults become required and unknown keys are refused, so agents are asked for more than the app needs"),
+                );
+            }
             let s = self.schema(p);
             out.push(prop("inputSchema", p.key_span, s));
         }

@@ -35,29 +35,44 @@ const CORE_FUNCTIONS: &[&str] = &[
 
 /// One evaluation session; caches constants so each is evaluated (and reported) once.
 pub struct Evaluator<'p> {
-    project: &'p Project,
+    pub(crate) project: &'p Project,
     pub diagnostics: Vec<Diagnostic>,
     stack: Vec<(PathBuf, String)>,
     cache: HashMap<(PathBuf, String), Option<Node>>,
+    /// The zod schemas built so far (identity matters: see [`crate::zod::model`]).
+    pub(crate) zod: crate::zod::model::Arena,
+    /// `z.toJSONSchema` calls in output mode → whether input mode would differ.
+    pub(crate) zod_output_mode: HashMap<Span, bool>,
+    /// `fromStandardSchema(...)` calls whose JSON Schema was converted in output mode and
+    /// would differ in input mode.
+    pub output_mode_schemas: std::collections::HashSet<Span>,
 }
 
 type M = Arc<ModuleInfo>;
 
 impl<'p> Evaluator<'p> {
     pub fn new(project: &'p Project) -> Self {
-        Evaluator { project, diagnostics: Vec::new(), stack: Vec::new(), cache: HashMap::new() }
+        Evaluator {
+            project,
+            diagnostics: Vec::new(),
+            stack: Vec::new(),
+            cache: HashMap::new(),
+            zod: Default::default(),
+            zod_output_mode: HashMap::new(),
+            output_mode_schemas: Default::default(),
+        }
     }
 
-    fn sp(&self, m: &M, s: swc_common::Span) -> Span {
+    pub(crate) fn sp(&self, m: &M, s: swc_common::Span) -> Span {
         span_of(&m.file, s)
     }
 
-    fn error<T>(&mut self, d: Diagnostic) -> Option<T> {
+    pub(crate) fn error<T>(&mut self, d: Diagnostic) -> Option<T> {
         self.diagnostics.push(d);
         None
     }
 
-    fn not_static(&mut self, span: Span, message: impl Into<String>) -> Option<Node> {
+    pub(crate) fn not_static<T>(&mut self, span: Span, message: impl Into<String>) -> Option<T> {
         self.error(Diagnostic::new(Code::NotStatic, span, message))
     }
 
@@ -95,9 +110,10 @@ impl<'p> Evaluator<'p> {
             Expr::Ident(id) => self.eval_ident(m, id.sym.as_str(), span),
             Expr::Member(mem) => self.eval_member(m, mem, span),
             Expr::Call(call) => self.eval_call(m, call, span),
-            Expr::Arrow(_) | Expr::Fn(_) => self.not_static(span, "a function is not a static value"),
+            Expr::Arrow(a) => Some(Node::new(span, Val::Function(returned_expr_of_arrow(a), Some(m.clone())))),
+            Expr::Fn(f) => Some(Node::new(span, Val::Function(returned_expr_of_fn(&f.function), Some(m.clone())))),
             Expr::Cond(_) => self.not_static(span, "a conditional expression depends on runtime values"),
-            Expr::New(_) => self.not_static(span, "`new` creates a runtime object"),
+            Expr::New(n) => self.eval_new(m, n, span),
             Expr::Await(_) => self.not_static(span, "`await` depends on runtime values"),
             Expr::OptChain(_) => self.not_static(span, "optional chaining depends on runtime values"),
             Expr::JSXElement(_) | Expr::JSXFragment(_) => self.not_static(span, "JSX is not a JSON value"),
@@ -114,12 +130,7 @@ impl<'p> Evaluator<'p> {
             Lit::Bool(b) => Val::Bool(b.value),
             Lit::Null(_) => Val::Null,
             Lit::BigInt(_) => return self.not_static(span, "a bigint is not a JSON value"),
-            Lit::Regex(_) => {
-                return self.error(
-                    Diagnostic::new(Code::NotStatic, span, "a regular expression literal is not a JSON value")
-                        .help("write the pattern as a string: `pattern: \"^[a-z]+$\"`"),
-                )
-            }
+            Lit::Regex(r) => Val::Regex(self.zod.new_regex(r.exp.to_string(), r.flags.to_string())),
             Lit::JSXText(_) => return self.not_static(span, "JSX text is not a JSON value"),
         };
         Some(Node::new(span, val))
@@ -185,7 +196,7 @@ impl<'p> Evaluator<'p> {
         let mut ok = true;
         for elem in &a.elems {
             let Some(elem) = elem else {
-                self.not_static(span, "an array hole is not a JSON value");
+                self.not_static::<Node>(span, "an array hole is not a JSON value");
                 ok = false;
                 continue;
             };
@@ -197,7 +208,7 @@ impl<'p> Evaluator<'p> {
                 match v.val {
                     Val::Array(inner) => items.extend(inner),
                     other => {
-                        self.not_static(v.span, format!("only arrays can be spread into an array, found {}", other.describe()));
+                        self.not_static::<Node>(v.span, format!("only arrays can be spread into an array, found {}", other.describe()));
                         ok = false;
                     }
                 }
@@ -220,13 +231,13 @@ impl<'p> Evaluator<'p> {
                     Val::Str(s) => Some((s, span)),
                     Val::Num(n) => Some((js_number_string(n), span)),
                     other => {
-                        self.not_static(v.span, format!("a computed key must be a string, found {}", other.describe()));
+                        self.not_static::<Node>(v.span, format!("a computed key must be a string, found {}", other.describe()));
                         None
                     }
                 }
             }
             PropName::BigInt(_) => {
-                self.not_static(span, "a bigint key is not evaluated statically");
+                self.not_static::<Node>(span, "a bigint key is not evaluated statically");
                 None
             }
         }
@@ -242,7 +253,7 @@ impl<'p> Evaluator<'p> {
                         Val::Object(inner) => inner.into_iter().for_each(|p| Node::set(&mut props, p)),
                         Val::Undefined | Val::Null => {}
                         other => {
-                            self.not_static(v.span, format!("only objects can be spread into an object, found {}", other.describe()));
+                            self.not_static::<Node>(v.span, format!("only objects can be spread into an object, found {}", other.describe()));
                             ok = false;
                         }
                     },
@@ -264,9 +275,25 @@ impl<'p> Evaluator<'p> {
                             None => ok = false,
                         }
                     }
-                    swc_ecma_ast::Prop::Method(_) | swc_ecma_ast::Prop::Getter(_) | swc_ecma_ast::Prop::Setter(_) => {
+                    swc_ecma_ast::Prop::Getter(g) => {
+                        // A getter is deferred (zod shapes use them for recursive schemas).
+                        let key = self.prop_key(m, &g.key);
+                        let body = g.function.body.as_ref().and_then(|b| single_return(&b.stmts));
+                        match (key, body) {
+                            (Some((key, key_span)), Some(expr)) => {
+                                let t = self.zod.add_thunk(crate::zod::model::Thunk { module: m.clone(), expr: Box::new(expr.clone()), span: key_span });
+                                Node::set(&mut props, VProp { key, key_span, value: Node::new(key_span, Val::Getter(t)) });
+                            }
+                            _ => {
+                                let s = self.sp(m, prop.span());
+                                self.not_static::<Node>(s, "a getter is evaluated only when its body is `return <expression>`");
+                                ok = false;
+                            }
+                        }
+                    }
+                    swc_ecma_ast::Prop::Method(_) | swc_ecma_ast::Prop::Setter(_) => {
                         let s = self.sp(m, prop.span());
-                        self.not_static(s, "methods, getters and setters run code; a definition holds data only")
+                        self.not_static::<Node>(s, "methods and setters run code; a definition holds data only")
                             .or_else(|| {
                                 ok = false;
                                 None
@@ -274,7 +301,7 @@ impl<'p> Evaluator<'p> {
                     }
                     swc_ecma_ast::Prop::Assign(_) => {
                         let s = self.sp(m, prop.span());
-                        self.not_static(s, "this property form is not evaluated statically");
+                        self.not_static::<Node>(s, "this property form is not evaluated statically");
                         ok = false;
                     }
                 },
@@ -293,6 +320,12 @@ impl<'p> Evaluator<'p> {
             return self.eval_binding(m, name, &binding, use_span);
         }
         if let Some(import) = m.index.imports.get(name).cloned() {
+            if crate::zod::is_zod_source(&import.source) {
+                return Some(match &import.kind {
+                    ImportKind::Named(n) => self.zod_import(Some(n), use_span),
+                    ImportKind::Default | ImportKind::Namespace => self.zod_import(None, use_span),
+                });
+            }
             let path = match self.resolve_import_source(m, &import.source, use_span, name)? {
                 Resolved::Core => {
                     return match &import.kind {
@@ -337,6 +370,11 @@ impl<'p> Evaluator<'p> {
                 let init = decl.init.as_ref().expect("const with initializer");
                 self.with_cache(key, use_span, |ev| ev.eval(m, init))
             }
+            Binding::Enum { item, span } => {
+                let key = (m.file.path.clone(), name.to_string());
+                let (item, span) = (*item, *span);
+                self.with_cache(key, use_span, |ev| ev.eval_enum(m, item, span))
+            }
             Binding::Const { init: None, span } => self.error(
                 Diagnostic::new(Code::NotStatic, use_span, format!("`{name}` is declared without a value")).related(*span, "declared here"),
             ),
@@ -351,6 +389,41 @@ impl<'p> Evaluator<'p> {
                     .related(*span, "declared here"),
             ),
         }
+    }
+
+    /// A TypeScript enum as tsc emits it: members in order, numeric members auto-incremented,
+    /// reverse mappings for numeric values.
+    fn eval_enum(&mut self, m: &M, item: usize, span: Span) -> Option<Node> {
+        let decl = match &m.module.body[item] {
+            ModuleItem::Stmt(Stmt::Decl(Decl::TsEnum(e))) => e.clone(),
+            ModuleItem::ModuleDecl(ModuleDecl::ExportDecl(ExportDecl { decl: Decl::TsEnum(e), .. })) => e.clone(),
+            _ => return self.not_static(span, "internal: enum not found"),
+        };
+        let mut props: Vec<VProp> = Vec::new();
+        let mut next = Some(0.0);
+        for member in &decl.members {
+            let key = match &member.id {
+                TsEnumMemberId::Ident(i) => i.sym.to_string(),
+                TsEnumMemberId::Str(s) => str_value(s),
+            };
+            let key_span = self.sp(m, member.span);
+            let value = match &member.init {
+                Some(init) => self.eval(m, init)?,
+                None => match next {
+                    Some(n) => Node::new(key_span, Val::Num(n)),
+                    None => return self.not_static(key_span, "an enum member after a string member needs an initializer"),
+                },
+            };
+            next = match value.val {
+                Val::Num(n) => Some(n + 1.0),
+                _ => None,
+            };
+            if let Val::Num(n) = value.val {
+                Node::set(&mut props, VProp { key: js_number_string(n), key_span, value: Node::new(key_span, Val::Str(key.clone())) });
+            }
+            Node::set(&mut props, VProp { key, key_span, value });
+        }
+        Some(Node::new(span, Val::Object(props)))
     }
 
     /// Runs `f` with cycle detection and caching under `key`.
@@ -559,6 +632,11 @@ impl<'p> Evaluator<'p> {
             },
             Val::Namespace(path) => self.eval_export(&path, &key, span),
             Val::CoreNamespace => self.core_export(&key, span),
+            Val::ZodNs(_) | Val::Zod(_) => {
+                let obj = Node::new(obj.span, obj.val);
+                self.zod_member(&obj, &key, span)
+            }
+            Val::Regex(r) if key == "source" => Some(Node::new(span, Val::Str(r.source))),
             other => self.not_static(key_span, format!("cannot read `{key}` of {}", other.describe())),
         }
     }
@@ -567,6 +645,9 @@ impl<'p> Evaluator<'p> {
         let Callee::Expr(callee) = &call.callee else {
             return self.not_static(span, "this call is not evaluated statically");
         };
+        if let Some(z) = self.zod_callee(m, callee)? {
+            return self.zod_call(m, z, call, span);
+        }
         let Some(core) = self.core_callee(m, callee) else {
             return self.error(
                 Diagnostic::new(Code::NotStatic, span, "a function call is not evaluated statically")
@@ -593,6 +674,62 @@ impl<'p> Evaluator<'p> {
                     .help("declare it at module level and bind it separately"),
             ),
         }
+    }
+
+    /// The zod function or method a callee evaluates to (`Some(None)`: not zod; `None`: an
+    /// error was reported while evaluating the receiver).
+    fn zod_callee(&mut self, m: &M, callee: &Expr) -> Option<Option<Val>> {
+        match callee {
+            Expr::Paren(p) => self.zod_callee(m, &p.expr),
+            Expr::Ident(id) => {
+                let zod_import = m.index.imports.get(id.sym.as_str()).is_some_and(|i| crate::zod::is_zod_source(&i.source));
+                if !zod_import {
+                    return Some(None);
+                }
+                let span = self.sp(m, id.span);
+                let v = self.eval_ident(m, id.sym.as_str(), span)?;
+                Some(matches!(v.val, Val::ZodFn(_)).then_some(v.val))
+            }
+            Expr::Member(mem) => {
+                // Only receivers that can be zod values: names, calls, member chains.
+                if !matches!(&*mem.obj, Expr::Ident(_) | Expr::Call(_) | Expr::Member(_) | Expr::Paren(_)) {
+                    return Some(None);
+                }
+                if let Expr::Ident(id) = &*mem.obj {
+                    let name = id.sym.as_str();
+                    let known = m.index.bindings.get(name).is_some_and(|b| matches!(b, Binding::Const { .. }))
+                        || m.index.imports.get(name).is_some_and(|i| i.source != CORE_PACKAGE);
+                    if !known {
+                        return Some(None);
+                    }
+                }
+                let span = self.sp(m, mem.span);
+                let v = self.eval_member(m, mem, span)?;
+                Some(matches!(v.val, Val::ZodFn(_) | Val::ZodMethod(..)).then_some(v.val))
+            }
+            _ => Some(None),
+        }
+    }
+
+    /// `new RegExp(source, flags?)` with static arguments.
+    fn eval_new(&mut self, m: &M, n: &NewExpr, span: Span) -> Option<Node> {
+        let is_regexp = matches!(&*n.callee, Expr::Ident(i) if i.sym == "RegExp" && !m.index.bindings.contains_key("RegExp"));
+        if !is_regexp {
+            return self.not_static(span, "`new` creates a runtime object");
+        }
+        let args = n.args.as_deref().unwrap_or(&[]);
+        let mut strings = Vec::new();
+        for a in args {
+            let v = self.eval(m, &a.expr)?;
+            match v.val {
+                Val::Str(s) => strings.push(s),
+                Val::Regex(r) => strings.push(r.source),
+                other => return self.not_static(v.span, format!("new RegExp needs string arguments, found {}", other.describe())),
+            }
+        }
+        let source = js_regexp_source(strings.first().map(String::as_str).unwrap_or(""));
+        let flags = strings.get(1).cloned().unwrap_or_default();
+        Some(Node::new(span, Val::Regex(self.zod.new_regex(source, flags))))
     }
 
     /// The core export a callee refers to (directly, aliased, through a namespace, or through a
@@ -684,12 +821,16 @@ impl<'p> Evaluator<'p> {
             }
             JsonSchemaExpr::Expr(e) => {
                 if let Expr::Call(inner) = unwrap_ts(e) {
-                    let s = self.sp(m, inner.span);
-                    return self.error(
-                        Diagnostic::new(Code::SchemaNotEvaluable, s, "this JSON Schema conversion is not statically evaluable yet")
-                            .label("evaluated at run time")
-                            .help("pass the JSON Schema as a literal (`jsonSchema: { type: \"object\", ... }`) or use `fromJsonSchema({...})`"),
-                    );
+                    let Callee::Expr(callee) = &inner.callee else { return None };
+                    let is_zod = matches!(self.zod_callee(m, callee), Some(Some(Val::ZodFn(ref f))) if f == "toJSONSchema");
+                    if !is_zod {
+                        let s = self.sp(m, inner.span);
+                        return self.error(
+                            Diagnostic::new(Code::SchemaNotEvaluable, s, "only zod's `z.toJSONSchema(...)` and literal JSON Schemas are evaluated statically")
+                                .label("a converter the compiler cannot run")
+                                .help("for valibot, arktype or another library, pass the JSON Schema literally: `fromJsonSchema({ type: \"object\", ... })`, or build the schema with zod"),
+                        );
+                    }
                 }
                 self.eval(m, e)
             }
@@ -697,7 +838,14 @@ impl<'p> Evaluator<'p> {
         if !matches!(json.val, Val::Object(_)) {
             return self.error(Diagnostic::new(Code::InvalidArguments, json.span, format!("`jsonSchema` must be an object, found {}", json.val.describe())));
         }
-        Some(Node::new(span, Val::Schema(Box::new(json))))
+        // Remember an output-mode conversion on the schema itself, for the `input` warning.
+        let output_mode = self.zod_output_mode.get(&json.span).copied();
+        let mut schema = Node::new(span, Val::Schema(Box::new(json)));
+        if output_mode == Some(true) {
+            schema.via = None;
+            self.output_mode_schemas.insert(span);
+        }
+        Some(schema)
     }
 }
 
@@ -726,6 +874,68 @@ fn similar_module(from: &Path, source: &str) -> Option<String> {
     stems.sort();
     let found = closest(stem, stems.iter().map(String::as_str))?;
     Some(format!("{dir_part}/{found}"))
+}
+
+/// The expression a zero-parameter arrow function returns (`() => x`, `() => { return x }`).
+fn returned_expr_of_arrow(a: &ArrowExpr) -> Option<Box<Expr>> {
+    if !a.params.is_empty() {
+        return None;
+    }
+    match &*a.body {
+        ArrowFunctionBody::Expr(e) => Some(e.clone()),
+        ArrowFunctionBody::FunctionBody(b) => single_return(&b.stmts).map(|e| Box::new(e.clone())),
+    }
+}
+
+fn returned_expr_of_fn(f: &Function) -> Option<Box<Expr>> {
+    if !f.params.is_empty() {
+        return None;
+    }
+    f.body.as_ref().and_then(|b| single_return(&b.stmts)).map(|e| Box::new(e.clone()))
+}
+
+/// The expression of a body that is exactly `return <expr>;`.
+fn single_return(stmts: &[Stmt]) -> Option<&Expr> {
+    match stmts {
+        [Stmt::Return(ReturnStmt { arg: Some(e), .. })] => Some(e),
+        _ => None,
+    }
+}
+
+/// `RegExp.prototype.source` of `new RegExp(s)`: `/` escaped, empty as `(?:)`, line breaks escaped.
+fn js_regexp_source(s: &str) -> String {
+    if s.is_empty() {
+        return "(?:)".into();
+    }
+    let mut out = String::new();
+    let mut escaped = false;
+    let mut in_class = false;
+    for c in s.chars() {
+        match c {
+            '\\' if !escaped => {
+                escaped = true;
+                out.push(c);
+                continue;
+            }
+            '[' if !escaped => in_class = true,
+            ']' if !escaped => in_class = false,
+            '/' if !escaped && !in_class => out.push('\\'),
+            '\n' => {
+                out.push_str("\\n");
+                escaped = false;
+                continue;
+            }
+            '\r' => {
+                out.push_str("\\r");
+                escaped = false;
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+        escaped = false;
+    }
+    out
 }
 
 enum JsonSchemaExpr<'a> {

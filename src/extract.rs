@@ -66,14 +66,16 @@ pub enum Binding {
     Const { init: Option<ConstRef>, span: Span },
     /// `let` or `var`: never statically evaluated.
     Mutable { keyword: &'static str, span: Span },
-    /// A function, class, enum, destructured const...: a runtime value.
+    /// A TypeScript `enum` (evaluated to its object, reverse mappings included, as tsc emits it).
+    Enum { item: usize, span: Span },
+    /// A function, class, destructured const...: a runtime value.
     Other { what: &'static str, span: Span },
 }
 
 impl Binding {
     pub fn span(&self) -> Span {
         match self {
-            Binding::Const { span, .. } | Binding::Mutable { span, .. } | Binding::Other { span, .. } => *span,
+            Binding::Const { span, .. } | Binding::Mutable { span, .. } | Binding::Enum { span, .. } | Binding::Other { span, .. } => *span,
         }
     }
 }
@@ -289,7 +291,7 @@ fn declare(index: &mut ModuleIndex, decl: &Decl, item: usize, file: &SourceFile)
             names.push((c.ident.sym.to_string(), sp(c.ident.span)));
         }
         Decl::TsEnum(e) => {
-            index.bindings.insert(e.id.sym.to_string(), Binding::Other { what: "an enum", span: sp(e.id.span) });
+            index.bindings.insert(e.id.sym.to_string(), Binding::Enum { item, span: sp(e.id.span) });
             names.push((e.id.sym.to_string(), sp(e.id.span)));
         }
         Decl::Using(u) => {

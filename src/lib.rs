@@ -23,3 +23,4 @@ pub mod render;
 pub mod rules;
 pub mod source;
 pub mod value;
+pub mod zod;

@@ -3,6 +3,7 @@
 //! point at the exact literal.
 
 use crate::source::Span;
+use crate::zod::model::{Check, Regex, ZodId};
 use std::path::PathBuf;
 
 #[derive(Clone, Debug)]
@@ -45,6 +46,23 @@ pub enum Val {
     CoreNamespace,
     /// `import * as ns from "./module"`.
     Namespace(PathBuf),
+    /// The zod namespace (`z`) or one of its sub-namespaces (`z.iso`, `z.coerce`, `z.regexes`).
+    ZodNs(&'static str),
+    /// A zod function not yet called (`z.string`, `z.iso.datetime`).
+    ZodFn(String),
+    /// A zod schema (a node of the evaluator's zod arena).
+    Zod(ZodId),
+    /// A method of a zod schema not yet called (`schema.min`).
+    ZodMethod(ZodId, String),
+    /// A standalone zod check (`z.minLength(2)`), for `.check(...)`.
+    ZodCheck(Check),
+    /// A regular expression object (`/^a$/`, `new RegExp("a")`, `z.regexes.email`).
+    Regex(Regex),
+    /// A function: its single returned expression when it has one and takes no parameters
+    /// (`() => []`), evaluated only where a value is needed (zod defaults).
+    Function(Option<Box<swc_ecma_ast::Expr>>, Option<std::sync::Arc<crate::project::ModuleInfo>>),
+    /// A getter of an object literal (zod shapes use them for recursion): a deferred schema.
+    Getter(usize),
 }
 
 impl Val {
@@ -64,6 +82,13 @@ impl Val {
             Val::CoreExport(_) => "a function of @agent-surface/core",
             Val::CoreNamespace => "the @agent-surface/core namespace",
             Val::Namespace(_) => "a module namespace",
+            Val::ZodNs(_) => "the zod namespace",
+            Val::ZodFn(_) | Val::ZodMethod(..) => "a zod function",
+            Val::Zod(_) => "a zod schema",
+            Val::ZodCheck(_) => "a zod check",
+            Val::Regex(_) => "a regular expression",
+            Val::Function(..) => "a function",
+            Val::Getter(_) => "a getter",
         }
     }
 }
@@ -104,10 +129,14 @@ impl Node {
     }
 
     /// Sets a property (replacing in place, as JS does for a repeated key).
+    /// JS own-key order: array-index keys ascending, then the rest in insertion order.
     pub fn set(props: &mut Vec<Prop>, prop: Prop) {
         if let Some(existing) = props.iter_mut().find(|p| p.key == prop.key) {
             existing.value = prop.value;
             existing.key_span = prop.key_span;
+        } else if let Some(n) = array_index(&prop.key) {
+            let pos = props.iter().position(|p| array_index(&p.key).is_none_or(|m| m > n)).unwrap_or(props.len());
+            props.insert(pos, prop);
         } else {
             props.push(prop);
         }
@@ -171,6 +200,14 @@ impl Node {
         };
         node.get(last).map(|p| p.key_span)
     }
+}
+
+/// The array index a property key stands for in JS ordering (`"2"`, not `"02"`).
+pub fn array_index(k: &str) -> Option<u32> {
+    if k.is_empty() || k.len() > 10 || !k.bytes().all(|b| b.is_ascii_digit()) || (k.len() > 1 && k.starts_with('0')) {
+        return None;
+    }
+    k.parse::<u64>().ok().filter(|n| *n < u32::MAX as u64).map(|n| n as u32)
 }
 
 /// A JSON number for a finite f64 (integers up to 2^53 stay integers).

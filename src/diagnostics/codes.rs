@@ -109,6 +109,8 @@ declare_codes! {
     InvalidSchemaRef = "AS0204", "invalid-schema-ref", Schema, Error, "a `$ref` that is not a resolvable `#/$defs/...` reference", "reference a definition of the root `$defs`: `{ \"$ref\": \"#/$defs/name\" }`";
     SchemaTooDeep = "AS0205", "schema-too-deep", Schema, Error, "a schema nests deeper than the limit", "flatten the schema or move shared parts into `$defs`";
     SchemaTooLarge = "AS0206", "schema-too-large", Schema, Error, "a schema serializes larger than the limit", "split the capability or simplify its schema";
+    UnsupportedZod = "AS0208", "unsupported-zod-construct", Schema, Error, "a zod construct whose JSON Schema leaves the supported subset", "rewrite it with the supported zod API listed in docs/schemas.md";
+    ZodInputInOutputMode = "AS0209", "zod-input-in-output-mode", Schema, Warning, "an input schema converted with z.toJSONSchema's default output mode", "convert inputs with `z.toJSONSchema(X, { io: \"input\" })`";
     InvalidPattern = "AS0207", "invalid-pattern", Schema, Error, "a `pattern` is not a valid ECMAScript regular expression", "write the pattern as an ECMAScript regular expression source, without slashes or flags";
     EmptyDescription = "AS0301", "empty-description", Limits, Error, "a description is empty", "describe what the capability is and when an agent should use it";
     DescriptionTooLong = "AS0302", "description-too-long", Limits, Error, "a description is longer than the limit", "shorten the description";

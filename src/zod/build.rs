@@ -1,0 +1,900 @@
+//! Evaluating zod builder calls (`z.object({...}).extend(...).describe(...)`) into the schema
+//! graph, and `z.toJSONSchema(X, { io })` into JSON. Arguments that are functions (refine,
+//! transform, ...) are never evaluated: they only run at run time and do not shape the schema.
+
+use super::emit::{to_json_schema, Io};
+use super::model::{Catchall, Check, Field, Kind, Regex, Thunk, ZodId};
+use super::patterns;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::evaluate::{json_to_node, Evaluator};
+use crate::project::ModuleInfo;
+use crate::source::Span;
+use crate::value::{Node, Prop, Val};
+use serde_json::Value as Json;
+use std::sync::Arc;
+use swc_common::Spanned;
+use swc_ecma_ast::*;
+
+type M = Arc<ModuleInfo>;
+
+/// Methods whose arguments are functions or messages that never shape the JSON Schema.
+const OPAQUE_METHODS: &[&str] = &["refine", "superRefine", "overwrite", "trim", "toLowerCase", "toUpperCase", "normalize", "finite", "check_custom"];
+
+/// zod builders whose JSON Schema leaves the subset, with the alternative to suggest.
+fn unsupported_builder(name: &str) -> Option<(&'static str, &'static str)> {
+    Some(match name {
+        "discriminatedUnion" | "xor" => ("zod emits `oneOf`, which is outside the supported subset", "use z.union([...]) of objects tagged with z.literal(...): it becomes anyOf of const-tagged objects"),
+        "tuple" => ("zod emits `prefixItems`, which is outside the supported subset", "use z.object({...}) with named fields, or z.array(...) of one type"),
+        "record" | "partialRecord" | "looseRecord" => ("zod emits `propertyNames` and a schema `additionalProperties`, outside the subset", "list the keys with z.object({...}), or use z.array(z.object({ key, value }))"),
+        "json" => ("z.json() is recursive at the root (`$ref: \"#\"`), outside the subset", "describe the expected shape with z.object({...})"),
+        "looseObject" => ("zod emits `additionalProperties: {}`, outside the subset", "use z.object({...}) or z.strictObject({...})"),
+        "never" => ("zod emits `not: {}`, outside the subset", "leave the field out of the object"),
+        "date" => ("Date cannot be represented in JSON Schema", "use z.iso.datetime() (an ISO-8601 string)"),
+        "bigint" | "int64" | "uint64" => ("BigInt cannot be represented in JSON Schema", "use z.int() or a string with a pattern"),
+        "symbol" => ("Symbols cannot be represented in JSON Schema", "use a string or an enum"),
+        "undefined" | "void" => ("undefined cannot be represented in JSON Schema", "make the field optional with .optional()"),
+        "nan" => ("NaN cannot be represented in JSON Schema", "use z.number()"),
+        "map" => ("Map cannot be represented in JSON Schema", "use z.object({...}) or an array of entries"),
+        "set" => ("Set cannot be represented in JSON Schema", "use z.array(...)"),
+        "custom" | "instanceof" => ("custom types cannot be represented in JSON Schema", "describe the value's JSON shape with zod builders"),
+        "function" => ("functions cannot be represented in JSON Schema", "agents exchange JSON values only"),
+        "file" => ("files cannot cross the agent boundary (JSON values only)", "pass a URL or an id string"),
+        "promise" => ("a promise is not a JSON value (zod emits the inner schema silently; we refuse)", "use the inner schema directly"),
+        "success" => ("z.success() changes the value's meaning (zod emits a boolean schema; we refuse)", "use z.boolean()"),
+        "ipv4" | "ipv6" | "cidrv4" | "cidrv6" | "base64" | "base64url" | "emoji" | "nanoid" | "cuid" | "cuid2" | "ulid" | "xid" | "ksuid" | "jwt" | "e164" | "hostname" | "hex" | "mac" | "hash" => (
+            "zod emits a `format` outside date-time, date, uuid, email, uri",
+            "use z.string().regex(...) with the pattern you need, and say the format in .describe()",
+        ),
+        _ => return None,
+    })
+}
+
+/// String-check methods whose zod output leaves the subset.
+fn unsupported_string_method(name: &str) -> Option<(&'static str, &'static str)> {
+    Some(match name {
+        "startsWith" | "endsWith" | "includes" | "lowercase" | "uppercase" => (
+            "zod emits a `format` such as \"starts_with\" next to the pattern, outside the subset",
+            "express the condition as one .regex(...), e.g. .regex(/^usr_/)",
+        ),
+        _ => return unsupported_builder(name),
+    })
+}
+
+fn unsupported(construct: String, (message, help): (&str, &str)) -> Kind {
+    Kind::Unsupported { construct, message: message.to_string(), help: help.to_string() }
+}
+
+impl Evaluator<'_> {
+    /// The value of an import from zod.
+    pub(crate) fn zod_import(&self, imported: Option<&str>, span: Span) -> Node {
+        match imported {
+            None | Some("z") | Some("default") => Node::new(span, Val::ZodNs("")),
+            Some(name) => Node::new(span, Val::ZodFn(name.to_string())),
+        }
+    }
+
+    /// `obj.key` where `obj` is a zod value.
+    pub(crate) fn zod_member(&mut self, obj: &Node, key: &str, span: Span) -> Option<Node> {
+        match &obj.val {
+            Val::ZodNs(ns) => {
+                let path = if ns.is_empty() { key.to_string() } else { format!("{ns}.{key}") };
+                let val = match path.as_str() {
+                    "iso" => Val::ZodNs("iso"),
+                    "coerce" => Val::ZodNs("coerce"),
+                    "regexes" => Val::ZodNs("regexes"),
+                    p if p.starts_with("regexes.") => match builtin_regex(&p["regexes.".len()..]) {
+                        Some(r) => Val::Regex(r),
+                        None => return self.not_static(span, format!("`z.{p}` is not a regex the compiler knows")),
+                    },
+                    _ => Val::ZodFn(path),
+                };
+                Some(Node::new(span, val))
+            }
+            Val::Zod(id) => {
+                let id = *id;
+                if key == "shape" {
+                    if let Kind::Object { shape, .. } = &self.zod.get(id).kind {
+                        let props = shape
+                            .iter()
+                            .map(|(k, f)| Prop {
+                                key: k.clone(),
+                                key_span: span,
+                                value: Node::new(span, match f {
+                                    Field::Schema(s) => Val::Zod(*s),
+                                    Field::Getter(t) => Val::Getter(*t),
+                                }),
+                            })
+                            .collect();
+                        return Some(Node::new(span, Val::Object(props)));
+                    }
+                }
+                Some(Node::new(span, Val::ZodMethod(id, key.to_string())))
+            }
+            _ => None,
+        }
+    }
+
+    /// Evaluates a call of a zod function or method.
+    pub(crate) fn zod_call(&mut self, m: &M, callee: Val, call: &CallExpr, span: Span) -> Option<Node> {
+        match callee {
+            Val::ZodFn(name) => self.zod_builder(m, &name, call, span),
+            Val::ZodMethod(id, name) => self.zod_method(m, id, &name, call, span),
+            other => self.not_static(span, format!("{} cannot be called", other.describe())),
+        }
+    }
+
+    fn arg(&mut self, m: &M, call: &CallExpr, i: usize) -> Option<Option<Node>> {
+        match call.args.get(i) {
+            None => Some(None),
+            Some(a) => self.eval(m, &a.expr).map(Some),
+        }
+    }
+
+    fn arg_schema(&mut self, m: &M, call: &CallExpr, i: usize, what: &str) -> Option<ZodId> {
+        let span = call.args.get(i).map(|a| self.sp(m, a.expr.span())).unwrap_or_else(|| self.sp(m, call.span));
+        let v = self.arg(m, call, i)?;
+        match v.map(|n| n.val) {
+            Some(Val::Zod(id)) => Some(id),
+            Some(other) => self.not_static(span, format!("{what} expects a zod schema, found {}", other.describe())),
+            None => self.not_static(span, format!("{what} expects a zod schema argument")),
+        }
+    }
+
+    fn arg_number(&mut self, m: &M, call: &CallExpr, i: usize, what: &str) -> Option<f64> {
+        let span = self.sp(m, call.span);
+        match self.arg(m, call, i)?.map(|n| n.val) {
+            Some(Val::Num(n)) => Some(n),
+            _ => self.not_static(span, format!("{what} expects a number literal or constant")),
+        }
+    }
+
+    fn new_node(&mut self, kind: Kind, span: Span) -> Option<Node> {
+        let id = self.zod.add(kind, span);
+        Some(Node::new(span, Val::Zod(id)))
+    }
+
+    fn checked(&mut self, kind: Kind, checks: Vec<Check>, span: Span) -> Option<Node> {
+        let id = self.zod.add(kind, span);
+        self.zod.nodes[id as usize].checks = checks;
+        Some(Node::new(span, Val::Zod(id)))
+    }
+
+    /// The span of a call's function name (`discriminatedUnion` in `z.discriminatedUnion(...)`),
+    /// where a refusal points instead of the whole, possibly multi-line, call.
+    fn name_span(&self, m: &M, call: &CallExpr, span: Span) -> Span {
+        match &call.callee {
+            Callee::Expr(e) => match &**e {
+                Expr::Member(MemberExpr { prop: MemberProp::Ident(p), .. }) => self.sp(m, p.span),
+                other => self.sp(m, other.span()),
+            },
+            _ => span,
+        }
+    }
+
+    fn zod_builder(&mut self, m: &M, name: &str, call: &CallExpr, span: Span) -> Option<Node> {
+        if let Some(u) = unsupported_builder(name) {
+            let at = self.name_span(m, call, span);
+            return self.new_node(unsupported(format!("z.{name}()"), u), at);
+        }
+        let fmt = |f: &str, p: Option<Regex>| Check::Format { format: f.to_string(), pattern: p, lax: false };
+        match name {
+            "string" | "coerce.string" => self.new_node(Kind::String, span),
+            "number" | "coerce.number" => self.new_node(Kind::Number, span),
+            "boolean" | "coerce.boolean" => self.new_node(Kind::Boolean, span),
+            "null" => self.new_node(Kind::Null, span),
+            "any" => self.new_node(Kind::Any, span),
+            "unknown" => self.new_node(Kind::Unknown, span),
+            "int" => self.checked(Kind::Number, vec![Check::NumberFormat("safeint")], span),
+            "int32" => self.checked(Kind::Number, vec![Check::NumberFormat("int32")], span),
+            "uint32" => self.checked(Kind::Number, vec![Check::NumberFormat("uint32")], span),
+            "float32" => self.checked(Kind::Number, vec![Check::NumberFormat("float32")], span),
+            "float64" => self.checked(Kind::Number, vec![Check::NumberFormat("float64")], span),
+            "coerce.date" | "coerce.bigint" => self.new_node(unsupported(format!("z.{name}()"), unsupported_builder(name.trim_start_matches("coerce.")).expect("known")), span),
+            "email" | "url" | "httpUrl" | "uuid" | "guid" | "uuidv4" | "uuidv6" | "uuidv7" | "iso.datetime" | "iso.date" | "iso.time" | "iso.duration" => {
+                let check = self.string_format(m, name, call, 0)?;
+                self.checked(Kind::String, vec![check], span)
+            }
+            "literal" => {
+                let v = self.arg(m, call, 0)?;
+                let values = match v {
+                    Some(Node { val: Val::Array(items), .. }) => items,
+                    Some(n) => vec![n],
+                    None => vec![Node::new(span, Val::Undefined)],
+                };
+                let mut out = Vec::new();
+                for n in values {
+                    match &n.val {
+                        Val::Undefined => {
+                            return self.new_node(unsupported("z.literal(undefined)".into(), ("Literal `undefined` cannot be represented in JSON Schema", "make the field optional with .optional()")), span)
+                        }
+                        _ => match n.to_json() {
+                            Ok(j) => out.push(j),
+                            Err(bad) => return self.not_static(bad.span, format!("a literal must be a string, number, boolean or null, found {}", bad.val.describe())),
+                        },
+                    }
+                }
+                self.new_node(Kind::Literal(out), span)
+            }
+            "enum" | "nativeEnum" => {
+                let v = self.arg(m, call, 0)?;
+                let values = match v {
+                    Some(Node { val: Val::Array(items), .. }) => items.iter().filter_map(|n| n.to_json().ok()).collect(),
+                    Some(Node { val: Val::Object(props), .. }) => enum_values(&props),
+                    _ => return self.not_static(span, format!("z.{name} expects an array of values or an enum object")),
+                };
+                self.new_node(Kind::Enum(values), span)
+            }
+            "keyof" => {
+                let id = self.arg_schema(m, call, 0, "z.keyof")?;
+                self.keyof(id, span)
+            }
+            "object" | "strictObject" => {
+                let shape = self.shape_arg(m, call, 0)?;
+                let catchall = if name == "object" { Catchall::Strip } else { Catchall::Strict };
+                self.new_node(Kind::Object { shape, catchall }, span)
+            }
+            "array" => {
+                let el = self.arg_schema(m, call, 0, "z.array")?;
+                self.new_node(Kind::Array { element: el }, span)
+            }
+            "union" => {
+                let opts = self.schema_list(m, call, 0, "z.union")?;
+                self.new_node(Kind::Union { options: opts }, span)
+            }
+            "intersection" => {
+                let l = self.arg_schema(m, call, 0, "z.intersection")?;
+                let r = self.arg_schema(m, call, 1, "z.intersection")?;
+                self.new_node(Kind::Intersection { left: l, right: r }, span)
+            }
+            "optional" => {
+                let i = self.arg_schema(m, call, 0, "z.optional")?;
+                self.new_node(Kind::Optional(i), span)
+            }
+            "nullable" => {
+                let i = self.arg_schema(m, call, 0, "z.nullable")?;
+                self.new_node(Kind::Nullable(i), span)
+            }
+            "nullish" => {
+                let i = self.arg_schema(m, call, 0, "z.nullish")?;
+                let n = self.zod.add(Kind::Nullable(i), span);
+                self.new_node(Kind::Optional(n), span)
+            }
+            "lazy" => {
+                let t = self.thunk_of_function(m, call, 0, span)?;
+                self.new_node(Kind::Lazy(t), span)
+            }
+            "transform" => self.new_node(Kind::Transform, span),
+            "preprocess" => {
+                let out = self.arg_schema(m, call, 1, "z.preprocess")?;
+                let t = self.zod.add(Kind::Transform, span);
+                self.new_node(Kind::Pipe { input: t, output: out, codec: false }, span)
+            }
+            "pipe" => {
+                let a = self.arg_schema(m, call, 0, "z.pipe")?;
+                let b = self.arg_schema(m, call, 1, "z.pipe")?;
+                self.new_node(Kind::Pipe { input: a, output: b, codec: false }, span)
+            }
+            "codec" => {
+                let a = self.arg_schema(m, call, 0, "z.codec")?;
+                let b = self.arg_schema(m, call, 1, "z.codec")?;
+                self.new_node(Kind::Pipe { input: a, output: b, codec: true }, span)
+            }
+            "stringbool" => {
+                let a = self.zod.add(Kind::String, span);
+                let b = self.zod.add(Kind::Boolean, span);
+                self.new_node(Kind::Pipe { input: a, output: b, codec: true }, span)
+            }
+            "templateLiteral" => self.template_literal(m, call, span),
+            "minLength" | "maxLength" | "length" | "gt" | "gte" | "lt" | "lte" | "minimum" | "maximum" | "multipleOf" | "regex" => {
+                let check = match name {
+                    "regex" => {
+                        let r = self.regex_arg(m, call, 0)?;
+                        if !r.flags.is_empty() {
+                            let at = call.args.first().map(|a| self.sp(m, a.expr.span())).unwrap_or(span);
+                            return self.refuse_flags(&r, at);
+                        }
+                        fmt("regex", Some(r))
+                    }
+                    _ => {
+                        let n = self.arg_number(m, call, 0, &format!("z.{name}"))?;
+                        match name {
+                            "minLength" => Check::MinLength(n),
+                            "maxLength" => Check::MaxLength(n),
+                            "length" => Check::LengthEquals(n),
+                            "gt" => Check::GreaterThan { value: n, inclusive: false },
+                            "gte" | "minimum" => Check::GreaterThan { value: n, inclusive: true },
+                            "lt" => Check::LessThan { value: n, inclusive: false },
+                            "lte" | "maximum" => Check::LessThan { value: n, inclusive: true },
+                            _ => Check::MultipleOf(n),
+                        }
+                    }
+                };
+                Some(Node::new(span, Val::ZodCheck(check)))
+            }
+            "toJSONSchema" => self.to_json_schema_call(m, call, span),
+            other => self.not_static(span, format!("`z.{other}` is not a zod builder the compiler evaluates")).or_else(|| {
+                self.diagnostics.last_mut().map(|d| {
+                    d.help = Some("see docs/schemas.md for the supported zod API; or pass the JSON Schema literally with fromJsonSchema({...})".into())
+                });
+                None
+            }),
+        }
+    }
+
+    fn refuse_flags(&mut self, r: &Regex, span: Span) -> Option<Node> {
+        let kind = unsupported(
+            format!("regex flags /{}/{}", r.source, r.flags),
+            ("zod drops regex flags silently from the JSON Schema, so the agent would see a different pattern", "remove the flags and write the pattern without them (e.g. [a-zA-Z] instead of the i flag)"),
+        );
+        self.new_node(kind, span)
+    }
+
+    /// A string format check from a builder or method (`z.email()`, `.uuid()`, `z.iso.datetime({...})`).
+    fn string_format(&mut self, m: &M, name: &str, call: &CallExpr, opts_index: usize) -> Option<Check> {
+        let opts = self.arg(m, call, opts_index)?;
+        let opt = |key: &str| -> Option<Node> { opts.as_ref().and_then(|o| o.get(key)).map(|p| p.value.clone()) };
+        let num = |n: Option<Node>| n.and_then(|n| if let Val::Num(x) = n.val { Some(x as i64) } else { None });
+        let flag = |n: Option<Node>| matches!(n.map(|n| n.val), Some(Val::Bool(true)));
+        let fmt = |f: &str, source: Option<String>, lax: bool| {
+            let pattern = source.map(|s| super::model::Arena::builtin_regex(&format!("{f}:{s}"), &s));
+            Check::Format { format: f.to_string(), pattern, lax }
+        };
+        Some(match name {
+            "email" => {
+                let pattern = match opt("pattern").map(|n| n.val) {
+                    Some(Val::Regex(r)) => r,
+                    _ => super::model::Arena::builtin_regex("email", patterns::EMAIL),
+                };
+                Check::Format { format: "email".into(), pattern: Some(pattern), lax: false }
+            }
+            "url" | "httpUrl" => fmt("url", None, false),
+            "uuid" => match opt("version").map(|n| n.val) {
+                Some(Val::Str(v)) => {
+                    let n: u32 = v.trim_start_matches('v').parse().unwrap_or(4);
+                    fmt("uuid", Some(patterns::uuid_version(n)), false)
+                }
+                _ => Check::Format { format: "uuid".into(), pattern: Some(super::model::Arena::builtin_regex("uuid", patterns::UUID)), lax: false },
+            },
+            "uuidv4" | "uuidv6" | "uuidv7" => fmt("uuid", Some(patterns::uuid_version(name[5..].parse().unwrap_or(4))), false),
+            "guid" => fmt("guid", Some(patterns::GUID.to_string()), false),
+            "iso.date" | "date" => fmt("date", Some(patterns::date()), false),
+            "iso.time" | "time" => {
+                let p = num(opt("precision"));
+                fmt("time", Some(patterns::time(p)), false)
+            }
+            "iso.datetime" | "datetime" => {
+                let p = num(opt("precision"));
+                let local = flag(opt("local"));
+                let offset = flag(opt("offset"));
+                // Each call builds a new RegExp in zod: a fresh identity.
+                let source = patterns::datetime(p, offset, local);
+                let r = self.zod.new_regex(source, String::new());
+                Check::Format { format: "datetime".into(), pattern: Some(r), lax: local || p == Some(-1) }
+            }
+            "iso.duration" | "duration" => Check::Format { format: "duration".into(), pattern: None, lax: false },
+            _ => fmt(name, None, false),
+        })
+    }
+
+    fn regex_arg(&mut self, m: &M, call: &CallExpr, i: usize) -> Option<Regex> {
+        let span = self.sp(m, call.span);
+        match self.arg(m, call, i)?.map(|n| n.val) {
+            Some(Val::Regex(r)) => Some(r),
+            _ => self.not_static(span, ".regex() expects a regular expression literal or constant"),
+        }
+    }
+
+    fn schema_list(&mut self, m: &M, call: &CallExpr, i: usize, what: &str) -> Option<Vec<ZodId>> {
+        let span = self.sp(m, call.span);
+        match self.arg(m, call, i)?.map(|n| n.val) {
+            Some(Val::Array(items)) => {
+                let mut out = Vec::new();
+                for it in items {
+                    match it.val {
+                        Val::Zod(id) => out.push(id),
+                        other => return self.not_static(it.span, format!("{what} expects zod schemas, found {}", other.describe())),
+                    }
+                }
+                Some(out)
+            }
+            _ => self.not_static(span, format!("{what} expects an array of zod schemas")),
+        }
+    }
+
+    /// An object shape: `{ key: schema, get key() { return schema } }`.
+    fn shape_arg(&mut self, m: &M, call: &CallExpr, i: usize) -> Option<Vec<(String, Field)>> {
+        let span = self.sp(m, call.span);
+        let v = self.arg(m, call, i)?;
+        let Some(Node { val: Val::Object(props), .. }) = v else {
+            return if v.is_none() { Some(Vec::new()) } else { self.not_static(span, "a zod object shape must be an object literal of schemas") };
+        };
+        self.shape_of(props)
+    }
+
+    fn shape_of(&mut self, props: Vec<Prop>) -> Option<Vec<(String, Field)>> {
+        let mut out = Vec::new();
+        for p in props {
+            match p.value.val {
+                Val::Zod(id) => out.push((p.key, Field::Schema(id))),
+                Val::Getter(t) => out.push((p.key, Field::Getter(t))),
+                Val::Undefined => {}
+                other => return self.not_static(p.value.span, format!("shape property `{}` must be a zod schema, found {}", p.key, other.describe())),
+            }
+        }
+        Some(out)
+    }
+
+    fn thunk_of_function(&mut self, m: &M, call: &CallExpr, i: usize, span: Span) -> Option<usize> {
+        let v = self.arg(m, call, i)?;
+        match v.map(|n| n.val) {
+            Some(Val::Function(Some(body), Some(module))) => Some(self.zod.add_thunk(Thunk { module, expr: body, span })),
+            _ => self.not_static(span, "z.lazy expects `() => schema`"),
+        }
+    }
+
+    fn keyof(&mut self, id: ZodId, span: Span) -> Option<Node> {
+        match &self.zod.get(id).kind {
+            Kind::Object { shape, .. } => {
+                let mut keys: Vec<Prop> = Vec::new();
+                for (k, _) in shape {
+                    Node::set(&mut keys, Prop { key: k.clone(), key_span: span, value: Node::new(span, Val::Null) });
+                }
+                let values = keys.into_iter().map(|p| Json::String(p.key)).collect();
+                self.new_node(Kind::Enum(values), span)
+            }
+            _ => self.not_static(span, ".keyof() needs an object schema"),
+        }
+    }
+
+    fn template_literal(&mut self, m: &M, call: &CallExpr, span: Span) -> Option<Node> {
+        let Some(Node { val: Val::Array(parts), .. }) = self.arg(m, call, 0)? else {
+            return self.not_static(span, "z.templateLiteral expects an array of parts");
+        };
+        let mut pattern = String::from("^");
+        for p in parts {
+            match &p.val {
+                Val::Str(s) => pattern.push_str(&patterns::escape_regex(s)),
+                Val::Num(n) => pattern.push_str(&patterns::escape_regex(&crate::value::js_number_string(*n))),
+                Val::Bool(b) => pattern.push_str(if *b { "true" } else { "false" }),
+                Val::Null => pattern.push_str("null"),
+                Val::Zod(id) => match self.template_part(*id) {
+                    Some(s) => pattern.push_str(&s),
+                    None => {
+                        return self.new_node(
+                            unsupported("z.templateLiteral part".into(), ("this template literal part has no pattern the compiler reproduces", "use string, number, boolean, null, enum and literal parts")),
+                            span,
+                        )
+                    }
+                },
+                other => return self.not_static(p.span, format!("a template literal part cannot be {}", other.describe())),
+            }
+        }
+        pattern.push('$');
+        self.new_node(Kind::TemplateLiteral(pattern), span)
+    }
+
+    fn template_part(&self, id: ZodId) -> Option<String> {
+        let n = self.zod.get(id);
+        let bounds = || {
+            let (mut min, mut max) = (None::<f64>, None::<f64>);
+            for c in &n.checks {
+                match c {
+                    Check::MinLength(v) => min = Some(*v),
+                    Check::MaxLength(v) => max = Some(*v),
+                    _ => {}
+                }
+            }
+            (min, max)
+        };
+        Some(match &n.kind {
+            Kind::String if n.checks.iter().all(|c| matches!(c, Check::MinLength(_) | Check::MaxLength(_))) => {
+                let (min, max) = bounds();
+                format!(r"[\s\S]{{{},{}}}", min.map_or("0".into(), |v| crate::value::js_number_string(v)), max.map_or(String::new(), crate::value::js_number_string))
+            }
+            Kind::Number if n.checks.iter().any(|c| matches!(c, Check::NumberFormat(f) if f.contains("int"))) => r"-?\d+".into(),
+            Kind::Number => r"-?\d+(?:\.\d+)?".into(),
+            Kind::Boolean => "(?:true|false)".into(),
+            Kind::Null => "null".into(),
+            Kind::Enum(values) | Kind::Literal(values) => {
+                let alts: Vec<String> = values
+                    .iter()
+                    .map(|v| match v {
+                        Json::String(s) => patterns::escape_regex(s),
+                        other => patterns::escape_regex(&other.to_string()),
+                    })
+                    .collect();
+                format!("({})", alts.join("|"))
+            }
+            _ => return None,
+        })
+    }
+
+    /// A JSON value argument (`.default(v)`, `.catch(v)`): a literal, or `() => literal`.
+    fn value_arg(&mut self, m: &M, call: &CallExpr, i: usize, what: &str) -> Option<Json> {
+        let span = self.sp(m, call.span);
+        let v = self.arg(m, call, i)?;
+        let v = match v {
+            Some(Node { val: Val::Function(Some(body), Some(module)), .. }) => self.eval(&module, &body)?,
+            Some(Node { val: Val::Function(..), .. }) => return self.not_static(span, format!("{what} with a function is evaluated only when it returns a literal: `() => value`")),
+            Some(n) => n,
+            None => return self.not_static(span, format!("{what} needs a value")),
+        };
+        match v.to_json() {
+            Ok(j) => Some(j),
+            Err(bad) => self.not_static(bad.span, format!("{what} must be a JSON value, found {}", bad.val.describe())),
+        }
+    }
+
+    fn zod_method(&mut self, m: &M, id: ZodId, name: &str, call: &CallExpr, span: Span) -> Option<Node> {
+        let kind = self.zod.get(id).kind.clone();
+        let is_string = matches!(kind, Kind::String);
+        let is_number = matches!(kind, Kind::Number);
+        let is_array = matches!(kind, Kind::Array { .. });
+        let with = |ev: &mut Self, c: Check| Some(Node::new(span, Val::Zod(ev.zod.with_check(id, c, span))));
+        match name {
+            "optional" => self.new_node(Kind::Optional(id), span),
+            "exactOptional" => self.new_node(Kind::ExactOptional(id), span),
+            "nullable" => self.new_node(Kind::Nullable(id), span),
+            "nullish" => {
+                let n = self.zod.add(Kind::Nullable(id), span);
+                self.new_node(Kind::Optional(n), span)
+            }
+            "nonoptional" => self.new_node(Kind::NonOptional(id), span),
+            "default" | "prefault" | "catch" => {
+                let value = self.value_arg(m, call, 0, &format!(".{name}()"))?;
+                let k = match name {
+                    "default" => Kind::Default { inner: id, value },
+                    "prefault" => Kind::Prefault { inner: id, value },
+                    _ => Kind::Catch { inner: id, value },
+                };
+                self.new_node(k, span)
+            }
+            "describe" => {
+                let d = match self.arg(m, call, 0)?.map(|n| n.val) {
+                    Some(Val::Str(s)) => s,
+                    _ => return self.not_static(span, ".describe() expects a string"),
+                };
+                let c = self.zod.clone_with_parent(id, span);
+                self.zod.nodes[c as usize].meta = vec![("description".into(), Json::String(d))];
+                Some(Node::new(span, Val::Zod(c)))
+            }
+            "meta" => {
+                let Some(Node { val: Val::Object(props), .. }) = self.arg(m, call, 0)? else {
+                    return self.not_static(span, ".meta() expects an object literal");
+                };
+                let mut meta = Vec::new();
+                for p in props {
+                    if matches!(p.value.val, Val::Undefined) {
+                        continue;
+                    }
+                    match p.value.to_json() {
+                        Ok(j) => meta.push((p.key, j)),
+                        Err(bad) => return self.not_static(bad.span, format!("metadata must be JSON, found {}", bad.val.describe())),
+                    }
+                }
+                let c = self.zod.clone_with_parent(id, span);
+                self.zod.nodes[c as usize].meta = meta;
+                Some(Node::new(span, Val::Zod(c)))
+            }
+            "brand" => Some(Node::new(span, Val::Zod(id))),
+            n if OPAQUE_METHODS.contains(&n) => with(self, Check::Opaque),
+            "check" => {
+                let mut cur = id;
+                for (i, a) in call.args.iter().enumerate() {
+                    let is_fn = matches!(&*a.expr, Expr::Arrow(_) | Expr::Fn(_));
+                    let check = if is_fn {
+                        Check::Opaque
+                    } else {
+                        match self.arg(m, call, i)?.map(|n| n.val) {
+                            Some(Val::ZodCheck(c)) => c,
+                            _ => Check::Opaque,
+                        }
+                    };
+                    cur = self.zod.with_check(cur, check, span);
+                }
+                if call.args.is_empty() {
+                    cur = self.zod.with_check(cur, Check::Opaque, span);
+                }
+                Some(Node::new(span, Val::Zod(cur)))
+            }
+            "transform" => {
+                let t = self.zod.add(Kind::Transform, span);
+                self.new_node(Kind::Pipe { input: id, output: t, codec: false }, span)
+            }
+            "pipe" => {
+                let b = self.arg_schema(m, call, 0, ".pipe()")?;
+                self.new_node(Kind::Pipe { input: id, output: b, codec: false }, span)
+            }
+            "or" => {
+                let b = self.arg_schema(m, call, 0, ".or()")?;
+                self.new_node(Kind::Union { options: vec![id, b] }, span)
+            }
+            "and" => {
+                let b = self.arg_schema(m, call, 0, ".and()")?;
+                self.new_node(Kind::Intersection { left: id, right: b }, span)
+            }
+            "array" => self.new_node(Kind::Array { element: id }, span),
+            "readonly" => {
+                let at = self.name_span(m, call, span);
+                self.new_node(unsupported(".readonly()".into(), ("zod emits `readOnly: true`, outside the subset", "drop .readonly(): agent payloads are copies anyway")), at)
+            }
+            "min" | "max" | "length" | "nonempty" if is_string || is_array => {
+                let c = match name {
+                    "nonempty" => Check::MinLength(1.0),
+                    _ => {
+                        let n = self.arg_number(m, call, 0, &format!(".{name}()"))?;
+                        match name {
+                            "min" => Check::MinLength(n),
+                            "max" => Check::MaxLength(n),
+                            _ => Check::LengthEquals(n),
+                        }
+                    }
+                };
+                with(self, c)
+            }
+            "regex" if is_string => {
+                let r = self.regex_arg(m, call, 0)?;
+                if !r.flags.is_empty() {
+                    let at = call.args.first().map(|a| self.sp(m, a.expr.span())).unwrap_or(span);
+                    return self.refuse_flags(&r, at);
+                }
+                with(self, Check::Format { format: "regex".into(), pattern: Some(r), lax: false })
+            }
+            "email" | "url" | "httpUrl" | "uuid" | "guid" | "datetime" | "date" | "time" | "duration" if is_string => {
+                let c = self.string_format(m, name, call, 0)?;
+                with(self, c)
+            }
+            n if is_string && unsupported_string_method(n).is_some() => {
+                let u = unsupported_string_method(n).expect("checked");
+                let at = self.name_span(m, call, span);
+                self.new_node(unsupported(format!(".{n}()"), u), at)
+            }
+            "min" | "gte" | "max" | "lte" | "gt" | "lt" | "multipleOf" | "step" if is_number => {
+                let n = self.arg_number(m, call, 0, &format!(".{name}()"))?;
+                let c = match name {
+                    "min" | "gte" => Check::GreaterThan { value: n, inclusive: true },
+                    "gt" => Check::GreaterThan { value: n, inclusive: false },
+                    "max" | "lte" => Check::LessThan { value: n, inclusive: true },
+                    "lt" => Check::LessThan { value: n, inclusive: false },
+                    _ => Check::MultipleOf(n),
+                };
+                with(self, c)
+            }
+            "positive" if is_number => with(self, Check::GreaterThan { value: 0.0, inclusive: false }),
+            "negative" if is_number => with(self, Check::LessThan { value: 0.0, inclusive: false }),
+            "nonnegative" if is_number => with(self, Check::GreaterThan { value: 0.0, inclusive: true }),
+            "nonpositive" if is_number => with(self, Check::LessThan { value: 0.0, inclusive: true }),
+            "int" | "safe" if is_number => with(self, Check::NumberFormat("safeint")),
+            "extract" | "exclude" if matches!(kind, Kind::Enum(_)) => {
+                let Kind::Enum(values) = kind else { unreachable!() };
+                let Some(Node { val: Val::Array(items), .. }) = self.arg(m, call, 0)? else {
+                    return self.not_static(span, format!(".{name}() expects an array of values"));
+                };
+                let picked: Vec<Json> = items.iter().filter_map(|n| n.to_json().ok()).collect();
+                let keep = values.into_iter().filter(|v| picked.contains(v) == (name == "extract")).collect();
+                self.new_node(Kind::Enum(keep), span)
+            }
+            _ if matches!(kind, Kind::Object { .. }) => self.object_method(m, id, name, call, span),
+            other => self.not_static(span, format!("`.{other}()` is not a zod method the compiler evaluates on {}", kind_name(&kind))),
+        }
+    }
+
+    fn object_method(&mut self, m: &M, id: ZodId, name: &str, call: &CallExpr, span: Span) -> Option<Node> {
+        let Kind::Object { shape, catchall } = self.zod.get(id).kind.clone() else { unreachable!() };
+        let new = |ev: &mut Self, shape: Vec<(String, Field)>, catchall: Catchall| {
+            let c = ev.zod.clone_def(id, Kind::Object { shape, catchall }, span);
+            Some(Node::new(span, Val::Zod(c)))
+        };
+        let mask = |ev: &mut Self| -> Option<Option<Vec<String>>> {
+            match ev.arg(m, call, 0)? {
+                None => Some(None),
+                Some(Node { val: Val::Object(props), .. }) => Some(Some(props.into_iter().filter(|p| matches!(p.value.val, Val::Bool(true))).map(|p| p.key).collect())),
+                Some(_) => ev.not_static(span, format!(".{name}() expects an object mask like {{ key: true }}")),
+            }
+        };
+        match name {
+            "extend" | "safeExtend" => {
+                let extra = self.shape_arg(m, call, 0)?;
+                new(self, merge_shape(shape, extra), catchall)
+            }
+            "merge" => {
+                let other = self.arg_schema(m, call, 0, ".merge()")?;
+                let Kind::Object { shape: extra, catchall: c2 } = self.zod.get(other).kind.clone() else {
+                    return self.not_static(span, ".merge() expects an object schema");
+                };
+                new(self, merge_shape(shape, extra), c2)
+            }
+            "pick" | "omit" => {
+                let keys = mask(self)?.unwrap_or_default();
+                let picked = if name == "pick" {
+                    keys.iter().filter_map(|k| shape.iter().find(|(s, _)| s == k).cloned()).collect()
+                } else {
+                    shape.into_iter().filter(|(k, _)| !keys.contains(k)).collect()
+                };
+                new(self, picked, catchall)
+            }
+            "partial" | "required" => {
+                let keys = mask(self)?;
+                let mut out = Vec::new();
+                for (k, f) in shape {
+                    let selected = keys.as_ref().is_none_or(|ks| ks.contains(&k));
+                    let f = match (selected, f) {
+                        (true, Field::Schema(s)) => {
+                            let wrapped = if name == "partial" { Kind::Optional(s) } else { Kind::NonOptional(s) };
+                            Field::Schema(self.zod.add(wrapped, span))
+                        }
+                        (_, f) => f,
+                    };
+                    out.push((k, f));
+                }
+                new(self, out, catchall)
+            }
+            "strict" => new(self, shape, Catchall::Strict),
+            "strip" => new(self, shape, Catchall::Strip),
+            "catchall" => {
+                let c = self.arg_schema(m, call, 0, ".catchall()")?;
+                if matches!(&self.zod.get(c).kind, Kind::Unsupported { construct, .. } if construct == "z.never()") {
+                    return new(self, shape, Catchall::Strict);
+                }
+                let at = self.name_span(m, call, span);
+                self.new_node(unsupported(".catchall()".into(), ("zod emits a schema `additionalProperties`, outside the subset", "declare every property, or use .strict()")), at)
+            }
+            "passthrough" | "loose" => {
+                let at = self.name_span(m, call, span);
+                self.new_node(
+                    unsupported(format!(".{name}()"), ("zod emits `additionalProperties: {}`, outside the subset", "declare the extra properties, or use .strict() / z.object")),
+                    at,
+                )
+            }
+            "keyof" => self.keyof(id, span),
+            other => self.not_static(span, format!("`.{other}()` is not a zod object method the compiler evaluates")),
+        }
+    }
+
+    /// `z.toJSONSchema(X, { io })`.
+    fn to_json_schema_call(&mut self, m: &M, call: &CallExpr, span: Span) -> Option<Node> {
+        let root = self.arg_schema(m, call, 0, "z.toJSONSchema")?;
+        let io = match self.arg(m, call, 1)? {
+            None => Io::Output,
+            Some(opts) => {
+                let Val::Object(props) = &opts.val else {
+                    return self.not_static(opts.span, "the options of z.toJSONSchema must be an object literal");
+                };
+                let mut io = Io::Output;
+                for p in props {
+                    match (p.key.as_str(), &p.value.val) {
+                        ("io", Val::Str(s)) if s == "input" => io = Io::Input,
+                        ("io", Val::Str(s)) if s == "output" => io = Io::Output,
+                        (k, _) => {
+                            return self.error(
+                                Diagnostic::new(Code::SchemaNotEvaluable, p.key_span, format!("the option `{k}` of z.toJSONSchema is not evaluated statically"))
+                                    .help("pass only `{ io: \"input\" }` or `{ io: \"output\" }`: the manifest must equal what zod returns at run time"),
+                            )
+                        }
+                    }
+                }
+                io
+            }
+        };
+        self.resolve_thunks(root)?;
+        let json = match to_json_schema(&self.zod, root, io) {
+            Ok(j) => j,
+            Err(r) => {
+                return self.error(
+                    Diagnostic::new(Code::UnsupportedZod, r.span, format!("{}: {}", r.construct, r.message))
+                        .label("outside the supported subset")
+                        .related(span, "converted to JSON Schema here")
+                        .help(r.help),
+                )
+            }
+        };
+        if io == Io::Output {
+            // An input described in output mode is stricter than what zod parses: note whether
+            // the two differ, for the warning on `input` fields.
+            let differs = to_json_schema(&self.zod, root, Io::Input).map(|i| i != json).unwrap_or(true);
+            self.zod_output_mode.insert(span, differs);
+        }
+        Some(json_to_node(&json, span))
+    }
+
+    /// Evaluates every getter and `z.lazy` reachable from `root` (once each).
+    fn resolve_thunks(&mut self, root: ZodId) -> Option<()> {
+        let mut stack = vec![root];
+        let mut visited = std::collections::HashSet::new();
+        while let Some(id) = stack.pop() {
+            if !visited.insert(id) {
+                continue;
+            }
+            let n = self.zod.get(id).clone();
+            if let Some(p) = n.parent {
+                stack.push(p);
+            }
+            let mut thunks = Vec::new();
+            match &n.kind {
+                Kind::Array { element } => stack.push(*element),
+                Kind::Object { shape, .. } => {
+                    for (_, f) in shape {
+                        match f {
+                            Field::Schema(s) => stack.push(*s),
+                            Field::Getter(t) => thunks.push(*t),
+                        }
+                    }
+                }
+                Kind::Union { options } => stack.extend(options),
+                Kind::Intersection { left, right } => stack.extend([*left, *right]),
+                Kind::Optional(i) | Kind::ExactOptional(i) | Kind::Nullable(i) | Kind::NonOptional(i) => stack.push(*i),
+                Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => stack.push(*inner),
+                Kind::Pipe { input, output, .. } => stack.extend([*input, *output]),
+                Kind::Lazy(t) => thunks.push(*t),
+                _ => {}
+            }
+            for t in thunks {
+                if let Some(target) = self.zod.thunk_target(t) {
+                    stack.push(target);
+                    continue;
+                }
+                let thunk = self.zod.thunks[t].clone();
+                let v = self.eval(&thunk.module, &thunk.expr)?;
+                match v.val {
+                    Val::Zod(target) => {
+                        self.zod.resolved[t] = Some(target);
+                        stack.push(target);
+                    }
+                    other => return self.not_static(v.span, format!("a getter or z.lazy must return a zod schema, found {}", other.describe())),
+                }
+            }
+        }
+        Some(())
+    }
+}
+
+fn kind_name(k: &Kind) -> &'static str {
+    match k {
+        Kind::String => "a string schema",
+        Kind::Number => "a number schema",
+        Kind::Array { .. } => "an array schema",
+        Kind::Object { .. } => "an object schema",
+        Kind::Enum(_) => "an enum schema",
+        _ => "this schema",
+    }
+}
+
+/// JS spread semantics: an overriding key keeps its original position.
+fn merge_shape(mut shape: Vec<(String, Field)>, extra: Vec<(String, Field)>) -> Vec<(String, Field)> {
+    for (k, f) in extra {
+        match shape.iter_mut().find(|(s, _)| *s == k) {
+            Some(slot) => slot.1 = f,
+            None => shape.push((k, f)),
+        }
+    }
+    shape
+}
+
+/// zod's `getEnumValues`: the values of an enum-like object, without TS reverse mappings.
+fn enum_values(props: &[Prop]) -> Vec<Json> {
+    let numeric: Vec<f64> = props.iter().filter_map(|p| if let Val::Num(n) = p.value.val { Some(n) } else { None }).collect();
+    props
+        .iter()
+        .filter(|p| !p.key.parse::<f64>().is_ok_and(|k| numeric.contains(&k)))
+        .filter_map(|p| p.value.to_json().ok())
+        .collect()
+}
+
+/// zod's exported regex constants.
+fn builtin_regex(name: &str) -> Option<Regex> {
+    let src = match name {
+        "email" => patterns::EMAIL,
+        "html5Email" | "browserEmail" => patterns::HTML5_EMAIL,
+        "rfc5322Email" => patterns::RFC5322_EMAIL,
+        "unicodeEmail" => patterns::UNICODE_EMAIL,
+        "uuid" => patterns::UUID,
+        "guid" => patterns::GUID,
+        _ => return None,
+    };
+    let mut r = super::model::Arena::builtin_regex(name, src);
+    if name == "unicodeEmail" {
+        // zod's unicodeEmail carries the `u` flag, which the JSON Schema drops.
+        r.flags = String::new();
+    }
+    Some(r)
+}

@@ -1,0 +1,1073 @@
+//! `z.toJSONSchema(schema, { io })` as zod 4.6.7 computes it: process every reachable schema
+//! once (processors write their keywords, wrappers and clones record a `ref`), extract `$defs`
+//! (schemas with an `id`, cycles), flatten refs (own keys win, inherited keys follow), compact
+//! `anyOf` of bare types into `type` arrays, fold object intersections, assemble. Constructs
+//! whose JSON Schema leaves the supported subset are refused with the construct named.
+
+use super::json::{Obj, J};
+use super::model::{Arena, Catchall, Check, Field, Kind, ZodId};
+use crate::source::Span;
+use std::collections::HashMap;
+
+pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Io {
+    Input,
+    Output,
+}
+
+/// Why a schema cannot be translated: the construct, at its span, and the alternative.
+#[derive(Clone, Debug)]
+pub struct Refusal {
+    pub span: Span,
+    pub construct: String,
+    pub message: String,
+    pub help: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum RefState {
+    None,
+    To(ZodId),
+    Done,
+}
+
+struct Seen {
+    schema: Obj,
+    count: u32,
+    cycle: bool,
+    ref_: RefState,
+    def: Option<Obj>,
+    def_id: Option<String>,
+}
+
+struct Gen<'a> {
+    arena: &'a Arena,
+    io: Io,
+    order: Vec<ZodId>,
+    seen: HashMap<ZodId, Seen>,
+    counter: u32,
+    intersections: Vec<ZodId>,
+    /// ref targets before flattening cleared them (for intersection carriers).
+    refs: HashMap<ZodId, ZodId>,
+}
+
+type R<T> = Result<T, Refusal>;
+
+const ALLOWED_META: &[&str] = &["id", "title", "description", "examples", "deprecated", "default"];
+
+/// Converts the schema `root` of `arena` (thunks already resolved).
+pub fn to_json_schema(arena: &Arena, root: ZodId, io: Io) -> R<serde_json::Value> {
+    let mut g = Gen { arena, io, order: Vec::new(), seen: HashMap::new(), counter: 0, intersections: Vec::new(), refs: HashMap::new() };
+    let mut path = Vec::new();
+    g.process(root, &mut path)?;
+    g.extract_defs(root)?;
+    g.finalize(root)
+}
+
+impl Gen<'_> {
+    fn refuse<T>(&self, id: ZodId, construct: &str, message: &str, help: &str) -> R<T> {
+        Err(Refusal { span: self.arena.get(id).span, construct: construct.into(), message: message.into(), help: help.into() })
+    }
+
+    fn process(&mut self, id: ZodId, path: &mut Vec<ZodId>) -> R<J> {
+        if let Some(s) = self.seen.get_mut(&id) {
+            s.count += 1;
+            if path.contains(&id) {
+                s.cycle = true;
+            }
+            return Ok(J::Ref(id));
+        }
+        self.order.push(id);
+        self.seen.insert(id, Seen { schema: Obj::new(), count: 1, cycle: false, ref_: RefState::None, def: None, def_id: None });
+        path.push(id);
+        let mut json = Obj::new();
+        let result = self.processor(id, &mut json, path);
+        if let Err(e) = result {
+            path.pop();
+            return Err(e);
+        }
+        self.seen.get_mut(&id).expect("seen").schema = json;
+        if let Some(parent) = self.arena.get(id).parent {
+            let s = self.seen.get_mut(&id).expect("seen");
+            if s.ref_ == RefState::None {
+                s.ref_ = RefState::To(parent);
+            }
+            self.process(parent, path)?;
+        }
+        path.pop();
+        if let Some(meta) = self.registry_get(id) {
+            for (k, _) in &meta.0 {
+                if !ALLOWED_META.contains(&k.as_str()) {
+                    return self.refuse(
+                        id,
+                        &format!(".meta({{ {k} }})"),
+                        &format!("the metadata key `{k}` is not part of the supported JSON Schema subset"),
+                        "use only title, description, examples, deprecated (and id for $defs) in .meta()",
+                    );
+                }
+            }
+            self.seen.get_mut(&id).expect("seen").schema.assign(&meta);
+        }
+        let transforming = self.io == Io::Input && self.is_transforming(id, &mut Vec::new());
+        let s = self.seen.get_mut(&id).expect("seen");
+        if transforming {
+            s.schema.remove("examples");
+            s.schema.remove("default");
+        }
+        if let Some(p) = s.schema.remove("_prefault") {
+            if self.io == Io::Input && !s.schema.has("default") {
+                s.schema.set("default", p);
+            }
+        }
+        Ok(J::Ref(id))
+    }
+
+    /// zod's metadata registry `get`: the parent's metadata without `id`, overlaid with own.
+    fn registry_get(&self, id: ZodId) -> Option<Obj> {
+        let n = self.arena.get(id);
+        let mut out = Obj::new();
+        if let Some(p) = n.parent {
+            if let Some(pm) = self.registry_get(p) {
+                out.assign(&pm);
+                out.remove("id");
+            }
+        }
+        for (k, v) in &n.meta {
+            out.set(k, J::from_json(v));
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
+    fn own_id(&self, id: ZodId) -> Option<String> {
+        self.registry_get(id).and_then(|m| m.get("id").and_then(|v| v.as_str().map(str::to_string)))
+    }
+
+    fn set_ref(&mut self, id: ZodId, target: ZodId) {
+        self.seen.get_mut(&id).expect("seen").ref_ = RefState::To(target);
+    }
+
+    fn resolve_thunk(&self, id: ZodId, thunk: usize) -> R<ZodId> {
+        match self.arena.thunk_target(thunk) {
+            Some(t) => Ok(t),
+            None => self.refuse(id, "z.lazy", "a lazy schema could not be evaluated", "return a zod schema constant from the getter or z.lazy()"),
+        }
+    }
+
+    fn field(&self, owner: ZodId, f: &Field) -> R<ZodId> {
+        match f {
+            Field::Schema(s) => Ok(*s),
+            Field::Getter(t) => self.resolve_thunk(owner, *t),
+        }
+    }
+
+    fn processor(&mut self, id: ZodId, json: &mut Obj, path: &mut Vec<ZodId>) -> R<()> {
+        let node = self.arena.get(id);
+        match &node.kind {
+            Kind::String => self.string(id, json),
+            Kind::Number => self.number(id, json),
+            Kind::Boolean => {
+                json.set("type", J::str("boolean"));
+                Ok(())
+            }
+            Kind::Null => {
+                json.set("type", J::str("null"));
+                Ok(())
+            }
+            Kind::Any | Kind::Unknown => Ok(()),
+            Kind::Enum(values) => {
+                if values.is_empty() {
+                    return self.refuse(id, "z.enum([])", "an empty enum accepts nothing (`not: {}`), outside the subset", "give the enum at least one value");
+                }
+                if values.iter().all(|v| v.is_number()) {
+                    json.set("type", J::str("number"));
+                }
+                if values.iter().all(|v| v.is_string()) {
+                    json.set("type", J::str("string"));
+                }
+                json.set("enum", J::Arr(values.iter().map(J::from_json).collect()));
+                Ok(())
+            }
+            Kind::Literal(values) => {
+                if values.is_empty() {
+                    return self.refuse(id, "z.literal([])", "a literal with no values accepts nothing", "give the literal a value");
+                }
+                if values.len() == 1 {
+                    let v = &values[0];
+                    let t = match v {
+                        serde_json::Value::Null => "null",
+                        serde_json::Value::Bool(_) => "boolean",
+                        serde_json::Value::Number(_) => "number",
+                        _ => "string",
+                    };
+                    json.set("type", J::str(t));
+                    json.set("const", J::from_json(v));
+                } else {
+                    if values.iter().all(|v| v.is_number()) {
+                        json.set("type", J::str("number"));
+                    }
+                    if values.iter().all(|v| v.is_string()) {
+                        json.set("type", J::str("string"));
+                    }
+                    if values.iter().all(|v| v.is_boolean()) {
+                        json.set("type", J::str("boolean"));
+                    }
+                    if values.iter().all(|v| v.is_null()) {
+                        json.set("type", J::str("null"));
+                    }
+                    json.set("enum", J::Arr(values.iter().map(J::from_json).collect()));
+                }
+                Ok(())
+            }
+            Kind::TemplateLiteral(pattern) => {
+                json.set("type", J::str("string"));
+                json.set("pattern", J::Str(pattern.clone()));
+                Ok(())
+            }
+            Kind::Array { element } => {
+                let element = *element;
+                let (min, max) = self.length_bounds(id);
+                if let Some(m) = min {
+                    json.set("minItems", J::Num(m));
+                }
+                if let Some(m) = max {
+                    json.set("maxItems", J::Num(m));
+                }
+                json.set("type", J::str("array"));
+                let items = self.process(element, path)?;
+                json.set("items", items);
+                Ok(())
+            }
+            Kind::Object { shape, catchall } => {
+                let shape = shape.clone();
+                let catchall = catchall.clone();
+                json.set("type", J::str("object"));
+                let mut props = Obj::new();
+                let mut fields = Vec::new();
+                for (k, f) in &shape {
+                    let fid = self.field(id, f)?;
+                    fields.push((k.clone(), fid));
+                }
+                // JS own-key order: integer-like keys first.
+                let mut ordered = Obj::new();
+                for (k, fid) in &fields {
+                    ordered.set(k, J::Ref(*fid));
+                }
+                for (k, f) in &ordered.0 {
+                    let J::Ref(fid) = f else { continue };
+                    let v = self.process(*fid, path)?;
+                    props.set(k, v);
+                }
+                json.set("properties", J::Obj(props));
+                let mut required = Vec::new();
+                for (k, f) in &ordered.0 {
+                    let J::Ref(fid) = f else { continue };
+                    let optional = match self.io {
+                        Io::Input => self.input_optin(*fid),
+                        Io::Output => self.optout(*fid),
+                    };
+                    if !optional {
+                        required.push(J::Str(k.clone()));
+                    }
+                }
+                if !required.is_empty() {
+                    json.set("required", J::Arr(required));
+                }
+                match catchall {
+                    Catchall::Strict => json.set("additionalProperties", J::Bool(false)),
+                    Catchall::Strip => {
+                        if self.io == Io::Output {
+                            json.set("additionalProperties", J::Bool(false));
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Kind::Union { options } => {
+                let options = options.clone();
+                let mut out = Vec::new();
+                for o in options {
+                    out.push(self.process(o, path)?);
+                }
+                json.set("anyOf", J::Arr(out));
+                Ok(())
+            }
+            Kind::Intersection { left, right } => {
+                let (left, right) = (*left, *right);
+                let a = self.process(left, path)?;
+                let b = self.process(right, path)?;
+                let mut all = Vec::new();
+                for x in [a, b] {
+                    match self.simple_intersection(&x) {
+                        Some(inner) => all.extend(inner),
+                        None => all.push(x),
+                    }
+                }
+                json.set("allOf", J::Arr(all));
+                self.intersections.push(id);
+                Ok(())
+            }
+            Kind::Nullable(inner) => {
+                let inner = *inner;
+                let v = self.process(inner, path)?;
+                let mut null = Obj::new();
+                null.set("type", J::str("null"));
+                json.set("anyOf", J::Arr(vec![v, J::Obj(null)]));
+                Ok(())
+            }
+            Kind::Optional(inner) | Kind::ExactOptional(inner) | Kind::NonOptional(inner) => {
+                let inner = *inner;
+                self.process(inner, path)?;
+                self.set_ref(id, inner);
+                Ok(())
+            }
+            Kind::Lazy(thunk) => {
+                let inner = self.resolve_thunk(id, *thunk)?;
+                self.process(inner, path)?;
+                self.set_ref(id, inner);
+                Ok(())
+            }
+            Kind::Default { inner, value } | Kind::Catch { inner, value } => {
+                let (inner, value) = (*inner, J::from_json(value));
+                self.process(inner, path)?;
+                self.set_ref(id, inner);
+                json.set("default", value);
+                Ok(())
+            }
+            Kind::Prefault { inner, value } => {
+                let (inner, value) = (*inner, J::from_json(value));
+                self.process(inner, path)?;
+                self.set_ref(id, inner);
+                if self.io == Io::Input {
+                    json.set("_prefault", value);
+                }
+                Ok(())
+            }
+            Kind::Pipe { input, output, .. } => {
+                let (input, output) = (*input, *output);
+                let in_is_transform = matches!(self.arena.get(input).kind, Kind::Transform);
+                let inner = match self.io {
+                    Io::Input if in_is_transform => output,
+                    Io::Input => input,
+                    Io::Output => output,
+                };
+                self.process(inner, path)?;
+                self.set_ref(id, inner);
+                Ok(())
+            }
+            Kind::Transform => self.refuse(
+                id,
+                "transform in output mode",
+                "a transform has no JSON Schema for its output",
+                "describe the input: z.toJSONSchema(X, { io: \"input\" }), or declare the output shape with .pipe(z.object({...}))",
+            ),
+            Kind::Unsupported { construct, message, help } => {
+                let (c, m, h) = (construct.clone(), message.clone(), help.clone());
+                self.refuse(id, &c, &m, &h)
+            }
+        }
+    }
+
+    /// `{ allOf: [...] }` with nothing else (at processing time): its members are spread.
+    fn simple_intersection(&self, j: &J) -> Option<Vec<J>> {
+        let J::Ref(r) = j else { return None };
+        let s = &self.seen.get(r)?.schema;
+        match (s.len(), s.get("allOf")) {
+            (1, Some(J::Arr(items))) => Some(items.clone()),
+            _ => None,
+        }
+    }
+
+    fn checks(&self, id: ZodId) -> &[Check] {
+        &self.arena.get(id).checks
+    }
+
+    fn length_bounds(&self, id: ZodId) -> (Option<f64>, Option<f64>) {
+        let (mut min, mut max): (Option<f64>, Option<f64>) = (None, None);
+        for c in self.checks(id) {
+            match c {
+                Check::MinLength(v) => min = Some(min.map_or(*v, |m| m.max(*v))),
+                Check::MaxLength(v) => max = Some(max.map_or(*v, |m| m.min(*v))),
+                Check::LengthEquals(v) => {
+                    min = Some(min.map_or(*v, |m| m.max(*v)));
+                    max = Some(max.map_or(*v, |m| m.min(*v)));
+                }
+                _ => {}
+            }
+        }
+        (min, max)
+    }
+
+    fn string(&mut self, id: ZodId, json: &mut Obj) -> R<()> {
+        json.set("type", J::str("string"));
+        let (min, max) = self.length_bounds(id);
+        if let Some(m) = min {
+            json.set("minLength", J::Num(m));
+        }
+        if let Some(m) = max {
+            json.set("maxLength", J::Num(m));
+        }
+        let mut format: Option<String> = None;
+        let mut lax = false;
+        let mut patterns: Vec<super::model::Regex> = Vec::new();
+        for c in self.checks(id) {
+            if let Check::Format { format: f, pattern, lax: l } = c {
+                format = Some(f.clone());
+                lax |= *l;
+                if let Some(p) = pattern {
+                    if !patterns.iter().any(|x| x.id == p.id) {
+                        patterns.push(p.clone());
+                    }
+                }
+            }
+        }
+        if let Some(f) = &format {
+            let mapped = match f.as_str() {
+                "email" => Some("email"),
+                "url" => Some("uri"),
+                "uuid" | "guid" => Some("uuid"),
+                "datetime" => Some("date-time"),
+                "date" => Some("date"),
+                "time" | "regex" => None,
+                other => {
+                    return self.refuse(
+                        id,
+                        &format!("format \"{other}\""),
+                        &format!("zod emits `format: \"{}\"`, which is outside the supported formats", other.replace('_', "-")),
+                        "use one of z.email(), z.url(), z.uuid(), z.iso.datetime(), z.iso.date(), or a single .regex(...)",
+                    )
+                }
+            };
+            if let Some(m) = mapped {
+                if !(lax || f == "time") {
+                    json.set("format", J::str(m));
+                }
+            }
+        }
+        match patterns.len() {
+            0 => {}
+            1 => json.set("pattern", J::Str(patterns[0].source.clone())),
+            _ => {
+                return self.refuse(
+                    id,
+                    "several regexes",
+                    "more than one pattern becomes `allOf`, which is outside the subset",
+                    "combine the conditions into one .regex(...), or drop the format check next to a .regex(...)",
+                )
+            }
+        }
+        Ok(())
+    }
+
+    fn number(&mut self, id: ZodId, json: &mut Obj) -> R<()> {
+        let (mut min, mut max, mut exmin, mut exmax): (Option<f64>, Option<f64>, Option<f64>, Option<f64>) = (None, None, None, None);
+        let mut divisors: Vec<f64> = Vec::new();
+        let mut is_int = false;
+        fn lo(slot: &mut Option<f64>, v: f64) {
+            if slot.is_none_or(|s| v > s) {
+                *slot = Some(v);
+            }
+        }
+        fn hi(slot: &mut Option<f64>, v: f64) {
+            if slot.is_none_or(|s| v < s) {
+                *slot = Some(v);
+            }
+        }
+        for c in self.checks(id) {
+            match c {
+                Check::GreaterThan { value, inclusive: true } => lo(&mut min, *value),
+                Check::GreaterThan { value, inclusive: false } => lo(&mut exmin, *value),
+                Check::LessThan { value, inclusive: true } => hi(&mut max, *value),
+                Check::LessThan { value, inclusive: false } => hi(&mut exmax, *value),
+                Check::MultipleOf(v) => {
+                    if !divisors.contains(v) {
+                        divisors.push(*v);
+                    }
+                }
+                Check::NumberFormat(f) => {
+                    if f.contains("int") {
+                        is_int = true;
+                    }
+                    let (a, b) = match *f {
+                        "safeint" => (-9007199254740991.0, 9007199254740991.0),
+                        "int32" => (-2147483648.0, 2147483647.0),
+                        "uint32" => (0.0, 4294967295.0),
+                        "float32" => (-3.4028234663852886e38, 3.4028234663852886e38),
+                        _ => (-f64::MAX, f64::MAX),
+                    };
+                    lo(&mut min, a);
+                    hi(&mut max, b);
+                }
+                _ => {}
+            }
+        }
+        json.set("type", J::str(if is_int { "integer" } else { "number" }));
+        if exmin.is_some_and(|e| e >= min.unwrap_or(f64::NEG_INFINITY)) {
+            json.set("exclusiveMinimum", J::Num(exmin.unwrap_or_default()));
+        } else if let Some(m) = min {
+            json.set("minimum", J::Num(m));
+        }
+        if exmax.is_some_and(|e| e <= max.unwrap_or(f64::INFINITY)) {
+            json.set("exclusiveMaximum", J::Num(exmax.unwrap_or_default()));
+        } else if let Some(m) = max {
+            json.set("maximum", J::Num(m));
+        }
+        let mut distinct: Vec<f64> = Vec::new();
+        for d in divisors {
+            if !d.is_finite() || d == 0.0 {
+                return self.refuse(id, &format!("multipleOf({d})"), &format!("a multipleOf divisor of {d} cannot be represented in JSON Schema"), "use a positive, finite divisor");
+            }
+            if !distinct.contains(&d.abs()) {
+                distinct.push(d.abs());
+            }
+        }
+        match distinct.len() {
+            0 => {}
+            1 => json.set("multipleOf", J::Num(distinct[0])),
+            _ => {
+                return self.refuse(id, "several multipleOf", "more than one divisor becomes `allOf`, which is outside the subset", "use one divisor (their least common multiple)")
+            }
+        }
+        Ok(())
+    }
+
+    fn optin(&self, id: ZodId) -> bool {
+        match &self.arena.get(id).kind {
+            Kind::Optional(_) | Kind::ExactOptional(_) | Kind::Default { .. } | Kind::Prefault { .. } | Kind::Catch { .. } | Kind::Transform => true,
+            Kind::Nullable(i) => self.optin(*i),
+            Kind::Pipe { input, .. } => self.optin(*input),
+            Kind::Lazy(t) => self.arena.thunk_target(*t).is_some_and(|i| self.optin(i)),
+            _ => false,
+        }
+    }
+
+    fn optout(&self, id: ZodId) -> bool {
+        match &self.arena.get(id).kind {
+            Kind::Optional(_) | Kind::ExactOptional(_) => true,
+            Kind::Catch { inner, .. } | Kind::Nullable(inner) => self.optout(*inner),
+            Kind::Pipe { output, .. } => self.optout(*output),
+            Kind::Lazy(t) => self.arena.thunk_target(*t).is_some_and(|i| self.optout(i)),
+            _ => false,
+        }
+    }
+
+    /// zod's `inputOptin`: looks through `.catch()` and a transform pipe.
+    fn input_optin(&self, id: ZodId) -> bool {
+        match &self.arena.get(id).kind {
+            Kind::Pipe { input, output, .. } if matches!(self.arena.get(*input).kind, Kind::Transform) => self.input_optin(*output),
+            Kind::Catch { inner, .. } => self.input_optin(*inner),
+            _ => self.optin(id),
+        }
+    }
+
+    fn is_transforming(&self, id: ZodId, visited: &mut Vec<ZodId>) -> bool {
+        if visited.contains(&id) {
+            return false;
+        }
+        visited.push(id);
+        match &self.arena.get(id).kind {
+            Kind::Transform => true,
+            Kind::Array { element } => self.is_transforming(*element, visited),
+            Kind::Lazy(t) => self.arena.thunk_target(*t).is_some_and(|i| self.is_transforming(i, visited)),
+            Kind::Optional(i) | Kind::ExactOptional(i) | Kind::NonOptional(i) | Kind::Nullable(i) => self.is_transforming(*i, visited),
+            Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => self.is_transforming(*inner, visited),
+            Kind::Intersection { left, right } => self.is_transforming(*left, visited) || self.is_transforming(*right, visited),
+            Kind::Pipe { input, output, codec } => *codec || self.is_transforming(*input, visited) || self.is_transforming(*output, visited),
+            Kind::Object { shape, .. } => shape.iter().any(|(_, f)| match f {
+                Field::Schema(s) => self.is_transforming(*s, visited),
+                Field::Getter(t) => self.arena.thunk_target(*t).is_some_and(|i| self.is_transforming(i, visited)),
+            }),
+            Kind::Union { options } => options.iter().any(|o| self.is_transforming(*o, visited)),
+            _ => false,
+        }
+    }
+
+    fn extract_defs(&mut self, root: ZodId) -> R<()> {
+        let mut ids: HashMap<String, ZodId> = HashMap::new();
+        for id in self.order.clone() {
+            if let Some(sid) = self.own_id(id) {
+                if let Some(other) = ids.get(&sid) {
+                    if *other != id {
+                        return self.refuse(
+                            id,
+                            ".meta({ id })",
+                            &format!("Duplicate schema id \"{sid}\" detected during JSON Schema conversion. Two different schemas cannot share the same id when converted together."),
+                            "give each schema its own id",
+                        );
+                    }
+                }
+                ids.insert(sid, id);
+            }
+        }
+        for id in self.order.clone() {
+            let s = &self.seen[&id];
+            if id == root || self.own_id(id).is_some() || s.cycle {
+                self.extract_to_def(id, root);
+            }
+        }
+        Ok(())
+    }
+
+    fn extract_to_def(&mut self, id: ZodId, root: ZodId) {
+        let s = self.seen.get(&id).expect("seen");
+        if s.schema.has("$ref") {
+            return;
+        }
+        let schema_id = s.schema.get("id").and_then(|v| v.as_str()).map(str::to_string);
+        let (reference, def_id) = if id == root && schema_id.is_none() {
+            ("#".to_string(), None)
+        } else {
+            let def_id = schema_id.unwrap_or_else(|| {
+                let n = format!("__schema{}", self.counter);
+                self.counter += 1;
+                n
+            });
+            (format!("#/$defs/{}", def_id.replace('~', "~0").replace('/', "~1")), Some(def_id))
+        };
+        let s = self.seen.get_mut(&id).expect("seen");
+        s.def = Some(s.schema.clone());
+        if def_id.is_some() {
+            s.def_id = def_id;
+        }
+        let mut r = Obj::new();
+        r.set("$ref", J::Str(reference));
+        s.schema = r;
+    }
+
+    /// The object flattening writes into: the extracted body, else the schema.
+    fn target(&mut self, id: ZodId) -> &mut Obj {
+        let s = self.seen.get_mut(&id).expect("seen");
+        match &mut s.def {
+            Some(d) => d,
+            None => &mut s.schema,
+        }
+    }
+
+    fn flatten(&mut self, id: ZodId) {
+        let state = self.seen[&id].ref_;
+        if state == RefState::Done {
+            return;
+        }
+        let cached = self.target(id).clone();
+        self.seen.get_mut(&id).expect("seen").ref_ = RefState::Done;
+        let parent = self.arena.get(id).parent;
+        let mut ref_target = None;
+        if let RefState::To(r) = state {
+            ref_target = Some(r);
+            self.refs.insert(id, r);
+            self.flatten(r);
+            let ref_schema = self.seen[&r].schema.clone();
+            let ref_def = self.seen[&r].def.clone();
+            let is_parent = parent == Some(r);
+            let strings = |g: &Gen, j: &J| g.stringify(j);
+            let target_snapshot;
+            {
+                let t = self.target(id);
+                t.assign(&ref_schema);
+                t.assign(&cached);
+                if is_parent {
+                    t.0.retain(|(k, _)| k == "$ref" || k == "allOf" || cached.has(k));
+                }
+                target_snapshot = t.clone();
+            }
+            if ref_schema.has("$ref") {
+                if let Some(def) = ref_def {
+                    let drop: Vec<String> = target_snapshot
+                        .0
+                        .iter()
+                        .filter(|(k, v)| k != "$ref" && k != "allOf" && def.get(k).is_some_and(|d| strings(self, d) == strings(self, v)))
+                        .map(|(k, _)| k.clone())
+                        .collect();
+                    let t = self.target(id);
+                    t.0.retain(|(k, _)| !drop.contains(k));
+                }
+            }
+        }
+        if let Some(p) = parent.filter(|p| Some(*p) != ref_target) {
+            self.flatten(p);
+            if let Some(r) = self.seen[&p].schema.get("$ref").cloned() {
+                let pdef = self.seen[&p].def.clone();
+                let snapshot = {
+                    let t = self.target(id);
+                    t.set("$ref", r);
+                    t.clone()
+                };
+                if let Some(def) = pdef {
+                    let drop: Vec<String> = snapshot
+                        .0
+                        .iter()
+                        .filter(|(k, v)| k != "$ref" && k != "allOf" && def.get(k).is_some_and(|d| self.stringify(d) == self.stringify(v)))
+                        .map(|(k, _)| k.clone())
+                        .collect();
+                    self.target(id).0.retain(|(k, _)| !drop.contains(k));
+                }
+            }
+        }
+    }
+
+    /// JSON.stringify of a value as it stands now (placeholders resolved).
+    fn stringify(&self, j: &J) -> String {
+        let mut out = String::new();
+        self.write(j, &mut out, 0);
+        out
+    }
+
+    fn write(&self, j: &J, out: &mut String, depth: usize) {
+        if depth > 256 {
+            out.push_str("null");
+            return;
+        }
+        match j {
+            J::Null => out.push_str("null"),
+            J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            J::Num(n) => out.push_str(&crate::value::js_number_string(*n)),
+            J::Str(s) => out.push_str(&serde_json::to_string(s).unwrap_or_default()),
+            J::Arr(a) => {
+                out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    self.write(x, out, depth + 1);
+                }
+                out.push(']');
+            }
+            J::Obj(o) => self.write_obj(o, out, depth),
+            J::Ref(r) => match self.seen.get(r) {
+                Some(s) => self.write_obj(&s.schema, out, depth + 1),
+                None => out.push_str("null"),
+            },
+        }
+    }
+
+    fn write_obj(&self, o: &Obj, out: &mut String, depth: usize) {
+        out.push('{');
+        for (i, (k, v)) in o.0.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&serde_json::to_string(k).unwrap_or_default());
+            out.push(':');
+            self.write(v, out, depth + 1);
+        }
+        out.push('}');
+    }
+
+    /// The object a member value stands for right now.
+    fn object_of(&self, j: &J) -> Option<Obj> {
+        match j {
+            J::Obj(o) => Some(o.clone()),
+            J::Ref(r) => self.seen.get(r).map(|s| s.schema.clone()),
+            _ => None,
+        }
+    }
+
+    fn compact_entry(&mut self, id: ZodId, visiting: &mut Vec<ZodId>) {
+        if visiting.contains(&id) {
+            return;
+        }
+        visiting.push(id);
+        let mut schema = std::mem::take(&mut self.seen.get_mut(&id).expect("seen").schema);
+        self.compact(&mut schema, visiting);
+        self.seen.get_mut(&id).expect("seen").schema = schema;
+        visiting.pop();
+    }
+
+    /// `anyOf` of bare `{type}` branches → a `type` array.
+    fn compact(&mut self, schema: &mut Obj, visiting: &mut Vec<ZodId>) {
+        let Some(J::Arr(options)) = schema.get("anyOf").cloned() else { return };
+        if options.is_empty() || schema.has("type") {
+            return;
+        }
+        let mut types: Vec<String> = Vec::new();
+        for option in options.iter() {
+            let keys_and_type = match option {
+                J::Ref(r) => {
+                    self.compact_entry(*r, visiting);
+                    let s = &self.seen[r].schema;
+                    (s.keys(), s.get("type").cloned())
+                }
+                J::Obj(o) => {
+                    let mut o = o.clone();
+                    self.compact(&mut o, visiting);
+                    (o.keys(), o.get("type").cloned())
+                }
+                _ => return,
+            };
+            if keys_and_type.0.len() != 1 || keys_and_type.0[0] != "type" {
+                return;
+            }
+            let members = match keys_and_type.1 {
+                Some(J::Str(s)) => vec![s],
+                Some(J::Arr(a)) => {
+                    let mut v = Vec::new();
+                    for m in a {
+                        match m {
+                            J::Str(s) => v.push(s),
+                            _ => return,
+                        }
+                    }
+                    v
+                }
+                _ => return,
+            };
+            for m in members {
+                if !types.contains(&m) {
+                    types.push(m);
+                }
+            }
+        }
+        schema.remove("anyOf");
+        if types.len() == 1 {
+            schema.set("type", J::Str(types.remove(0)));
+        } else {
+            schema.set("type", J::Arr(types.into_iter().map(J::Str).collect()));
+        }
+    }
+
+    fn fold_objects(&self, members: &[J]) -> Option<Obj> {
+        let mut objects = Vec::new();
+        for m in members {
+            let o = self.object_of(m)?;
+            if o.get("type") != Some(&J::str("object")) {
+                return None;
+            }
+            if o.0.iter().any(|(k, _)| !["type", "properties", "required", "additionalProperties"].contains(&k.as_str())) {
+                return None;
+            }
+            objects.push(o);
+        }
+        let mut properties = Obj::new();
+        let mut required: Vec<String> = Vec::new();
+        for object in &objects {
+            if let Some(J::Obj(props)) = object.get("properties") {
+                for (key, _) in &props.0 {
+                    if properties.has(key) {
+                        continue;
+                    }
+                    let mut parts: Vec<J> = Vec::new();
+                    for other in &objects {
+                        let part = other.get("properties").and_then(|p| p.as_obj()).and_then(|p| p.get(key)).cloned();
+                        let Some(part) = part else { continue };
+                        if !parts.iter().any(|s| self.stringify(s) == self.stringify(&part)) {
+                            parts.push(part);
+                        }
+                    }
+                    let merged = if parts.len() == 1 {
+                        parts.remove(0)
+                    } else {
+                        match self.fold_objects(&parts) {
+                            Some(o) => J::Obj(o),
+                            None => {
+                                let mut a = Obj::new();
+                                a.set("allOf", J::Arr(parts));
+                                J::Obj(a)
+                            }
+                        }
+                    };
+                    properties.set(key, merged);
+                }
+            }
+            if let Some(J::Arr(req)) = object.get("required") {
+                for r in req {
+                    if let J::Str(s) = r {
+                        if !required.contains(s) {
+                            required.push(s.clone());
+                        }
+                    }
+                }
+            }
+        }
+        let mut folded = Obj::new();
+        folded.set("type", J::str("object"));
+        folded.set("properties", J::Obj(properties));
+        if !required.is_empty() {
+            folded.set("required", J::Arr(required.into_iter().map(J::Str).collect()));
+        }
+        if objects.iter().all(|o| o.get("additionalProperties") == Some(&J::Bool(false))) {
+            folded.set("additionalProperties", J::Bool(false));
+        }
+        Some(folded)
+    }
+
+    fn fold_intersection(&self, json: &mut Obj) {
+        let Some(J::Arr(all)) = json.get("allOf").cloned() else { return };
+        if all.len() < 2 {
+            return;
+        }
+        if ["type", "properties", "required", "additionalProperties"].iter().any(|k| json.has(k)) {
+            return;
+        }
+        let union_of = |j: &J| -> Option<(String, Vec<J>, usize)> {
+            let o = self.object_of(j)?;
+            for k in ["oneOf", "anyOf"] {
+                if let Some(J::Arr(b)) = o.get(k) {
+                    return Some((k.to_string(), b.clone(), o.len()));
+                }
+            }
+            None
+        };
+        let first_union = all.iter().position(|m| union_of(m).is_some());
+        let folded = match first_union {
+            None => self.fold_objects(&all),
+            Some(i) => {
+                let (keyword, branches, keys) = union_of(&all[i]).expect("union");
+                if keys != 1 {
+                    return;
+                }
+                let rest: Vec<J> = all.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, m)| m.clone()).collect();
+                let mut out = Vec::new();
+                for b in branches {
+                    let mut members = rest.clone();
+                    members.push(b);
+                    match self.fold_objects(&members) {
+                        Some(o) => out.push(J::Obj(o)),
+                        None => return,
+                    }
+                }
+                let mut o = Obj::new();
+                o.set(&keyword, J::Arr(out));
+                Some(o)
+            }
+        };
+        if let Some(f) = folded {
+            json.remove("allOf");
+            json.assign(&f);
+        }
+    }
+
+    fn finalize(&mut self, root: ZodId) -> R<serde_json::Value> {
+        for id in self.order.clone().into_iter().rev() {
+            self.flatten(id);
+        }
+        for id in self.order.clone() {
+            let mut visiting = vec![id];
+            let mut target = std::mem::take(self.target(id));
+            self.compact(&mut target, &mut visiting);
+            *self.target(id) = target;
+        }
+        // Fold every intersection and every wrapper that inherited its `allOf`, innermost first.
+        for x in self.intersections.clone() {
+            let mut carriers: Vec<ZodId> = vec![x];
+            for id in &self.order {
+                let mut cur = *id;
+                let mut hops = 0;
+                while let Some(next) = self.refs.get(&cur) {
+                    if *next == x {
+                        carriers.push(*id);
+                        break;
+                    }
+                    cur = *next;
+                    hops += 1;
+                    if hops > 64 {
+                        break;
+                    }
+                }
+            }
+            for c in carriers {
+                for which in [true, false] {
+                    let s = self.seen.get(&c).expect("seen");
+                    let mut obj = if which { s.schema.clone() } else { match &s.def { Some(d) => d.clone(), None => continue } };
+                    self.fold_intersection(&mut obj);
+                    let s = self.seen.get_mut(&c).expect("seen");
+                    if which {
+                        s.schema = obj;
+                    } else {
+                        s.def = Some(obj);
+                    }
+                }
+            }
+        }
+
+        let root_seen = &self.seen[&root];
+        let body = if root_seen.def_id.is_some() { root_seen.schema.clone() } else { root_seen.def.clone().unwrap_or_else(|| root_seen.schema.clone()) };
+        let mut result = Obj::new();
+        result.set("$schema", J::str(DIALECT));
+        result.assign(&body);
+        if let (Some(J::Str(rid)), Some(mid)) = (result.get("id").cloned(), self.own_id(root)) {
+            if rid == mid {
+                result.remove("id");
+            }
+        }
+        let mut defs = Obj::new();
+        for id in &self.order {
+            let s = &self.seen[id];
+            if let (Some(def), Some(def_id)) = (&s.def, &s.def_id) {
+                let mut def = def.clone();
+                if def.get("id").and_then(|v| v.as_str()) == Some(def_id.as_str()) {
+                    def.remove("id");
+                }
+                defs.set(def_id, J::Obj(def));
+            }
+        }
+        if !defs.is_empty() {
+            result.set("$defs", J::Obj(defs));
+        }
+        let value = self.resolve(&J::Obj(result), 0);
+        if value.get("$ref").and_then(|v| v.as_str()) == Some("#") || contains_ref_to_root(&value) {
+            return self.refuse(
+                root,
+                "recursion at the root",
+                "the root schema refers to itself, which zod writes as `$ref: \"#\"` (outside the subset)",
+                "give the recursive schema an id: .meta({ id: \"Node\" }), so it becomes a $defs entry",
+            );
+        }
+        if let Some(at) = find_key(&value, "allOf") {
+            return self.refuse(
+                root,
+                "z.intersection / .and()",
+                &format!("the intersection cannot be folded into one object and stays `allOf` (at {at}), outside the subset"),
+                "intersect plain objects only (no descriptions or refinements on the members, no clashing properties), or use .extend()",
+            );
+        }
+        Ok(value)
+    }
+
+    fn resolve(&self, j: &J, depth: usize) -> serde_json::Value {
+        use serde_json::Value;
+        if depth > 512 {
+            return Value::Null;
+        }
+        match j {
+            J::Null => Value::Null,
+            J::Bool(b) => Value::Bool(*b),
+            J::Num(n) => crate::value::json_number(*n).unwrap_or(Value::Null),
+            J::Str(s) => Value::String(s.clone()),
+            J::Arr(a) => Value::Array(a.iter().map(|x| self.resolve(x, depth + 1)).collect()),
+            J::Obj(o) => {
+                let mut m = serde_json::Map::new();
+                for (k, v) in &o.0 {
+                    m.insert(k.clone(), self.resolve(v, depth + 1));
+                }
+                Value::Object(m)
+            }
+            J::Ref(r) => match self.seen.get(r) {
+                Some(s) => self.resolve(&J::Obj(s.schema.clone()), depth + 1),
+                None => Value::Null,
+            },
+        }
+    }
+}
+
+fn contains_ref_to_root(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Object(o) => o.iter().any(|(k, x)| (k == "$ref" && x == "#") || contains_ref_to_root(x)),
+        serde_json::Value::Array(a) => a.iter().any(contains_ref_to_root),
+        _ => false,
+    }
+}
+
+/// JSON pointer of the first occurrence of `key`.
+fn find_key(v: &serde_json::Value, key: &str) -> Option<String> {
+    match v {
+        serde_json::Value::Object(o) => {
+            if o.contains_key(key) {
+                return Some(String::new());
+            }
+            o.iter().find_map(|(k, x)| find_key(x, key).map(|p| format!("/{k}{p}")))
+        }
+        serde_json::Value::Array(a) => a.iter().enumerate().find_map(|(i, x)| find_key(x, key).map(|p| format!("/{i}{p}"))),
+        _ => None,
+    }
+}

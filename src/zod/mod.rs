@@ -1,0 +1,16 @@
+//! zod schemas, statically: the evaluator builds a [`model`] graph from zod builder calls, and
+//! [`emit`] turns it into exactly the JSON Schema zod 4.6.7's `z.toJSONSchema` returns (proven
+//! by the differential test against real zod in `tests/zod_oracle.rs`).
+
+pub mod build;
+pub mod emit;
+pub mod json;
+pub mod model;
+pub mod patterns;
+
+/// Module specifiers that provide zod 4's API.
+pub const ZOD_SOURCES: &[&str] = &["zod", "zod/v4"];
+
+pub fn is_zod_source(source: &str) -> bool {
+    ZOD_SOURCES.contains(&source)
+}
