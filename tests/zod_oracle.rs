@@ -120,3 +120,46 @@ fn zod_translation_equals_real_zod() {
     println!("zod-oracle: {matched} matched, {refused} refused as expected, {} mismatched", mismatched.len());
     assert!(mismatched.is_empty(), "{} mismatches:\n{}", mismatched.len(), mismatched.join("\n"));
 }
+
+/// Every refused corpus construct gets a pointed diagnostic: an error on the construct's own
+/// line that names it, with a help. Snapshot of one line per construct (no Node needed).
+#[test]
+fn refusals_name_the_construct() {
+    let corpus = std::fs::read_to_string(oracle_dir().join("corpus.jsonl")).unwrap();
+    let entries: Vec<Value> = corpus.lines().map(|l| serde_json::from_str(l).unwrap()).filter(|e: &Value| e["expect"] == "refuse").collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = normalize(&std::fs::canonicalize(tmp.path()).unwrap());
+    for (i, e) in entries.iter().enumerate() {
+        let io = if e["io"] == "output" { "output" } else { "input" };
+        let text = format!(
+            "import {{ z }} from \"zod\";\nimport {{ defineAgentProcedureContract, fromStandardSchema, emptyObjectSchema }} from \"@agent-surface/core\";\n\
+             {}\nconst __oracle = {};\n\
+             export const contract = defineAgentProcedureContract({{ id: \"domain:refuse.r{i}\", description: \"oracle\", effect: \"read\", input: emptyObjectSchema, \
+             output: fromStandardSchema(__oracle, {{ jsonSchema: z.toJSONSchema(__oracle, {{ io: \"{io}\" }}) }}) }});\n",
+            e.get("setup").and_then(Value::as_str).unwrap_or(""),
+            e["expr"].as_str().unwrap()
+        );
+        std::fs::write(root.join(format!("r{i}.ts")), text).unwrap();
+    }
+    let c = compile(Project::new(Config::load(&root).unwrap())).unwrap();
+    let mut lines = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let file = format!("r{i}.ts");
+        let d = c
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error() && c.project.db.get(d.primary.span.file).rel == file)
+            .unwrap_or_else(|| panic!("{} was not refused", e["name"]));
+        assert!(d.help.is_some(), "{}: refusal without help", e["name"]);
+        let f = c.project.db.get(d.primary.span.file);
+        let at = f.line_col(d.primary.span.lo);
+        let under = &f.text[d.primary.span.lo as usize..d.primary.span.hi as usize];
+        let under: String = under.chars().take(40).collect();
+        lines.push(format!("{} [{}] {}:{} `{}` {}\n    help: {}", e["name"].as_str().unwrap(), d.code.id(), at.line, at.column, under.replace('\n', " "), d.message, d.help.as_deref().unwrap_or("")));
+    }
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots/zod"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_snapshot!("refusals", lines.join("\n")));
+}

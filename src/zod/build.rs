@@ -311,13 +311,11 @@ impl Evaluator<'_> {
                 };
                 Some(Node::new(span, Val::ZodCheck(check)))
             }
-            "toJSONSchema" => self.to_json_schema_call(m, call, span),
-            other => self.not_static(span, format!("`z.{other}` is not a zod builder the compiler evaluates")).or_else(|| {
-                self.diagnostics.last_mut().map(|d| {
-                    d.help = Some("see docs/schemas.md for the supported zod API; or pass the JSON Schema literally with fromJsonSchema({...})".into())
-                });
-                None
-            }),
+            "toJSONSchema" => self.convert_to_json_schema(m, call, span),
+            other => self.error(
+                Diagnostic::new(Code::NotStatic, span, format!("`z.{other}` is not a zod builder the compiler evaluates"))
+                    .help("see docs/schemas.md for the supported zod API; or pass the JSON Schema literally with fromJsonSchema({...})"),
+            ),
         }
     }
 
@@ -489,7 +487,7 @@ impl Evaluator<'_> {
         Some(match &n.kind {
             Kind::String if n.checks.iter().all(|c| matches!(c, Check::MinLength(_) | Check::MaxLength(_))) => {
                 let (min, max) = bounds();
-                format!(r"[\s\S]{{{},{}}}", min.map_or("0".into(), |v| crate::value::js_number_string(v)), max.map_or(String::new(), crate::value::js_number_string))
+                format!(r"[\s\S]{{{},{}}}", min.map_or("0".into(), crate::value::js_number_string), max.map_or(String::new(), crate::value::js_number_string))
             }
             Kind::Number if n.checks.iter().any(|c| matches!(c, Check::NumberFormat(f) if f.contains("int"))) => r"-?\d+".into(),
             Kind::Number => r"-?\d+(?:\.\d+)?".into(),
@@ -752,7 +750,7 @@ impl Evaluator<'_> {
     }
 
     /// `z.toJSONSchema(X, { io })`.
-    fn to_json_schema_call(&mut self, m: &M, call: &CallExpr, span: Span) -> Option<Node> {
+    fn convert_to_json_schema(&mut self, m: &M, call: &CallExpr, span: Span) -> Option<Node> {
         let root = self.arg_schema(m, call, 0, "z.toJSONSchema")?;
         let io = match self.arg(m, call, 1)? {
             None => Io::Output,

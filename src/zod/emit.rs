@@ -480,11 +480,7 @@ impl Gen<'_> {
                 Check::GreaterThan { value, inclusive: false } => lo(&mut exmin, *value),
                 Check::LessThan { value, inclusive: true } => hi(&mut max, *value),
                 Check::LessThan { value, inclusive: false } => hi(&mut exmax, *value),
-                Check::MultipleOf(v) => {
-                    if !divisors.contains(v) {
-                        divisors.push(*v);
-                    }
-                }
+                Check::MultipleOf(v) if !divisors.contains(v) => divisors.push(*v),
                 Check::NumberFormat(f) => {
                     if f.contains("int") {
                         is_int = true;
