@@ -418,12 +418,12 @@ impl Checker<'_> {
             "pattern" => {
                 match value {
                     Value::String(p) => {
-                        if let Err(e) = regress::Regex::new(p) {
+                        if let Err(e) = regress::Regex::with_flags(p, "u") {
                             self.push(
                             ptr,
                             SchemaViolationKind::InvalidPattern { pattern: p.clone(), error: e.text.clone() },
                             format!("\"pattern\" is not a valid ECMAScript regular expression: {}", e.text),
-                            Some("patterns use ECMAScript (JavaScript RegExp) syntax, without flags".into()),
+                            Some("patterns use ECMAScript syntax in unicode mode (the `u` flag JSON Schema validators use): escape a literal `]`, `}` or `{`, and escape only punctuation".into()),
                         );
                         }
                     }

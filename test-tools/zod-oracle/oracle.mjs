@@ -118,7 +118,7 @@ export function checkSubset(root) {
           if (typeof value !== "string") push(at, key, "pattern must be a string");
           else {
             try {
-              new RegExp(value);
+              new RegExp(value, "u");
             } catch (e) {
               push(at, key, `pattern is not a valid ECMAScript regex: ${e.message}`);
             }
