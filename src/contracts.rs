@@ -434,7 +434,7 @@ impl Builder<'_> {
         if let Some(p) = self.required(def, "input", what, anchor) {
             if matches!(p.value.val, Val::Schema(_)) && self.output_mode.contains(&p.value.span) {
                 self.push(
-                    Diagnostic::new(Code::ZodInputInOutputMode, p.value.via.unwrap_or(p.value.span), "this input schema was converted in zod's default output mode")
+                    Diagnostic::new(Code::ZodInputInOutputMode, p.value.via.unwrap_or(p.value.span), "this input schema was converted in zod's output mode (the default of z.toJSONSchema)")
                         .label("z.toJSONSchema(X) describes what zod returns, not what it accepts")
                         .help("convert inputs with `z.toJSONSchema(X, { io: \"input\" })`: in output mode fields with defaults become required and unknown keys are refused, so agents are asked for more than the app needs"),
                 );

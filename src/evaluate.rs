@@ -46,6 +46,9 @@ pub struct Evaluator<'p> {
     /// `fromStandardSchema(...)` calls whose JSON Schema was converted in output mode and
     /// would differ in input mode.
     pub output_mode_schemas: std::collections::HashSet<Span>,
+    /// The root of the last `z.toJSONSchema` conversion (to check it converts the schema that
+    /// `fromStandardSchema` validates with).
+    pub(crate) last_converted: Option<(crate::zod::model::ZodId, crate::zod::emit::Io)>,
 }
 
 type M = Arc<ModuleInfo>;
@@ -60,6 +63,7 @@ impl<'p> Evaluator<'p> {
             zod: Default::default(),
             zod_output_mode: HashMap::new(),
             output_mode_schemas: Default::default(),
+            last_converted: None,
         }
     }
 
@@ -814,6 +818,7 @@ impl<'p> Evaluator<'p> {
                     .help("fromStandardSchema(Schema, { jsonSchema: {...} })"),
             );
         };
+        self.last_converted = None;
         let json = match json_expr {
             JsonSchemaExpr::Ident(id) => {
                 let s = self.sp(m, id.span);
@@ -837,6 +842,25 @@ impl<'p> Evaluator<'p> {
         }?;
         if !matches!(json.val, Val::Object(_)) {
             return self.error(Diagnostic::new(Code::InvalidArguments, json.span, format!("`jsonSchema` must be an object, found {}", json.val.describe())));
+        }
+        // The validator and the JSON Schema must describe the same zod schema.
+        if let Some((converted, io)) = self.last_converted {
+            let before = self.diagnostics.len();
+            let validated = self.eval(m, &call.args[0].expr);
+            self.diagnostics.truncate(before);
+            if let Some(Node { val: Val::Zod(v), span: vspan, via, .. }) = validated {
+                // Two spellings of the same schema are fine; a different schema is not.
+                let same = v == converted
+                    || crate::zod::emit::to_json_schema(&self.zod, v, io).ok() == crate::zod::emit::to_json_schema(&self.zod, converted, io).ok();
+                if !same {
+                    return self.error(
+                        Diagnostic::new(Code::InvalidArguments, via.unwrap_or(vspan), "`fromStandardSchema` validates one zod schema but its `jsonSchema` is converted from another")
+                            .label("validated with this schema")
+                            .related(json.span, "JSON Schema converted from a different schema here")
+                            .help("pass the same schema to both: fromStandardSchema(X, { jsonSchema: z.toJSONSchema(X, { io: \"input\" }) })"),
+                    );
+                }
+            }
         }
         // Remember an output-mode conversion on the schema itself, for the `input` warning.
         let output_mode = self.zod_output_mode.get(&json.span).copied();

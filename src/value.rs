@@ -98,6 +98,11 @@ impl Node {
         Node { span, val, via: None }
     }
 
+    /// Where a diagnostic about this value points: its use site if it has one.
+    pub fn val_span(&self) -> Span {
+        self.via.unwrap_or(self.span)
+    }
+
     /// The same value, reached through a reference at `use_span`.
     pub fn via(mut self, use_span: Span) -> Node {
         if use_span != self.span {

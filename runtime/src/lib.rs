@@ -10,6 +10,7 @@
 //! The compiler maps each violation (a pointer into the contract's JSON) back to a source span;
 //! the runtime (a later `CapabilityAuthority`) uses the same code to verify manifests.
 
+pub mod authority;
 pub mod canonical;
 pub mod definition;
 pub mod effects;

@@ -549,6 +549,10 @@ pub(crate) mod tests {
         }
     }
 
+    pub(crate) fn sample_manifest_value() -> serde_json::Value {
+        sample_manifest().to_value()
+    }
+
     pub(crate) fn sample_manifest() -> CapabilityContractManifest {
         CapabilityContractManifest::assemble(
             generator(),

@@ -204,6 +204,7 @@ impl Evaluator<'_> {
                 let mut out = Vec::new();
                 for n in values {
                     match &n.val {
+                        Val::Object(_) | Val::Array(_) => return self.not_static(n.val_span(), "z.literal takes strings, numbers, booleans or null"),
                         Val::Undefined => {
                             return self.new_node(unsupported("z.literal(undefined)".into(), ("Literal `undefined` cannot be represented in JSON Schema", "make the field optional with .optional()")), span)
                         }
@@ -340,6 +341,11 @@ impl Evaluator<'_> {
         Some(match name {
             "email" => {
                 let pattern = match opt("pattern").map(|n| n.val) {
+                    Some(Val::Regex(r)) if !r.flags.is_empty() && !is_builtin(&r) => {
+                        let at = self.sp(m, call.span);
+                        self.refuse_flags(&r, at);
+                        return None;
+                    }
                     Some(Val::Regex(r)) => r,
                     _ => super::model::Arena::builtin_regex("email", patterns::EMAIL),
                 };
@@ -583,9 +589,13 @@ impl Evaluator<'_> {
                     let check = if is_fn {
                         Check::Opaque
                     } else {
+                        let arg_span = self.sp(m, a.expr.span());
                         match self.arg(m, call, i)?.map(|n| n.val) {
                             Some(Val::ZodCheck(c)) => c,
-                            _ => Check::Opaque,
+                            // A refused check (e.g. z.regex with flags) refuses the schema.
+                            Some(Val::Zod(u)) if matches!(self.zod.get(u).kind, Kind::Unsupported { .. }) => return Some(Node::new(span, Val::Zod(u))),
+                            Some(other) => return self.not_static(arg_span, format!(".check() takes checks such as z.minLength(2) or functions, found {}", other.describe())),
+                            None => Check::Opaque,
                         }
                     };
                     cur = self.zod.with_check(cur, check, span);
@@ -673,7 +683,10 @@ impl Evaluator<'_> {
                 self.new_node(Kind::Enum(keep), span)
             }
             _ if matches!(kind, Kind::Object { .. }) => self.object_method(m, id, name, call, span),
-            other => self.not_static(span, format!("`.{other}()` is not a zod method the compiler evaluates on {}", kind_name(&kind))),
+            other => self.error(
+                Diagnostic::new(Code::NotStatic, span, format!("`.{other}()` is not a zod method the compiler evaluates on {}", kind_name(&kind)))
+                    .help("see docs/schemas.md for the supported zod API; or pass the JSON Schema literally with fromJsonSchema({...})"),
+            ),
         }
     }
 
@@ -786,6 +799,7 @@ impl Evaluator<'_> {
                 )
             }
         };
+        self.last_converted = Some((root, io));
         if io == Io::Output {
             // An input described in output mode is stricter than what zod parses: note whether
             // the two differ, for the warning on `input` fields.
@@ -876,6 +890,11 @@ fn enum_values(props: &[Prop]) -> Vec<Json> {
         .filter(|p| !p.key.parse::<f64>().is_ok_and(|k| numeric.contains(&k)))
         .filter_map(|p| p.value.to_json().ok())
         .collect()
+}
+
+/// zod's own regex constants (their flags are zod's business, e.g. unicodeEmail's `u`).
+fn is_builtin(r: &Regex) -> bool {
+    r.id & (1 << 63) != 0
 }
 
 /// zod's exported regex constants.

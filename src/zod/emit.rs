@@ -104,7 +104,7 @@ impl Gen<'_> {
                         id,
                         &format!(".meta({{ {k} }})"),
                         &format!("the metadata key `{k}` is not part of the supported JSON Schema subset"),
-                        "use only title, description, examples, deprecated (and id for $defs) in .meta()",
+                        "use only title, description, examples, deprecated, default (and id for $defs) in .meta()",
                     );
                 }
             }
@@ -356,11 +356,17 @@ impl Gen<'_> {
                 self.set_ref(id, inner);
                 Ok(())
             }
-            Kind::Transform => self.refuse(
+            Kind::Transform if self.io == Io::Output => self.refuse(
                 id,
                 "transform in output mode",
                 "a transform has no JSON Schema for its output",
                 "describe the input: z.toJSONSchema(X, { io: \"input\" }), or declare the output shape with .pipe(z.object({...}))",
+            ),
+            Kind::Transform => self.refuse(
+                id,
+                "z.transform()",
+                "a transform on its own has no input schema",
+                "transform a schema instead: z.string().transform(...), or z.preprocess(fn, schema)",
             ),
             Kind::Unsupported { construct, message, help } => {
                 let (c, m, h) = (construct.clone(), message.clone(), help.clone());
