@@ -1,6 +1,6 @@
-//! The command line: `agent-surface compile | check`. Exit codes: 0 no errors (warnings allowed),
-//! 1 errors or too many warnings or a stale manifest under `--check`, 2 usage or configuration
-//! errors.
+//! The command line: `agent-surface compile | check | verify`. Exit codes: 0 no errors (warnings
+//! allowed) or a verified manifest, 1 errors or too many warnings or a stale manifest under
+//! `--check` or a manifest `verify` refuses, 2 usage or configuration errors or an unreadable file.
 
 use crate::compile::{compile, manifest_text, project_at, Compilation};
 use crate::diagnostics::Diagnostic;
@@ -24,6 +24,8 @@ pub enum Command {
     Compile(CompileArgs),
     /// Report diagnostics without writing anything
     Check(CheckArgs),
+    /// Verify a manifest as the runtime's CapabilityAuthority would (hashes, completeness, format)
+    Verify(VerifyArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -65,11 +67,21 @@ pub struct CheckArgs {
     pub common: CommonArgs,
 }
 
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The manifest file to verify
+    pub manifest: PathBuf,
+    /// Output format: one summary line, or one JSON document on stdout
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    pub format: Format,
+}
+
 /// Runs the CLI; returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
     let threads = match &cli.command {
         Command::Compile(a) => a.common.threads,
         Command::Check(a) => a.common.threads,
+        Command::Verify(_) => None,
     };
     // Deeply nested sources recurse deeply in the parser: give workers room.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).stack_size(64 << 20).build();
@@ -80,6 +92,7 @@ pub fn run(cli: Cli) -> ExitCode {
     pool.install(|| match cli.command {
         Command::Compile(args) => run_compile(args),
         Command::Check(args) => run_check(args),
+        Command::Verify(args) => run_verify(args),
     })
 }
 
@@ -241,5 +254,77 @@ fn run_check(args: CheckArgs) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// `{"ok":true,...}` / `{"ok":false,...}` of `verify --format json` (fields in this order).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct VerifyOk<'a> {
+    ok: bool,
+    contracts: usize,
+    manifest_hash: &'a str,
+}
+
+#[derive(serde::Serialize)]
+struct VerifyRefused<'a> {
+    ok: bool,
+    error: VerifyError<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct VerifyError<'a> {
+    kind: &'static str,
+    message: String,
+    contract: Option<&'a str>,
+}
+
+fn run_verify(args: VerifyArgs) -> ExitCode {
+    use agent_surface_runtime::authority::{AuthorityError, CapabilityAuthority};
+    use agent_surface_runtime::manifest::ManifestContract;
+    let shown = args.manifest.display();
+    let bytes = match std::fs::read(&args.manifest) {
+        Ok(b) => b,
+        Err(e) => return usage_error(&format!("cannot read the manifest {shown}: {e}")),
+    };
+    // Bytes that are not UTF-8 are a refused manifest (exit 1), not an unreadable file.
+    let verified = String::from_utf8(bytes)
+        .map_err(|e| AuthorityError::NotJson(format!("not UTF-8: {e}")))
+        .and_then(|text| CapabilityAuthority::from_json_str(&text));
+    match verified {
+        Ok(authority) => {
+            let m = authority.manifest();
+            let count = |f: fn(&ManifestContract) -> bool| m.contracts.iter().filter(|c| f(c)).count();
+            let components = count(|c| matches!(c, ManifestContract::Component(_)));
+            let procedures = count(|c| matches!(c, ManifestContract::Procedure(_)));
+            let tools = count(|c| matches!(c, ManifestContract::ExternalTool(_)));
+            let text = match args.format {
+                Format::Json => {
+                    let doc = VerifyOk { ok: true, contracts: m.contracts.len(), manifest_hash: authority.manifest_hash() };
+                    format!("{}\n", serde_json::to_string(&doc).expect("serializable"))
+                }
+                Format::Pretty => format!(
+                    "verified {shown}: {} contract{} ({components} component{}, {procedures} procedure{}, {tools} external tool{}), manifestHash {}\n",
+                    m.contracts.len(),
+                    plural(m.contracts.len()),
+                    plural(components),
+                    plural(procedures),
+                    plural(tools),
+                    authority.manifest_hash()
+                ),
+            };
+            write_quietly(&mut std::io::stdout(), &text);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            match args.format {
+                Format::Json => {
+                    let doc = VerifyRefused { ok: false, error: VerifyError { kind: e.kind(), message: e.to_string(), contract: e.contract() } };
+                    write_quietly(&mut std::io::stdout(), &format!("{}\n", serde_json::to_string(&doc).expect("serializable")));
+                }
+                Format::Pretty => write_quietly(&mut std::io::stderr(), &format!("error: {shown}: {e}\n")),
+            }
+            ExitCode::from(1)
+        }
     }
 }

@@ -129,13 +129,18 @@ impl CapabilityAuthority {
     }
 
     /// Parses and verifies manifest text.
+    /// Duplicate object keys are refused: two readers keeping different duplicates would
+    /// disagree about what the same bytes mean.
     pub fn from_json_str(text: &str) -> Result<CapabilityAuthority, AuthorityError> {
-        let value: Value = serde_json::from_str(text).map_err(|e| AuthorityError::NotJson(e.to_string()))?;
+        let value = parse_strict(text).map_err(AuthorityError::NotJson)?;
         Self::new(value)
     }
 
     /// Verifies against non-default limits (the limits a registry will enforce).
     pub fn with_limits(value: Value, limits: &AgentSurfaceLimits) -> Result<CapabilityAuthority, AuthorityError> {
+        if !value.is_object() {
+            return Err(AuthorityError::Malformed("the manifest must be a JSON object".into()));
+        }
         match value.get("formatVersion") {
             Some(v) if v.as_u64() == Some(FORMAT_VERSION as u64) => {}
             other => return Err(AuthorityError::UnsupportedFormatVersion { found: other.cloned() }),
@@ -234,6 +239,69 @@ impl CapabilityAuthority {
     pub(crate) fn contract_at(&self, index: usize) -> &ManifestContract {
         &self.0.manifest.contracts[index]
     }
+}
+
+/// Parses JSON, refusing duplicate object keys (serde_json would silently keep the last).
+pub fn parse_strict(text: &str) -> Result<Value, String> {
+    use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+    struct Strict(Value);
+    impl<'de> Deserialize<'de> for Strict {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Strict;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("a JSON value")
+                }
+                fn visit_bool<E>(self, b: bool) -> Result<Strict, E> {
+                    Ok(Strict(Value::Bool(b)))
+                }
+                fn visit_i64<E>(self, n: i64) -> Result<Strict, E> {
+                    Ok(Strict(Value::from(n)))
+                }
+                fn visit_u64<E>(self, n: u64) -> Result<Strict, E> {
+                    Ok(Strict(Value::from(n)))
+                }
+                fn visit_f64<E>(self, n: f64) -> Result<Strict, E> {
+                    Ok(Strict(serde_json::Number::from_f64(n).map(Value::Number).unwrap_or(Value::Null)))
+                }
+                fn visit_str<E>(self, s: &str) -> Result<Strict, E> {
+                    Ok(Strict(Value::String(s.to_string())))
+                }
+                fn visit_string<E>(self, s: String) -> Result<Strict, E> {
+                    Ok(Strict(Value::String(s)))
+                }
+                fn visit_unit<E>(self) -> Result<Strict, E> {
+                    Ok(Strict(Value::Null))
+                }
+                fn visit_none<E>(self) -> Result<Strict, E> {
+                    Ok(Strict(Value::Null))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Strict, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(Strict(v)) = a.next_element()? {
+                        out.push(v);
+                    }
+                    Ok(Strict(Value::Array(out)))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Strict, A::Error> {
+                    let mut out = serde_json::Map::new();
+                    while let Some(k) = a.next_key::<String>()? {
+                        let Strict(v) = a.next_value()?;
+                        if out.insert(k.clone(), v).is_some() {
+                            return Err(serde::de::Error::custom(format!("duplicate key \"{k}\"")));
+                        }
+                    }
+                    Ok(Strict(Value::Object(out)))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let Strict(v) = Strict::deserialize(&mut de).map_err(|e| e.to_string())?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(v)
 }
 
 fn invalid(c: &ManifestContract, v: &DefinitionViolation) -> AuthorityError {
@@ -360,5 +428,11 @@ mod tests {
         bad["extra"] = true.into();
         assert!(matches!(CapabilityAuthority::new(bad), Err(AuthorityError::Malformed(_))));
         assert!(matches!(CapabilityAuthority::from_json_str("{"), Err(AuthorityError::NotJson(_))));
+        assert!(matches!(CapabilityAuthority::from_json_str("[1]"), Err(AuthorityError::Malformed(_))));
+        let text = serde_json::to_string(&v).unwrap().replacen("{", "{\"formatVersion\":1,", 1);
+        match CapabilityAuthority::from_json_str(&text) {
+            Err(AuthorityError::NotJson(m)) => assert!(m.contains("duplicate key"), "{m}"),
+            other => panic!("duplicate keys accepted: {other:?}"),
+        }
     }
 }
