@@ -10,12 +10,24 @@
 //! The compiler maps each violation (a pointer into the contract's JSON) back to a source span;
 //! the runtime (a later `CapabilityAuthority`) uses the same code to verify manifests.
 
+pub mod audit;
 pub mod authority;
+pub mod binding;
 pub mod canonical;
+pub mod clock;
+pub mod confirm;
 pub mod definition;
 pub mod effects;
+pub mod errors;
+pub mod events;
+pub mod exec;
 pub mod ids;
+pub mod invoke;
 pub mod limits;
 pub mod manifest;
+pub mod policy;
+pub mod registry;
 pub mod schema;
+pub mod signal;
+pub mod snapshot;
 pub mod validate;

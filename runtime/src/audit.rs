@@ -1,0 +1,60 @@
+//! Audit: one record per settled invocation, honouring each capability's `audit` level
+//! (`none`: no record; `metadata`: who/what/when/outcome; `full`: plus input and output).
+
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditRecord {
+    pub invocation_id: String,
+    pub capability_id: String,
+    pub registration_id: Option<String>,
+    pub consumer_key: String,
+    pub status: String,
+    pub code: Option<String>,
+    pub started_at: String,
+    pub duration_ms: u64,
+    /// Only with `audit: "full"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+}
+
+pub trait AuditSink: Send + Sync {
+    fn record(&self, r: AuditRecord);
+}
+
+/// The default sink: the last `capacity` records in memory.
+pub struct MemoryAuditSink {
+    capacity: usize,
+    records: Mutex<VecDeque<AuditRecord>>,
+}
+
+impl MemoryAuditSink {
+    pub fn new(capacity: usize) -> Self {
+        MemoryAuditSink { capacity, records: Mutex::new(VecDeque::new()) }
+    }
+    pub fn records(&self) -> Vec<AuditRecord> {
+        self.records.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect()
+    }
+}
+
+impl Default for MemoryAuditSink {
+    fn default() -> Self {
+        Self::new(1000)
+    }
+}
+
+impl AuditSink for MemoryAuditSink {
+    fn record(&self, r: AuditRecord) {
+        let mut q = self.records.lock().unwrap_or_else(|e| e.into_inner());
+        q.push_back(r);
+        while q.len() > self.capacity {
+            q.pop_front();
+        }
+    }
+}
