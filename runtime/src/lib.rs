@@ -21,6 +21,7 @@ pub mod effects;
 pub mod errors;
 pub mod events;
 pub mod exec;
+pub mod explain;
 pub mod ids;
 pub mod invoke;
 pub mod limits;

@@ -516,30 +516,40 @@ impl Shared {
         if decision == DiscoveryDecision::Hide {
             return None;
         }
-        if !dynamic.enabled {
-            return Some((false, Some("component-disabled".into())));
-        }
-        if let Some(o) = dynamic.overrides.get(name) {
-            if !o.available {
-                return Some((false, Some(o.reason.clone().unwrap_or_else(|| "unavailable".into()))));
-            }
-        }
-        if let Some(w) = when {
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w())) {
-                Ok(true) => {}
-                Ok(false) => return Some((false, Some(reason.unwrap_or("unavailable").to_string()))),
-                Err(_) => {
-                    if self.options.environment == Environment::Development {
-                        self.log(LogLevel::Warn, format!("when() of {} panicked", ctx.capability_id));
-                    }
-                    return Some((false, Some("when-error".into())));
-                }
-            }
+        let base = self.base_availability(dynamic, name, when, reason, &ctx.capability_id);
+        if !base.0 {
+            return Some(base);
         }
         if let DiscoveryDecision::Disable(r) = decision {
             return Some((false, Some(r)));
         }
         Some((true, None))
+    }
+
+    /// Availability from state alone (enabled, pushed override, `when()`), without policies:
+    /// what `explain_surface` reports apart from policy votes.
+    pub(crate) fn base_availability(&self, dynamic: &Dynamic, name: &str, when: Option<&crate::binding::WhenFn>, reason: Option<&str>, capability_id: &str) -> (bool, Option<String>) {
+        if !dynamic.enabled {
+            return (false, Some("component-disabled".into()));
+        }
+        if let Some(o) = dynamic.overrides.get(name) {
+            if !o.available {
+                return (false, Some(o.reason.clone().unwrap_or_else(|| "unavailable".into())));
+            }
+        }
+        if let Some(w) = when {
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w())) {
+                Ok(true) => {}
+                Ok(false) => return (false, Some(reason.unwrap_or("unavailable").to_string())),
+                Err(_) => {
+                    if self.options.environment == Environment::Development {
+                        self.log(LogLevel::Warn, format!("when() of {capability_id} panicked"));
+                    }
+                    return (false, Some("when-error".into()));
+                }
+            }
+        }
+        (true, None)
     }
 
     pub(crate) fn snapshot(&self, ctx: &SnapshotContext) -> AgentSurfaceSnapshot {

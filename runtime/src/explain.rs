@@ -1,0 +1,167 @@
+//! `explain_surface`: the developer projection that says *why* a snapshot looks as it does.
+//! It reports every capability the registry holds (hidden ones included, ignoring
+//! `include_unavailable` and budgets), honours scope and consumer, keeps availability (state)
+//! apart from policy votes, and its composed outcome equals what `snapshot` did. Never
+//! agent-facing.
+
+use crate::policy::{DiscoveryContext, DiscoveryDecision, Policy, PolicyPhase};
+use crate::registry::{AgentSurfaceRegistry, Dynamic, Reg};
+use crate::snapshot::{in_scope, SnapshotContext};
+use serde::Serialize;
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Expose,
+    Disable,
+    Hide,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyScope {
+    Registry,
+    Component,
+    Capability,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyVote {
+    pub name: String,
+    pub scope: PolicyScope,
+    pub phases: Vec<PolicyPhase>,
+    /// This policy's own discovery vote (`expose`, `disable`, `hide`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discovery: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub threw: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Availability {
+    pub available: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentRef {
+    #[serde(rename = "type")]
+    pub component_type: String,
+    pub instance_id: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CapabilityExplanation {
+    pub capability_id: String,
+    pub kind: &'static str,
+    pub plane: &'static str,
+    pub description: String,
+    pub registration_id: String,
+    pub component: ComponentRef,
+    pub outcome: Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub policies: Vec<PolicyVote>,
+    pub availability: Availability,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SurfaceExplanation {
+    pub surface_id: String,
+    pub surface_version: String,
+    pub capabilities: Vec<CapabilityExplanation>,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExplainError {
+    #[error("explain_surface on a disposed registry")]
+    Disposed,
+}
+
+fn votes(policies: &[(PolicyScope, &Policy)], ctx: &DiscoveryContext) -> Vec<PolicyVote> {
+    policies
+        .iter()
+        .map(|(scope, p)| {
+            let discovery = p.phases().contains(&PolicyPhase::Discovery).then(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.on_discovery(ctx))));
+            let (vote, threw) = match discovery {
+                None => (None, false),
+                Some(Err(_)) => (None, true),
+                Some(Ok(DiscoveryDecision::Expose)) => (Some("expose".to_string()), false),
+                Some(Ok(DiscoveryDecision::Disable(_))) => (Some("disable".to_string()), false),
+                Some(Ok(DiscoveryDecision::Hide)) => (Some("hide".to_string()), false),
+            };
+            PolicyVote { name: p.name().to_string(), scope: *scope, phases: p.phases().to_vec(), discovery: vote, threw }
+        })
+        .collect()
+}
+
+/// Explains the surface for `ctx` (consumer and scope honoured).
+pub fn explain_surface(registry: &AgentSurfaceRegistry, ctx: &SnapshotContext) -> Result<SurfaceExplanation, ExplainError> {
+    let shared = &registry.shared;
+    let (regs, version): (Vec<(Arc<Reg>, Dynamic)>, u64) = {
+        let st = shared.lock();
+        if st.disposed {
+            return Err(ExplainError::Disposed);
+        }
+        (st.regs.values().map(|r| (r.clone(), st.dynamic.get(&r.id).cloned().unwrap_or_default())).collect(), st.version)
+    };
+    let host = shared.host();
+    let mut out = Vec::new();
+    for (reg, dynamic) in &regs {
+        let b = &reg.bound;
+        let ty = b.component_type();
+        if let Some(scope) = &ctx.scope {
+            if !scope.iter().any(|p| in_scope(ty, p)) {
+                continue;
+            }
+        }
+        let c = b.contract();
+        let component = ComponentRef { component_type: ty.to_string(), instance_id: b.instance_id().to_string() };
+        let mut push = |name: &str, kind: &'static str, description: &str, cap_policies: &[Policy], when: Option<&crate::binding::WhenFn>, reason: Option<&str>| {
+            let capability_id = crate::ids::capability_id(ty, name);
+            let dctx = DiscoveryContext { capability_id: capability_id.clone(), component_type: ty.to_string(), instance_id: b.instance_id().to_string(), consumer: ctx.consumer.clone(), host: host.clone() };
+            let scoped: Vec<(PolicyScope, &Policy)> = shared
+                .options
+                .policies
+                .iter()
+                .map(|p| (PolicyScope::Registry, p))
+                .chain(b.policies.iter().map(|p| (PolicyScope::Component, p)))
+                .chain(cap_policies.iter().map(|p| (PolicyScope::Capability, p)))
+                .collect();
+            let (outcome, why) = match shared.availability(reg, dynamic, name, cap_policies, when, reason, &ctx.consumer, &host) {
+                None => (Outcome::Hide, Some("hidden by policy".to_string())),
+                Some((false, r)) => (Outcome::Disable, r),
+                Some((true, _)) => (Outcome::Expose, None),
+            };
+            let (available, areason) = shared.base_availability(dynamic, name, when, reason, &capability_id);
+            out.push(CapabilityExplanation {
+                capability_id,
+                kind,
+                plane: "view",
+                description: description.to_string(),
+                registration_id: reg.id.clone(),
+                component: component.clone(),
+                outcome,
+                reason: why,
+                policies: votes(&scoped, &dctx),
+                availability: Availability { available, reason: areason },
+            });
+        };
+        for (name, oc) in &c.observations {
+            let ob = &b.observations[name];
+            push(name, "observation", &oc.description, &ob.policies, ob.when.as_ref(), ob.unavailable_reason.as_deref());
+        }
+        for (name, ac) in &c.actions {
+            let ab = &b.actions[name];
+            push(name, "action", &ac.description, &ab.policies, ab.when.as_ref(), ab.unavailable_reason.as_deref());
+        }
+    }
+    Ok(SurfaceExplanation { surface_id: shared.surface_id.clone(), surface_version: version.to_string(), capabilities: out })
+}
