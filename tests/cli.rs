@@ -253,3 +253,16 @@ fn max_warnings_and_clean_projects() {
     let j = run(&app, &["check", "--format", "json"]);
     assert_eq!(j.stdout, "{\"schemaVersion\":1,\"diagnostics\":[]}\n");
 }
+
+/// The runtime crate tests against a copy of the example app's manifest; it must be exactly
+/// what the compiler produces today (regenerate with
+/// `cargo run -- compile fixtures/devices-app --out runtime/tests/fixtures/devices-app.manifest.json`).
+#[test]
+fn runtime_fixture_manifest_is_current() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = copy_project(&example_app(), tmp.path(), "app");
+    assert_eq!(run(&app, &["compile"]).code, 0);
+    let fresh = std::fs::read_to_string(app.join("agent-surface.manifest.json")).unwrap();
+    let fixture = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/tests/fixtures/devices-app.manifest.json")).unwrap();
+    assert!(fresh == fixture, "runtime/tests/fixtures/devices-app.manifest.json is stale: regenerate it");
+}
