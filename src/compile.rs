@@ -14,6 +14,7 @@ use agent_surface_runtime::limits::AgentSurfaceLimits;
 use agent_surface_runtime::manifest::{CapabilityContractManifest, Generator, SourceLocation};
 use rayon::prelude::*;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub const GENERATOR_NAME: &str = "agent-surface";
@@ -41,7 +42,7 @@ pub struct CompiledContract {
 
 /// Everything one compile produced.
 pub struct Compilation {
-    pub project: Project,
+    pub project: Arc<Project>,
     /// Files discovered (after include/exclude).
     pub files: Vec<PathBuf>,
     /// Files that passed the prefilter and were parsed as contract candidates.
@@ -73,9 +74,16 @@ struct FileResult {
     candidate: bool,
 }
 
-/// Compiles the project described by `config` (optionally with unsaved buffers).
+/// Compiles a project.
 pub fn compile(project: Project) -> Result<Compilation, ConfigError> {
+    compile_shared(Arc::new(project))
+}
+
+/// Compiles a long-lived project (server, watch, editor): files are re-read, modules whose
+/// text did not change are not parsed again.
+pub fn compile_shared(project: Arc<Project>) -> Result<Compilation, ConfigError> {
     let started = Instant::now();
+    project.begin();
     let files = crate::discover::discover(&project.config)?;
     let limits = AgentSurfaceLimits::default();
 
@@ -166,6 +174,33 @@ fn compile_file(project: &Project, path: &std::path::Path, limits: &AgentSurface
     out
 }
 
+/// The contracts of some files only (the Vite transform of one file): per-contract rules and
+/// provenance, without the project-wide uniqueness rule.
+pub fn compile_files(project: Arc<Project>, paths: &[PathBuf]) -> Compilation {
+    let started = Instant::now();
+    project.begin();
+    let limits = AgentSurfaceLimits::default();
+    let results: Vec<FileResult> = paths.iter().map(|p| compile_file(&project, &crate::project::normalize(p), &limits)).collect();
+    let mut contracts = Vec::new();
+    let mut failed = 0;
+    let mut diagnostics = Vec::new();
+    let mut candidates = 0;
+    for r in results {
+        contracts.extend(r.contracts);
+        failed += r.failed;
+        diagnostics.extend(r.diagnostics);
+        candidates += usize::from(r.candidate);
+    }
+    diagnostics.extend(project.take_load_diagnostics());
+    sort_diagnostics(&mut diagnostics, &project.db);
+    let manifest = CapabilityContractManifest::assemble(
+        Generator { name: GENERATOR_NAME.into(), version: GENERATOR_VERSION.into() },
+        contracts.iter().map(|c| c.built.contract.clone()).collect(),
+        failed,
+    );
+    Compilation { project, files: paths.to_vec(), candidates, contracts, failed, diagnostics, manifest, elapsed: started.elapsed() }
+}
+
 /// The manifest bytes as written to disk.
 pub fn manifest_text(c: &Compilation) -> String {
     c.manifest.to_pretty_json()
@@ -183,4 +218,37 @@ pub fn project_at(root: &std::path::Path) -> Result<Project, ConfigError> {
     let root = std::path::absolute(root).map_err(|e| ConfigError { file: root.to_path_buf(), message: e.to_string() })?;
     let root = crate::project::normalize(&root);
     Ok(Project::new(Config::load(&root)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn an_unchanged_file_is_never_parsed_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = crate::project::normalize(&std::fs::canonicalize(dir.path()).unwrap());
+        let contract = "import { defineAgentComponentContract } from '@agent-surface/core';\nimport { D } from './d';\nexport const c = defineAgentComponentContract({ type: 'a', description: D });\n";
+        std::fs::write(root.join("c.ts"), contract).unwrap();
+        std::fs::write(root.join("d.ts"), "export const D = 'desc';\n").unwrap();
+        let project = Arc::new(Project::new(Config::load(&root).unwrap()));
+        let first = compile_shared(project.clone()).unwrap();
+        assert_eq!(project.parse_count(), 2);
+        let second = compile_shared(project.clone()).unwrap();
+        assert_eq!(project.parse_count(), 2, "nothing changed: nothing parsed");
+        assert_eq!(first.manifest, second.manifest);
+        std::fs::write(root.join("d.ts"), "export const D = 'changed';\n").unwrap();
+        let third = compile_shared(project.clone()).unwrap();
+        assert_eq!(project.parse_count(), 3, "only the changed file is parsed again");
+        assert_eq!(third.manifest.contracts[0].description(), "changed");
+        // An overlay (an unsaved buffer) replaces the file on disk.
+        project.set_overlay(root.join("d.ts"), Arc::from("export const D = 'unsaved';\n"));
+        let fourth = compile_shared(project.clone()).unwrap();
+        assert_eq!(fourth.manifest.contracts[0].description(), "unsaved");
+        std::fs::remove_file(root.join("c.ts")).unwrap();
+        project.forget(&root.join("c.ts"));
+        let fifth = compile_shared(project).unwrap();
+        assert!(fifth.manifest.contracts.is_empty(), "a deleted file's contracts are gone");
+    }
 }

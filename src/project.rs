@@ -20,7 +20,7 @@ pub struct ModuleInfo {
     pub index: ModuleIndex,
 }
 
-/// Why a module could not be loaded. Its diagnostics were already reported once.
+/// Why a module could not be loaded (its diagnostics travel with the cached result).
 #[derive(Clone, Debug)]
 pub enum LoadError {
     NotFound,
@@ -28,15 +28,32 @@ pub enum LoadError {
     Syntax { file: Arc<SourceFile> },
 }
 
-type Slot = Arc<OnceLock<Result<Arc<ModuleInfo>, LoadError>>>;
+/// A load result with the diagnostics reading and parsing produced.
+#[derive(Clone, Debug)]
+struct Loaded {
+    result: Result<Arc<ModuleInfo>, LoadError>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+type Slot = Arc<OnceLock<Loaded>>;
+
+/// Per-compile memo: each file is read once per compile, each module loaded once.
+#[derive(Default)]
+struct Session {
+    files: HashMap<PathBuf, Result<Arc<SourceFile>, LoadError>>,
+    slots: HashMap<PathBuf, Slot>,
+}
 
 pub struct Project {
     pub config: Config,
     pub db: SourceDb,
-    modules: Mutex<HashMap<PathBuf, Slot>>,
-    /// Unsaved buffers (stdin, editors) that replace the file on disk.
-    overlays: HashMap<PathBuf, Arc<str>>,
-    load_diagnostics: Mutex<Vec<Diagnostic>>,
+    session: Mutex<Session>,
+    /// Parsed modules across compiles, by path and content hash: an unchanged file is never
+    /// parsed twice.
+    cache: Mutex<HashMap<PathBuf, (u64, Loaded)>>,
+    /// Unsaved buffers (stdin, editors, the Vite transform) that replace the file on disk.
+    overlays: std::sync::RwLock<HashMap<PathBuf, Arc<str>>>,
+    parses: std::sync::atomic::AtomicUsize,
 }
 
 impl Project {
@@ -44,38 +61,68 @@ impl Project {
         Project {
             config,
             db: SourceDb::new(),
-            modules: Mutex::new(HashMap::new()),
-            overlays: HashMap::new(),
-            load_diagnostics: Mutex::new(Vec::new()),
+            session: Mutex::default(),
+            cache: Mutex::default(),
+            overlays: Default::default(),
+            parses: Default::default(),
         }
     }
 
-    /// Uses `text` instead of the file at `path`.
-    pub fn set_overlay(&mut self, path: PathBuf, text: Arc<str>) {
-        self.overlays.insert(normalize(&path), text);
+    /// Uses `text` instead of the file at `path` (until [`Project::clear_overlay`]).
+    pub fn set_overlay(&self, path: PathBuf, text: Arc<str>) {
+        self.overlays.write().unwrap_or_else(|e| e.into_inner()).insert(normalize(&path), text);
+    }
+
+    pub fn clear_overlay(&self, path: &Path) {
+        self.overlays.write().unwrap_or_else(|e| e.into_inner()).remove(&normalize(path));
+    }
+
+    fn overlay(&self, path: &Path) -> Option<Arc<str>> {
+        self.overlays.read().unwrap_or_else(|e| e.into_inner()).get(path).cloned()
+    }
+
+    /// Starts a compile: files are read afresh (once each); parsed modules whose text did not
+    /// change are reused from the cache.
+    pub fn begin(&self) {
+        *self.session.lock().unwrap_or_else(|e| e.into_inner()) = Session::default();
+    }
+
+    /// Drops cached modules of files that were deleted.
+    pub fn forget(&self, path: &Path) {
+        let path = normalize(path);
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).remove(&path);
+        self.db.forget(&path);
+    }
+
+    /// How many files were parsed since the project was created (tests, benchmarks).
+    pub fn parse_count(&self) -> usize {
+        self.parses.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn rel(&self, path: &Path) -> String {
         relative_path(&self.config.root, path)
     }
 
-    /// Reads a file's text (overlay first). Invalid UTF-8 and unreadable files become a
-    /// diagnostic on a file entry with empty text.
+    /// Reads a file's text (overlay first), once per compile. Invalid UTF-8 and unreadable
+    /// files are an error carrying a file entry for the diagnostic.
     pub fn read(&self, path: &Path) -> Result<Arc<SourceFile>, LoadError> {
         let path = normalize(path);
-        if let Some(f) = self.db.lookup(&path) {
-            return match &f.unreadable {
-                Some(reason) => Err(LoadError::Unreadable { reason: reason.clone(), file: f }),
-                None => Ok(f),
-            };
+        if let Some(r) = self.session.lock().unwrap_or_else(|e| e.into_inner()).files.get(&path) {
+            return r.clone();
         }
-        let rel = self.rel(&path);
-        if let Some(text) = self.overlays.get(&path) {
-            return Ok(self.db.add(&path, rel, text.clone()));
+        let r = self.read_uncached(&path);
+        self.session.lock().unwrap_or_else(|e| e.into_inner()).files.insert(path, r.clone());
+        r
+    }
+
+    fn read_uncached(&self, path: &Path) -> Result<Arc<SourceFile>, LoadError> {
+        let rel = self.rel(path);
+        if let Some(text) = self.overlay(path) {
+            return Ok(self.db.add(path, rel, text));
         }
-        match std::fs::read(&path) {
+        match std::fs::read(path) {
             Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => Ok(self.db.add(&path, rel, text.into())),
+                Ok(text) => Ok(self.db.add(path, rel, text.into())),
                 Err(e) => {
                     // Keep a lossy rendering so the diagnostic can show the line; up to the first
                     // bad byte the offsets are the same.
@@ -85,65 +132,65 @@ impl Project {
                     let line = prefix.matches('\n').count() + 1;
                     let column = prefix.rsplit('\n').next().map_or(0, |l| l.encode_utf16().count()) + 1;
                     let reason = format!("it is not valid UTF-8 (line {line}, column {column}, byte {valid})");
-                    let file = self.db.add_unreadable(&path, rel, text, reason.clone());
+                    let file = self.db.add_unreadable(path, rel, text, reason.clone());
                     Err(LoadError::Unreadable { file, reason })
                 }
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(LoadError::NotFound),
             Err(e) => {
                 let reason = e.to_string();
-                let file = self.db.add_unreadable(&path, rel, Arc::from(""), reason.clone());
+                let file = self.db.add_unreadable(path, rel, Arc::from(""), reason.clone());
                 Err(LoadError::Unreadable { file, reason })
             }
         }
     }
 
-    /// Loads (reads, parses, indexes) a module once.
+    /// Loads (reads, parses, indexes) a module, once per compile, reusing the parse of an
+    /// unchanged text from earlier compiles.
     pub fn load(&self, path: &Path) -> Result<Arc<ModuleInfo>, LoadError> {
         let path = normalize(path);
         let slot: Slot = {
-            let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
-            modules.entry(path.clone()).or_default().clone()
+            let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
+            session.slots.entry(path.clone()).or_default().clone()
         };
-        slot.get_or_init(|| self.load_uncached(&path)).clone()
+        slot.get_or_init(|| self.load_cached(&path)).result.clone()
     }
 
-    /// Loads a module already read into the db (used after the prefilter looked at its text).
-    fn load_uncached(&self, path: &Path) -> Result<Arc<ModuleInfo>, LoadError> {
+    fn load_cached(&self, path: &Path) -> Loaded {
         let file = match self.read(path) {
             Ok(f) => f,
             Err(e) => {
+                let mut diagnostics = Vec::new();
                 if let LoadError::Unreadable { file, reason } = &e {
                     let at = utf8_error_offset(reason).unwrap_or(0);
-                    self.report(
-                        Diagnostic::new(Code::UnreadableFile, Span::new(file.id, at, at), format!("cannot read {}: {reason}", file.rel))
-                            .label("not UTF-8"),
+                    diagnostics.push(
+                        Diagnostic::new(Code::UnreadableFile, Span::new(file.id, at, at), format!("cannot read {}: {reason}", file.rel)).label("not UTF-8"),
                     );
                 }
-                return Err(e);
+                return Loaded { result: Err(e), diagnostics };
             }
         };
-        match crate::parse::parse_module(&file) {
-            Ok(module) => {
-                let index = index_module(&file, &module);
-                Ok(Arc::new(ModuleInfo { file, module, index }))
-            }
-            Err(diags) => {
-                for d in diags {
-                    self.report(d);
-                }
-                Err(LoadError::Syntax { file })
+        if let Some((hash, loaded)) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(path) {
+            if *hash == file.hash && loaded_file_id(loaded) == Some(file.id) {
+                return loaded.clone();
             }
         }
+        self.parses.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let loaded = match crate::parse::parse_module(&file) {
+            Ok(module) => {
+                let index = index_module(&file, &module);
+                Loaded { result: Ok(Arc::new(ModuleInfo { file: file.clone(), module, index })), diagnostics: Vec::new() }
+            }
+            Err(diagnostics) => Loaded { result: Err(LoadError::Syntax { file: file.clone() }), diagnostics },
+        };
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(path.to_path_buf(), (file.hash, loaded.clone()));
+        loaded
     }
 
-    fn report(&self, d: Diagnostic) {
-        self.load_diagnostics.lock().unwrap_or_else(|e| e.into_inner()).push(d);
-    }
-
-    /// Diagnostics from reading and parsing, collected so far.
+    /// Diagnostics from reading and parsing every module this compile loaded.
     pub fn take_load_diagnostics(&self) -> Vec<Diagnostic> {
-        std::mem::take(&mut *self.load_diagnostics.lock().unwrap_or_else(|e| e.into_inner()))
+        let session = self.session.lock().unwrap_or_else(|e| e.into_inner());
+        session.slots.values().filter_map(|s| s.get()).flat_map(|l| l.diagnostics.clone()).collect()
     }
 
     /// Resolves an import specifier from the module at `from` to a project file. `None` for
@@ -170,7 +217,7 @@ impl Project {
 
     /// TypeScript's module-file probing: exact file, `.js`→`.ts` rewrites, extensions, index.
     fn probe(&self, base: &Path) -> Option<PathBuf> {
-        let exists = |p: &Path| self.overlays.contains_key(p) || p.is_file();
+        let exists = |p: &Path| self.overlay(p).is_some() || p.is_file();
         let ext = base.extension().and_then(|e| e.to_str()).unwrap_or("");
         if crate::discover::EXTENSIONS.contains(&ext) && exists(base) {
             return Some(base.to_path_buf());
@@ -209,6 +256,14 @@ impl Project {
 fn utf8_error_offset(reason: &str) -> Option<u32> {
     let i = reason.rfind("byte ")?;
     reason[i + 5..].trim_end_matches(')').parse().ok()
+}
+
+fn loaded_file_id(l: &Loaded) -> Option<crate::source::FileId> {
+    match &l.result {
+        Ok(m) => Some(m.file.id),
+        Err(LoadError::Syntax { file }) | Err(LoadError::Unreadable { file, .. }) => Some(file.id),
+        Err(LoadError::NotFound) => None,
+    }
 }
 
 fn match_alias<'s>(alias: &str, specifier: &'s str) -> Option<&'s str> {

@@ -43,7 +43,15 @@ pub struct SourceFile {
     pub text: Arc<str>,
     /// Why the file could not be read as UTF-8 text (its `text` is then a lossy rendering).
     pub unreadable: Option<String>,
+    /// Content hash of `text`: the key of the parse cache.
+    pub hash: u64,
     line_starts: Vec<u32>,
+}
+
+/// A fast 64-bit content hash (the low half of blake3).
+pub fn content_hash(text: &str) -> u64 {
+    let h = blake3::hash(text.as_bytes());
+    u64::from_le_bytes(h.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
 /// A 1-based line and a 1-based UTF-16 column.
@@ -61,7 +69,8 @@ impl SourceFile {
                 line_starts.push(i as u32 + 1);
             }
         }
-        SourceFile { id, path, rel, text, unreadable: None, line_starts }
+        let hash = content_hash(&text);
+        SourceFile { id, path, rel, text, unreadable: None, hash, line_starts }
     }
 
     /// Line (1-based) and UTF-16 column (1-based) of a byte offset. Offsets inside a multi-byte
@@ -111,10 +120,15 @@ impl SourceDb {
         self.add_with(path, rel, text, Some(reason))
     }
 
+    /// Adds a file's current text. The same text keeps its id (and every span into it); new
+    /// text for a known path gets a new id, older ids stay valid for older results.
     fn add_with(&self, path: &Path, rel: String, text: Arc<str>, unreadable: Option<String>) -> Arc<SourceFile> {
         let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
         if let Some(id) = inner.by_path.get(path) {
-            return inner.files[id.0 as usize].clone();
+            let existing = &inner.files[id.0 as usize];
+            if existing.text == text && existing.unreadable == unreadable {
+                return existing.clone();
+            }
         }
         let id = FileId(inner.files.len() as u32);
         let mut file = SourceFile::new(id, path.to_path_buf(), rel, text);
@@ -127,6 +141,11 @@ impl SourceDb {
 
     pub fn get(&self, id: FileId) -> Arc<SourceFile> {
         self.inner.read().unwrap_or_else(|e| e.into_inner()).files[id.0 as usize].clone()
+    }
+
+    /// Forgets the path's current file (its id stays valid).
+    pub fn forget(&self, path: &Path) {
+        self.inner.write().unwrap_or_else(|e| e.into_inner()).by_path.remove(path);
     }
 
     pub fn lookup(&self, path: &Path) -> Option<Arc<SourceFile>> {
