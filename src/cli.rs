@@ -26,6 +26,18 @@ pub enum Command {
     Check(CheckArgs),
     /// Verify a manifest as the runtime's CapabilityAuthority would (hashes, completeness, format)
     Verify(VerifyArgs),
+    /// Run a long-lived compiler for tools (the Vite plugin) over newline-delimited JSON
+    Serve(ServeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Speak the protocol on stdin/stdout (docs/serve-protocol.md)
+    #[arg(long, required = true)]
+    pub stdio: bool,
+    /// Project root
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -81,7 +93,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let threads = match &cli.command {
         Command::Compile(a) => a.common.threads,
         Command::Check(a) => a.common.threads,
-        Command::Verify(_) => None,
+        Command::Verify(_) | Command::Serve(_) => None,
     };
     // Deeply nested sources recurse deeply in the parser: give workers room.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).stack_size(64 << 20).build();
@@ -93,7 +105,27 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Compile(args) => run_compile(args),
         Command::Check(args) => run_check(args),
         Command::Verify(args) => run_verify(args),
+        Command::Serve(args) => run_serve(args),
     })
+}
+
+fn run_serve(args: ServeArgs) -> ExitCode {
+    if !args.root.is_dir() {
+        return usage_error(&format!("the project root {} is not a folder", args.root.display()));
+    }
+    let project = match project_at(&args.root) {
+        Ok(p) => p,
+        Err(e) => return usage_error(&e.to_string()),
+    };
+    match crate::serve::run_stdio(crate::serve::Server::new(project)) {
+        Ok(()) => ExitCode::SUCCESS,
+        // The client went away mid-write: nothing left to tell anyone.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: serve: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn usage_error(message: &str) -> ExitCode {

@@ -21,6 +21,7 @@ pub mod project;
 pub mod provenance;
 pub mod render;
 pub mod rules;
+pub mod serve;
 pub mod source;
 pub mod value;
 pub mod zod;
