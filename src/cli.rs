@@ -28,6 +28,36 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Run a long-lived compiler for tools (the Vite plugin) over newline-delimited JSON
     Serve(ServeArgs),
+    /// Show the exact tool block a model would receive for a manifest
+    Tools(ToolsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ToolsArgs {
+    /// The manifest file (verified first)
+    pub manifest: PathBuf,
+    /// One tool per capability, or the three meta tools (experimental)
+    #[arg(long, value_enum, default_value_t = ToolMode::Direct)]
+    pub mode: ToolMode,
+    /// Adapt to a provider's tool format (default: the neutral AgentTool shape)
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    pub format: Format,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ToolMode {
+    Direct,
+    Meta,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProviderArg {
+    Openai,
+    Anthropic,
+    Gemini,
+    Mcp,
 }
 
 #[derive(Args, Debug)]
@@ -93,7 +123,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let threads = match &cli.command {
         Command::Compile(a) => a.common.threads,
         Command::Check(a) => a.common.threads,
-        Command::Verify(_) | Command::Serve(_) => None,
+        Command::Verify(_) | Command::Serve(_) | Command::Tools(_) => None,
     };
     // Deeply nested sources recurse deeply in the parser: give workers room.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).stack_size(64 << 20).build();
@@ -106,7 +136,67 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check(args) => run_check(args),
         Command::Verify(args) => run_verify(args),
         Command::Serve(args) => run_serve(args),
+        Command::Tools(args) => run_tools(args),
     })
+}
+
+fn run_tools(args: ToolsArgs) -> ExitCode {
+    use agent_surface_runtime::providers::{tool_block, Provider};
+    use agent_surface_runtime::toolset::{catalog_from_manifest, ToolsetMode};
+    let text = match std::fs::read_to_string(&args.manifest) {
+        Ok(t) => t,
+        Err(e) => return usage_error(&format!("cannot read the manifest {}: {e}", args.manifest.display())),
+    };
+    let authority = match agent_surface_runtime::authority::CapabilityAuthority::from_json_str(&text) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {}: {e}", args.manifest.display());
+            return ExitCode::from(1);
+        }
+    };
+    let mode = match args.mode {
+        ToolMode::Direct => ToolsetMode::Direct,
+        ToolMode::Meta => ToolsetMode::Meta,
+    };
+    let tools = catalog_from_manifest(&authority, mode);
+    let provider = args.provider.map(|p| match p {
+        ProviderArg::Openai => Provider::OpenAi,
+        ProviderArg::Anthropic => Provider::Anthropic,
+        ProviderArg::Gemini => Provider::Gemini,
+        ProviderArg::Mcp => Provider::Mcp,
+    });
+    let entries: Vec<serde_json::Value> = match provider {
+        Some(p) => match tool_block(&tools, p) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("error: {}: {e}", p.as_str());
+                return ExitCode::from(1);
+            }
+        },
+        None => tools.iter().map(|t| serde_json::to_value(t).expect("tool serializes")).collect(),
+    };
+    let sizes: Vec<usize> = entries.iter().map(|e| serde_json::to_string(e).map(|s| s.len()).unwrap_or(0)).collect();
+    let total: usize = sizes.iter().sum();
+    let out = match args.format {
+        Format::Json => {
+            let doc = serde_json::json!({ "provider": provider.map(|p| p.as_str()), "mode": if mode == ToolsetMode::Meta { "meta" } else { "direct" }, "tools": entries, "totalBytes": total });
+            format!("{doc}\n")
+        }
+        Format::Pretty => {
+            let mut s = String::new();
+            for (e, size) in entries.iter().zip(&sizes) {
+                s.push_str(&format!("── {} ({size} bytes)\n{}\n", tool_name(e), serde_json::to_string_pretty(e).unwrap_or_default()));
+            }
+            s.push_str(&format!("{} tool{}, {total} bytes ({}, {} mode)\n", entries.len(), plural(entries.len()), provider.map(|p| p.as_str()).unwrap_or("neutral"), if mode == ToolsetMode::Meta { "meta" } else { "direct" }));
+            s
+        }
+    };
+    write_quietly(&mut std::io::stdout(), &out);
+    ExitCode::SUCCESS
+}
+
+fn tool_name(e: &serde_json::Value) -> String {
+    e.get("name").or_else(|| e.get("function").and_then(|f| f.get("name"))).and_then(|n| n.as_str()).unwrap_or("?").to_string()
 }
 
 fn run_serve(args: ServeArgs) -> ExitCode {
