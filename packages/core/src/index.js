@@ -1,0 +1,12 @@
+// @agent-surface/core: what compiled app code imports. See README.md.
+export { AgentSurfaceDefinitionError, AgentSchemaError, CapabilityAuthorityError } from "./errors.js";
+export { canonicalJson, blake3Hex } from "./canonical.js";
+export { fromJsonSchema, fromStandardSchema, emptyObjectSchema } from "./schema.js";
+export {
+  defineAgentComponentContract,
+  observationContract,
+  actionContract,
+  defineAgentProcedureContract,
+  defineExternalAgentToolContract,
+} from "./contracts.js";
+export { createCapabilityAuthority, assertCapabilityAuthority, isCapabilityAuthority } from "./authority.js";

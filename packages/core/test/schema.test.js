@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import { AgentSchemaError, AgentSurfaceDefinitionError, emptyObjectSchema, fromJsonSchema, fromStandardSchema } from "../src/index.js";
+
+function issues(schema, value) {
+  try {
+    schema.parse(value);
+  } catch (e) {
+    expect(e).toBeInstanceOf(AgentSchemaError);
+    return e.issues.map((i) => [i.path, i.keyword]);
+  }
+  return [];
+}
+
+describe("emptyObjectSchema", () => {
+  it("has the manifest's JSON Schema and accepts only {}", () => {
+    expect(emptyObjectSchema.jsonSchema).toEqual({ type: "object", properties: {}, additionalProperties: false });
+    expect(Object.isFrozen(emptyObjectSchema.jsonSchema)).toBe(true);
+    expect(emptyObjectSchema.parse({})).toEqual({});
+    expect(issues(emptyObjectSchema, { a: 1 })).toEqual([["", "additionalProperties"]]);
+    expect(issues(emptyObjectSchema, [])).toEqual([["", "type"]]);
+    expect(issues(emptyObjectSchema, null)).toEqual([["", "type"]]);
+  });
+});
+
+describe("fromJsonSchema", () => {
+  const select = fromJsonSchema({
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      ids: { type: "array", items: { type: "string", pattern: "^dev_[a-z0-9]{6,}$" }, minItems: 1, maxItems: 3, uniqueItems: true },
+      mode: { type: "string", enum: ["replace", "add", "remove"], default: "replace" },
+      note: { type: ["string", "null"], maxLength: 3 },
+      count: { type: "integer", minimum: 0, exclusiveMaximum: 10, multipleOf: 2 },
+      tag: { const: "v1" },
+      ref: { $ref: "#/$defs/pos" },
+      either: { anyOf: [{ type: "string" }, { type: "number", minimum: 100 }] },
+    },
+    required: ["ids"],
+    $defs: { pos: { type: "number", exclusiveMinimum: 0 } },
+  });
+
+  it("keeps the JSON Schema as given (frozen copy) and returns valid values unchanged", () => {
+    expect(select.jsonSchema.required).toEqual(["ids"]);
+    expect(Object.isFrozen(select.jsonSchema.properties.ids)).toBe(true);
+    const v = { ids: ["dev_abc123"], mode: "add", note: null, count: 4, tag: "v1", ref: 0.5, either: 150 };
+    expect(select.parse(v)).toBe(v);
+    expect(select.parse({ ids: ["dev_abc123"], note: "😀😀😀" })).toBeTruthy(); // maxLength counts code points
+  });
+
+  it("reports every issue with a JSON pointer and the keyword", () => {
+    expect(issues(select, {})).toEqual([["", "required"]]);
+    expect(issues(select, { ids: [], extra: 1 })).toEqual([
+      ["", "additionalProperties"],
+      ["/ids", "minItems"],
+    ]);
+    expect(issues(select, { ids: ["dev_abc123", "dev_abc123", "x", 1] })).toEqual([
+      ["/ids", "maxItems"],
+      ["/ids", "uniqueItems"],
+      ["/ids/2", "pattern"],
+      ["/ids/3", "type"],
+    ]);
+    expect(issues(select, { ids: ["dev_abc123"], mode: "merge", note: "long", count: 3.5, tag: "v2", ref: 0, either: 5 })).toEqual([
+      ["/mode", "enum"],
+      ["/note", "maxLength"],
+      ["/count", "type"],
+      ["/tag", "const"],
+      ["/ref", "exclusiveMinimum"],
+      ["/either", "anyOf"],
+    ]);
+    expect(issues(select, { ids: ["dev_abc123"], count: 10 })).toEqual([["/count", "exclusiveMaximum"]]);
+    expect(issues(select, { ids: ["dev_abc123"], count: 3 })).toEqual([["/count", "multipleOf"]]);
+    expect(issues(select, { ids: ["dev_abc123"], count: -2 })).toEqual([["/count", "minimum"]]);
+  });
+
+  it("messages do not quote the offending value", () => {
+    let err;
+    try {
+      select.parse({ ids: ["secret-value"] });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(AgentSchemaError);
+    expect(err.message).not.toContain("secret-value");
+    expect(JSON.stringify(err.issues)).not.toContain("secret-value");
+  });
+
+  it("refuses values that are not JSON", () => {
+    expect(issues(fromJsonSchema({}), { f: () => 1 })).toEqual([["", "json"]]);
+    expect(issues(fromJsonSchema({}), NaN)).toEqual([["", "json"]]);
+    expect(fromJsonSchema({}).parse({ any: [1, "x"] })).toEqual({ any: [1, "x"] });
+  });
+
+  it("an unresolvable or recursive $ref is an issue, not a crash", () => {
+    expect(issues(fromJsonSchema({ $ref: "#/$defs/missing" }), 1)).toEqual([["", "$ref"]]);
+    expect(issues(fromJsonSchema({ $ref: "https://example.com/s.json" }), 1)).toEqual([["", "$ref"]]);
+    const loop = fromJsonSchema({ $ref: "#/$defs/a", $defs: { a: { $ref: "#/$defs/a" } } });
+    expect(issues(loop, 1)).toEqual([["", "depth"]]);
+  });
+
+  it("the schema itself must be a JSON object", () => {
+    expect(() => fromJsonSchema(true)).toThrow(AgentSurfaceDefinitionError);
+    expect(() => fromJsonSchema({ default: () => 1 })).toThrow(AgentSurfaceDefinitionError);
+  });
+});
+
+describe("fromStandardSchema", () => {
+  // A hand-made Standard Schema v1 (what Zod, Valibot and ArkType expose as "~standard").
+  const positive = {
+    "~standard": {
+      version: 1,
+      vendor: "test",
+      validate: (v) => (typeof v === "number" && v > 0 ? { value: v * 1 } : { issues: [{ message: "must be positive", path: [{ key: "n" }, 0] }] }),
+    },
+  };
+
+  it("parses through ~standard.validate and keeps the explicit JSON Schema", () => {
+    const s = fromStandardSchema(positive, { jsonSchema: { type: "number", exclusiveMinimum: 0 } });
+    expect(s.jsonSchema).toEqual({ type: "number", exclusiveMinimum: 0 });
+    expect(s.parse(2)).toBe(2);
+    let err;
+    try {
+      s.parse(-1);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(AgentSchemaError);
+    expect(err.issues).toEqual([{ path: "/n/0", keyword: "standard", message: "must be positive" }]);
+  });
+
+  it("returns the validator's output value (transforms are the library's business)", () => {
+    const trim = { "~standard": { version: 1, vendor: "t", validate: (v) => ({ value: String(v).trim() }) } };
+    expect(fromStandardSchema(trim, { jsonSchema: { type: "string" } }).parse("  x ")).toBe("x");
+  });
+
+  it("async validation is refused by the synchronous parse", () => {
+    const asyncSchema = { "~standard": { version: 1, vendor: "t", validate: async (v) => ({ value: v }) } };
+    expect(() => fromStandardSchema(asyncSchema, { jsonSchema: {} }).parse(1)).toThrow(AgentSchemaError);
+  });
+
+  it("needs a Standard Schema and an explicit jsonSchema", () => {
+    expect(() => fromStandardSchema({}, { jsonSchema: {} })).toThrow(AgentSurfaceDefinitionError);
+    expect(() => fromStandardSchema(positive)).toThrow(AgentSurfaceDefinitionError);
+    expect(() => fromStandardSchema(positive, {})).toThrow(AgentSurfaceDefinitionError);
+  });
+});
