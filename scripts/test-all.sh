@@ -8,6 +8,8 @@ export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 command -v node >/dev/null || { echo "error: Node.js is required (the zod differential test runs real zod)" >&2; exit 1; }
 echo "==> npm ci (test-tools/zod-oracle: pinned zod 4.6.7)"
 (cd test-tools/zod-oracle && npm ci --no-audit --no-fund --loglevel=error)
+echo "==> npm ci (test-tools/sarif: the official SARIF validator)"
+(cd test-tools/sarif && npm ci --no-audit --no-fund --loglevel=error)
 
 echo "==> cargo test"
 # --nocapture shows the conformance summaries (json-schema-suite, zod-oracle).

@@ -5,7 +5,7 @@
 use crate::compile::{compile, manifest_text, project_at, Compilation};
 use crate::diagnostics::Diagnostic;
 use crate::emit::{freshness, write_if_changed, Freshness, WriteOutcome};
-use crate::render::{self, pretty::PrettyOptions, Format};
+use crate::render::{self, pretty::PrettyOptions, DiagnosticFormat, Format};
 use clap::{Args, Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -30,6 +30,13 @@ pub enum Command {
     Serve(ServeArgs),
     /// Show the exact tool block a model would receive for a manifest
     Tools(ToolsArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(CompletionsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Args, Debug)]
@@ -73,8 +80,8 @@ pub struct ServeArgs {
 #[derive(Args, Debug, Clone)]
 pub struct CommonArgs {
     /// Output format of diagnostics
-    #[arg(long, value_enum, default_value_t = Format::Pretty)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = DiagnosticFormat::Pretty)]
+    pub format: DiagnosticFormat,
     /// Fail (exit 1) when there are more than N warnings
     #[arg(long, value_name = "N")]
     pub max_warnings: Option<usize>,
@@ -102,6 +109,9 @@ pub struct CompileArgs {
 pub struct CheckArgs {
     /// Files or folders to report on (default: the whole project)
     pub paths: Vec<PathBuf>,
+    /// Lint the text on stdin as if it were this file (imports resolve from disk)
+    #[arg(long, value_name = "PATH", conflicts_with = "paths")]
+    pub stdin_filepath: Option<PathBuf>,
     /// Project root
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
@@ -123,7 +133,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let threads = match &cli.command {
         Command::Compile(a) => a.common.threads,
         Command::Check(a) => a.common.threads,
-        Command::Verify(_) | Command::Serve(_) | Command::Tools(_) => None,
+        Command::Verify(_) | Command::Serve(_) | Command::Tools(_) | Command::Completions(_) => None,
     };
     // Deeply nested sources recurse deeply in the parser: give workers room.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).stack_size(64 << 20).build();
@@ -137,7 +147,32 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Verify(args) => run_verify(args),
         Command::Serve(args) => run_serve(args),
         Command::Tools(args) => run_tools(args),
+        Command::Completions(args) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_complete::generate(args.shell, &mut cmd, "agent-surface", &mut out);
+            write_quietly(&mut std::io::stdout(), &String::from_utf8_lossy(&out));
+            ExitCode::SUCCESS
+        }
     })
+}
+
+/// The man pages: `agent-surface.1` and one page per subcommand (`agent-surface-compile.1`...),
+/// generated from the clap definitions. `tests/man.rs` checks that `man/` is current.
+pub fn man_pages() -> Vec<(String, Vec<u8>)> {
+    let cmd = <Cli as clap::CommandFactory>::command().version(env!("CARGO_PKG_VERSION"));
+    let mut pages = Vec::new();
+    let mut render = |c: clap::Command, name: String| {
+        let mut buf = Vec::new();
+        clap_mangen::Man::new(c).render(&mut buf).expect("render to memory");
+        pages.push((format!("{name}.1"), buf));
+    };
+    render(cmd.clone(), "agent-surface".into());
+    for sub in cmd.get_subcommands() {
+        let name = format!("agent-surface-{}", sub.get_name());
+        render(sub.clone().name(name.clone()), name);
+    }
+    pages
 }
 
 fn run_tools(args: ToolsArgs) -> ExitCode {
@@ -236,17 +271,20 @@ fn load(root: &Path) -> Result<Compilation, ExitCode> {
 
 /// Prints diagnostics in the chosen format; returns whether they fail the run.
 fn report(c: &Compilation, diags: &[Diagnostic], common: &CommonArgs) -> bool {
+    let db = &c.project.db;
     let text = match common.format {
-        Format::Json => render::json::render(diags, &c.project.db),
-        Format::Pretty => {
+        DiagnosticFormat::Json => render::json::render(diags, db),
+        DiagnosticFormat::Github => render::github::render(diags, db),
+        DiagnosticFormat::Sarif => render::sarif::render(diags, db),
+        DiagnosticFormat::Pretty => {
             let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let width = terminal_width();
-            render::pretty::render(diags, &c.project.db, PrettyOptions { color, width })
+            render::pretty::render(diags, db, PrettyOptions { color, width })
         }
     };
     match common.format {
-        Format::Json => write_quietly(&mut std::io::stdout(), &text),
-        Format::Pretty => write_quietly(&mut std::io::stderr(), &text),
+        DiagnosticFormat::Pretty => write_quietly(&mut std::io::stderr(), &text),
+        _ => write_quietly(&mut std::io::stdout(), &text),
     }
     let errors = diags.iter().filter(|d| d.is_error()).count();
     let warnings = diags.len() - errors;
@@ -348,6 +386,9 @@ fn display_path(p: &Path) -> String {
 }
 
 fn run_check(args: CheckArgs) -> ExitCode {
+    if let Some(path) = &args.stdin_filepath {
+        return run_check_stdin(&args, path);
+    }
     let c = match load(&args.root) {
         Ok(c) => c,
         Err(code) => return code,
@@ -369,7 +410,7 @@ fn run_check(args: CheckArgs) -> ExitCode {
         .cloned()
         .collect();
     let failed = report(&c, &diags, &args.common);
-    if args.common.format == Format::Pretty {
+    if args.common.format == DiagnosticFormat::Pretty {
         eprintln!("{}", summary(&c));
     }
     if failed {
@@ -399,6 +440,32 @@ struct VerifyError<'a> {
     kind: &'static str,
     message: String,
     contract: Option<&'a str>,
+}
+
+/// `check --stdin-filepath PATH`: the buffer on stdin stands for PATH; the rest of the
+/// project is read from disk. Only PATH's diagnostics are reported.
+fn run_check_stdin(args: &CheckArgs, path: &Path) -> ExitCode {
+    use std::io::Read;
+    let mut text = String::new();
+    if let Err(e) = std::io::stdin().read_to_string(&mut text) {
+        return usage_error(&format!("cannot read stdin as UTF-8 text: {e}"));
+    }
+    if !args.root.is_dir() {
+        return usage_error(&format!("the project root {} is not a folder", args.root.display()));
+    }
+    let project = match project_at(&args.root) {
+        Ok(p) => p,
+        Err(e) => return usage_error(&e.to_string()),
+    };
+    let abs = crate::project::normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
+    project.set_overlay(abs.clone(), std::sync::Arc::from(text.as_str()));
+    let c = crate::compile::compile_files(std::sync::Arc::new(project), std::slice::from_ref(&abs));
+    let diags: Vec<Diagnostic> = c.diagnostics.iter().filter(|d| c.project.db.get(d.primary.span.file).path == abs).cloned().collect();
+    if report(&c, &diags, &args.common) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn run_verify(args: VerifyArgs) -> ExitCode {

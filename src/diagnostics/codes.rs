@@ -40,6 +40,9 @@ impl Category {
     }
 }
 
+/// Where the project's docs live.
+pub const DOCS_BASE: &str = "https://github.com/agent-surface/agent-surface/blob/main/docs";
+
 /// Static description of one diagnostic code.
 #[derive(Debug)]
 pub struct CodeInfo {
@@ -57,9 +60,9 @@ pub struct CodeInfo {
 }
 
 impl CodeInfo {
-    /// Where the code is documented, relative to the repository root.
+    /// Where the code is documented (an absolute URL: SARIF viewers and editors link to it).
     pub fn docs_url(&self) -> String {
-        format!("docs/diagnostics.md#{}", self.id.to_ascii_lowercase())
+        format!("{DOCS_BASE}/diagnostics.md#{}", self.id.to_ascii_lowercase())
     }
 }
 
