@@ -99,8 +99,11 @@ pub struct CompileArgs {
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Write nothing; exit 1 if the manifest on disk is missing or stale
-    #[arg(long)]
+    #[arg(long, conflicts_with = "watch")]
     pub check: bool,
+    /// Recompile on every change; rewrite the manifest only when it changed
+    #[arg(long)]
+    pub watch: bool,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -328,6 +331,9 @@ fn plural(n: usize) -> &'static str {
 }
 
 fn run_compile(args: CompileArgs) -> ExitCode {
+    if args.watch {
+        return crate::watch::run(&args);
+    }
     let c = match load(&args.root) {
         Ok(c) => c,
         Err(code) => return code,

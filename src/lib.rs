@@ -24,4 +24,5 @@ pub mod rules;
 pub mod serve;
 pub mod source;
 pub mod value;
+pub mod watch;
 pub mod zod;

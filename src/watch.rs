@@ -1,0 +1,138 @@
+//! `compile --watch`: one long-lived project (its parse cache keeps unchanged files from being
+//! parsed again), recompiled after every change (debounced), the manifest rewritten only when
+//! its bytes change, one line per rebuild.
+
+use crate::cli::CompileArgs;
+use crate::compile::{compile_shared, manifest_text, project_at};
+use crate::emit::{write_if_changed, WriteOutcome};
+use notify::{RecursiveMode, Watcher};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Paths whose changes cannot affect the manifest.
+fn ignored(path: &Path, out: &Path) -> bool {
+    path == out
+        || path.components().any(|c| {
+            let s = c.as_os_str();
+            s == "node_modules" || s == ".git" || s == "target"
+        })
+        || path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".tmp"))
+}
+
+fn relevant(path: &Path) -> bool {
+    crate::discover::is_source_file(path) || path.file_name().is_some_and(|n| n == "tsconfig.json" || n == "package.json" || n == crate::config::CONFIG_FILE)
+}
+
+pub fn run(args: &CompileArgs) -> ExitCode {
+    if !args.root.is_dir() {
+        eprintln!("error: the project root {} is not a folder", args.root.display());
+        return ExitCode::from(2);
+    }
+    let mut project = match project_at(&args.root) {
+        Ok(p) => Arc::new(p),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out: PathBuf = match &args.out {
+        Some(p) => std::path::absolute(p).unwrap_or_else(|_| p.clone()),
+        None => project.config.output.clone(),
+    };
+    let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
+    let mut watcher = match notify::recommended_watcher(tx) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("error: cannot watch files: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = watcher.watch(&project.config.root, RecursiveMode::Recursive) {
+        eprintln!("error: cannot watch {}: {e}", project.config.root.display());
+        return ExitCode::from(2);
+    }
+    rebuild(&project, &out, "initial build");
+    loop {
+        let Ok(first) = rx.recv() else { return ExitCode::SUCCESS };
+        let mut events = vec![first];
+        // Debounce: editors write in bursts (temp file, rename, chmod).
+        let deadline = Instant::now() + Duration::from_millis(60);
+        while let Ok(e) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            events.push(e);
+        }
+        let mut changed: Vec<PathBuf> = Vec::new();
+        let mut config_changed = false;
+        for e in events.into_iter().flatten() {
+            // Reading files ourselves produces access events: only changes count.
+            if matches!(e.kind, notify::EventKind::Access(_) | notify::EventKind::Other) {
+                continue;
+            }
+            for p in e.paths {
+                if ignored(&p, &out) || !relevant(&p) {
+                    continue;
+                }
+                if !crate::discover::is_source_file(&p) {
+                    config_changed = true;
+                }
+                if !p.exists() {
+                    project.forget(&p);
+                }
+                if !changed.contains(&p) {
+                    changed.push(p);
+                }
+            }
+        }
+        if changed.is_empty() {
+            continue;
+        }
+        if config_changed {
+            match project_at(&args.root) {
+                Ok(p) => project = Arc::new(p),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    continue;
+                }
+            }
+        }
+        let what = match changed.as_slice() {
+            [one] => project.rel(one),
+            many => format!("{} files", many.len()),
+        };
+        rebuild(&project, &out, &what);
+    }
+}
+
+fn rebuild(project: &Arc<crate::project::Project>, out: &Path, why: &str) {
+    let before = project.parse_count();
+    let c = match compile_shared(project.clone()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return;
+        }
+    };
+    let parsed = project.parse_count() - before;
+    if !c.diagnostics.is_empty() {
+        let text = crate::render::pretty::render(&c.diagnostics, &c.project.db, crate::render::pretty::PrettyOptions { color: false, width: 100 });
+        eprint!("{text}");
+    }
+    let written = match write_if_changed(out, &manifest_text(&c)) {
+        Ok(WriteOutcome::Written) => "written",
+        Ok(WriteOutcome::Unchanged) => "unchanged",
+        Err(e) => {
+            eprintln!("error: cannot write the manifest {}: {e}", out.display());
+            return;
+        }
+    };
+    let status = if c.manifest.completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete { "complete" } else { "incomplete" };
+    eprintln!(
+        "[{why}] {} contracts, {} errors, {} warnings, {parsed} parsed in {} ms; manifest {written} ({status})",
+        c.contracts.len(),
+        c.error_count(),
+        c.warning_count(),
+        c.elapsed.as_millis()
+    );
+}

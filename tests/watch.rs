@@ -1,0 +1,77 @@
+//! `compile --watch` picks up an edit, a new file and a deletion, one line per rebuild, and
+//! rewrites the manifest only when it changed.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap();
+        if name == "node_modules" || name == "agent-surface.manifest.json" || name == "dist" {
+            continue;
+        }
+        if p.is_dir() {
+            copy_dir(&p, &to.join(name));
+        } else {
+            std::fs::copy(&p, to.join(name)).unwrap();
+        }
+    }
+}
+
+/// The next rebuild line (skipping diagnostics), within a generous timeout.
+fn next_build(rx: &mpsc::Receiver<String>) -> String {
+    loop {
+        let line = rx.recv_timeout(Duration::from_secs(30)).expect("a rebuild line within 30 s");
+        if line.starts_with('[') {
+            return line;
+        }
+    }
+}
+
+#[test]
+fn watch_picks_up_edits_new_files_and_deletions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = std::fs::canonicalize(tmp.path()).unwrap().join("app");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/devices-app"), &app);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface")).args(["compile", "--watch"]).arg(&app).stderr(Stdio::piped()).spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let manifest = app.join("agent-surface.manifest.json");
+    let first = next_build(&rx);
+    assert!(first.contains("[initial build] 5 contracts") && first.contains("written"), "{first}");
+    let v1 = std::fs::read_to_string(&manifest).unwrap();
+
+    // An edit of a contract: rebuilt, only that file parsed, manifest rewritten.
+    let file = app.join("src/external/reports.ts");
+    std::fs::write(&file, std::fs::read_to_string(&file).unwrap().replace("Export the devices report", "Export the device report")).unwrap();
+    let edit = next_build(&rx);
+    assert!(edit.contains("src/external/reports.ts") && edit.contains("1 parsed") && edit.contains("written"), "{edit}");
+    assert_ne!(std::fs::read_to_string(&manifest).unwrap(), v1);
+
+    // A new file with a contract.
+    std::fs::write(app.join("src/extra.ts"), "import { defineAgentComponentContract } from '@agent-surface/core';\nexport const x = defineAgentComponentContract({ type: 'extra.panel', description: 'Extra' });\n").unwrap();
+    let added = next_build(&rx);
+    assert!(added.contains("6 contracts"), "{added}");
+    assert!(std::fs::read_to_string(&manifest).unwrap().contains("view:extra.panel"));
+
+    // Deleting it removes its contract.
+    std::fs::remove_file(app.join("src/extra.ts")).unwrap();
+    let removed = next_build(&rx);
+    assert!(removed.contains("5 contracts"), "{removed}");
+    assert!(!std::fs::read_to_string(&manifest).unwrap().contains("view:extra.panel"));
+
+    child.kill().unwrap();
+    let _ = child.wait();
+}
