@@ -485,13 +485,14 @@ impl Visit for MacroFinder<'_> {
 pub fn find_calls(m: &crate::project::ModuleInfo) -> Vec<CallExpr> {
     struct Collect<'a> {
         file: &'a SourceFile,
-        wanted: &'a [MacroCall],
+        /// span → index in `macro_calls` (a file may hold thousands of contracts).
+        wanted: HashMap<Span, usize>,
         found: Vec<Option<CallExpr>>,
     }
     impl Visit for Collect<'_> {
         fn visit_call_expr(&mut self, call: &CallExpr) {
             let span = span_of(self.file, call.span);
-            if let Some(i) = self.wanted.iter().position(|c| c.span == span) {
+            if let Some(&i) = self.wanted.get(&span) {
                 if self.found[i].is_none() {
                     self.found[i] = Some(call.clone());
                 }
@@ -499,7 +500,8 @@ pub fn find_calls(m: &crate::project::ModuleInfo) -> Vec<CallExpr> {
             call.visit_children_with(self);
         }
     }
-    let mut c = Collect { file: &m.file, wanted: &m.index.macro_calls, found: vec![None; m.index.macro_calls.len()] };
+    let wanted = m.index.macro_calls.iter().enumerate().map(|(i, c)| (c.span, i)).collect();
+    let mut c = Collect { file: &m.file, wanted, found: vec![None; m.index.macro_calls.len()] };
     m.module.visit_with(&mut c);
     c.found.into_iter().map(|c| c.expect("every indexed macro call is found again")).collect()
 }
