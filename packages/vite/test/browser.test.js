@@ -1,0 +1,112 @@
+// Headless Chromium (Debian's /usr/bin/chromium driven by playwright-core) loads the built example
+// app and reads the manifest hash the verified authority module wrote into the page.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium } from "playwright-core";
+import { build } from "vite";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import agentSurface from "../src/index.js";
+import { compileManifest, copyApp, viteConfig } from "./helpers.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".map": "application/json" };
+
+/** A tiny static server for dist/ on 127.0.0.1 (an ephemeral port). */
+function serveDir(dir) {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, "http://x");
+    const rel = url.pathname === "/" ? "index.html" : decodeURIComponent(url.pathname).replace(/^\/+/, "");
+    const file = path.resolve(dir, rel);
+    if (!file.startsWith(dir + path.sep) || !existsSync(file)) {
+      res.writeHead(404).end("not found");
+      return;
+    }
+    res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" });
+    res.end(readFileSync(file));
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+let app;
+let http;
+let browser;
+let userDataDir;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get update && apt-get install -y chromium), or set CHROMIUM_PATH`);
+  }
+  app = copyApp();
+  await build(await viteConfig(app.root, [agentSurface()]));
+  http = await serveDir(path.join(app.root, "dist"));
+  userDataDir = mkdtempSync(path.join(tmpdir(), "agent-surface-chromium-"));
+  // A fresh, empty profile: launchPersistentContext is how playwright takes --user-data-dir.
+  browser = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((r) => (http ? http.close(r) : r()));
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  app?.cleanup();
+});
+
+test("the built app shows the verified manifest hash, equal to `agent-surface compile`'s", async () => {
+  const expected = compileManifest(app.root);
+  const page = await browser.newPage();
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+  const { port } = http.address();
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.waitForFunction(() => document.getElementById("verified")?.textContent !== "", null, { timeout: 15000 });
+
+  expect(problems).toEqual([]);
+  expect(await page.textContent("#manifest-hash")).toBe(expected.manifestHash);
+  expect(await page.textContent("#verified")).toBe("true");
+  const provenance = JSON.parse(await page.textContent("#provenance"));
+  expect(provenance).toHaveLength(5);
+  const byId = Object.fromEntries(expected.contracts.map((c) => [c.id, c.contractHash]));
+  for (const p of provenance) {
+    expect(p).not.toBeNull();
+    expect(p.contractHash).toBe(byId[p.id]);
+  }
+  expect(new Set(provenance.map((p) => p.id))).toEqual(new Set(Object.keys(byId)));
+  // React rendered the app too.
+  expect(await page.locator("nav a").count()).toBe(2);
+  await page.close();
+});
+
+test("a tampered bundle is refused at run time by the authority module's verifier", async () => {
+  const { readdirSync, writeFileSync } = await import("node:fs");
+  const assets = path.join(app.root, "dist/assets");
+  for (const f of readdirSync(assets).filter((f) => f.endsWith(".js"))) {
+    const file = path.join(assets, f);
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.replaceAll("Cannot be undone.", "Can easily be undone."));
+  }
+  const page = await browser.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  const { port } = http.address();
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await expect.poll(() => errors.length, { timeout: 15000 }).toBeGreaterThan(0);
+  expect(errors[0]).toMatch(/contractHash of "domain:devices\.decommission" does not match its contents/);
+  expect(await page.textContent("#manifest-hash")).toBe("");
+  await page.close();
+});

@@ -1,0 +1,25 @@
+// Fails the whole run early, with a clear message, when what the tests drive is missing.
+import { accessSync, constants, existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const coreDir = path.resolve(here, "../../core");
+
+export default function setup() {
+  const bin = process.env.AGENT_SURFACE_BINARY;
+  if (!bin) {
+    throw new Error(
+      "AGENT_SURFACE_BINARY is not set. These tests drive a real agent-surface binary: build it " +
+        "(cargo build, at the repository root) and run e.g.\n  AGENT_SURFACE_BINARY=$PWD/../../target/debug/agent-surface npm test",
+    );
+  }
+  try {
+    accessSync(bin, constants.X_OK);
+  } catch {
+    throw new Error(`AGENT_SURFACE_BINARY=${bin} is not an executable file (build it with cargo build at the repository root)`);
+  }
+  if (!existsSync(path.join(coreDir, "node_modules/@noble/hashes"))) {
+    throw new Error(`packages/core has no node_modules: run npm ci in ${coreDir} (the example app imports @agent-surface/core)`);
+  }
+}

@@ -1,0 +1,103 @@
+// Shared by the end-to-end tests: the compiler binary, a copy of the example app, builds.
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const repoDir = path.resolve(packageDir, "../..");
+export const coreDir = path.join(repoDir, "packages/core");
+export const fixtureDir = path.join(repoDir, "fixtures/devices-app");
+
+/** The compiler under test: $AGENT_SURFACE_BINARY (checked by test/global-setup.js). */
+export function binary() {
+  const bin = process.env.AGENT_SURFACE_BINARY;
+  if (!bin || !existsSync(bin)) throw new Error("AGENT_SURFACE_BINARY must name a built agent-surface binary (see test/global-setup.js)");
+  return bin;
+}
+
+const ENTRY_HTML = `<!doctype html>
+<html lang="en">
+  <head><meta charset="UTF-8" /><link rel="icon" href="data:," /><title>devices-app</title></head>
+  <body>
+    <pre id="manifest-hash"></pre>
+    <pre id="provenance"></pre>
+    <pre id="verified"></pre>
+    <pre id="error"></pre>
+    <div id="root"></div>
+    <script type="module" src="/src/main.tsx"></script>
+  </body>
+</html>
+`;
+
+// Renders <App/> and writes what the verified authority says into the DOM.
+const ENTRY_MAIN = `import { createRoot } from "react-dom/client";
+import authority from "virtual:agent-surface/authority";
+import { App } from "./App";
+import { devicesTableContract } from "./components/DevicesTable";
+import { decommissionDevices, rebootDevices } from "./domain/devices";
+import { exportReport } from "./external/reports";
+import { appNavContract } from "./routes/AppNav";
+
+const contracts = [devicesTableContract, appNavContract, rebootDevices, decommissionDevices, exportReport];
+const provenance = contracts.map((c) => c.provenance ?? null);
+const verified =
+  Object.isFrozen(authority) &&
+  Object.isFrozen(authority.manifest) &&
+  Object.isFrozen(authority.manifest.contracts[0]) &&
+  provenance.every((p) => p !== null && authority.contract(p.id)?.contractHash === p.contractHash);
+document.getElementById("manifest-hash")!.textContent = authority.manifest.manifestHash;
+document.getElementById("provenance")!.textContent = JSON.stringify(provenance);
+document.getElementById("verified")!.textContent = String(verified);
+createRoot(document.getElementById("root")!).render(<App />);
+`;
+
+function link(target, at) {
+  mkdirSync(path.dirname(at), { recursive: true });
+  symlinkSync(target, at, "dir");
+}
+
+/**
+ * Copies fixtures/devices-app into a fresh temp dir and links its dependencies:
+ * @agent-surface/core -> packages/core (as its file: dependency would), react, react-dom and zod
+ * from this package's node_modules. Adds index.html and src/main.tsx.
+ * @returns {{ root: string, cleanup: () => void }}
+ */
+export function copyApp({ entry = true } = {}) {
+  const tmp = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-surface-vite-")));
+  const root = path.join(tmp, "app");
+  cpSync(fixtureDir, root, {
+    recursive: true,
+    filter: (src) => !/[\\/](node_modules|dist)$/.test(src) && !src.endsWith("agent-surface.manifest.json"),
+  });
+  link(coreDir, path.join(root, "node_modules/@agent-surface/core"));
+  for (const dep of ["react", "react-dom", "scheduler", "zod"]) {
+    link(path.join(packageDir, "node_modules", dep), path.join(root, "node_modules", dep));
+  }
+  if (entry) {
+    writeFileSync(path.join(root, "index.html"), ENTRY_HTML);
+    writeFileSync(path.join(root, "src/main.tsx"), ENTRY_MAIN);
+  }
+  return { root, cleanup: () => rmSync(tmp, { recursive: true, force: true }) };
+}
+
+/** `agent-surface compile` of the app: its manifest (written to a temp file). */
+export function compileManifest(root) {
+  const out = path.join(root, "compiled.manifest.json");
+  execFileSync(binary(), ["compile", root, "--out", out], { stdio: "pipe" });
+  return JSON.parse(readFileSync(out, "utf8"));
+}
+
+/** The inline Vite config of the tests (no config file). */
+export async function viteConfig(root, plugins, extra = {}) {
+  const { default: react } = await import("@vitejs/plugin-react");
+  return {
+    root,
+    configFile: false,
+    logLevel: "silent",
+    plugins: [react(), ...plugins],
+    resolve: { alias: { "@": path.join(root, "src") } },
+    ...extra,
+  };
+}
