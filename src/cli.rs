@@ -30,8 +30,18 @@ pub enum Command {
     Serve(ServeArgs),
     /// Show the exact tool block a model would receive for a manifest
     Tools(ToolsArgs),
+    /// Run the language server for editors (LSP over stdin/stdout; docs/editors.md)
+    Lsp(LspArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LspArgs {
+    /// Speak LSP on stdin/stdout (the default and only transport; accepted because editor
+    /// clients pass it)
+    #[arg(long)]
+    pub stdio: bool,
 }
 
 #[derive(Args, Debug)]
@@ -136,7 +146,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let threads = match &cli.command {
         Command::Compile(a) => a.common.threads,
         Command::Check(a) => a.common.threads,
-        Command::Verify(_) | Command::Serve(_) | Command::Tools(_) | Command::Completions(_) => None,
+        Command::Verify(_) | Command::Serve(_) | Command::Tools(_) | Command::Lsp(_) | Command::Completions(_) => None,
     };
     // Deeply nested sources recurse deeply in the parser: give workers room.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).stack_size(64 << 20).build();
@@ -150,6 +160,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Verify(args) => run_verify(args),
         Command::Serve(args) => run_serve(args),
         Command::Tools(args) => run_tools(args),
+        Command::Lsp(_) => ExitCode::from(crate::lsp::run_stdio()),
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut out = Vec::new();
@@ -274,6 +285,9 @@ fn load(root: &Path) -> Result<Compilation, ExitCode> {
 
 /// Prints diagnostics in the chosen format; returns whether they fail the run.
 fn report(c: &Compilation, diags: &[Diagnostic], common: &CommonArgs) -> bool {
+    for s in &c.skipped {
+        eprintln!("warning: skipped {s}");
+    }
     let db = &c.project.db;
     let text = match common.format {
         DiagnosticFormat::Json => render::json::render(diags, db),

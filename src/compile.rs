@@ -45,6 +45,8 @@ pub struct Compilation {
     pub project: Arc<Project>,
     /// Files discovered (after include/exclude).
     pub files: Vec<PathBuf>,
+    /// What the walk could not enter ("path: reason"): symlink loops, unreadable folders.
+    pub skipped: Vec<String>,
     /// Files that passed the prefilter and were parsed as contract candidates.
     pub candidates: usize,
     /// Contracts that compiled cleanly, sorted by id.
@@ -84,7 +86,7 @@ pub fn compile(project: Project) -> Result<Compilation, ConfigError> {
 pub fn compile_shared(project: Arc<Project>) -> Result<Compilation, ConfigError> {
     let started = Instant::now();
     project.begin();
-    let files = crate::discover::discover(&project.config)?;
+    let (files, skipped) = crate::discover::discover_with_skipped(&project.config)?;
     let limits = AgentSurfaceLimits::default();
 
     let results: Vec<FileResult> = files.par_iter().map(|path| compile_file(&project, path, &limits)).collect();
@@ -118,7 +120,7 @@ pub fn compile_shared(project: Arc<Project>) -> Result<Compilation, ConfigError>
         contracts.iter().map(|c| c.built.contract.clone()).collect(),
         failed,
     );
-    Ok(Compilation { project, files, candidates, contracts, failed, diagnostics, manifest, elapsed: started.elapsed() })
+    Ok(Compilation { project, files, skipped, candidates, contracts, failed, diagnostics, manifest, elapsed: started.elapsed() })
 }
 
 fn compile_file(project: &Project, path: &std::path::Path, limits: &AgentSurfaceLimits) -> FileResult {
@@ -198,7 +200,7 @@ pub fn compile_files(project: Arc<Project>, paths: &[PathBuf]) -> Compilation {
         contracts.iter().map(|c| c.built.contract.clone()).collect(),
         failed,
     );
-    Compilation { project, files: paths.to_vec(), candidates, contracts, failed, diagnostics, manifest, elapsed: started.elapsed() }
+    Compilation { project, files: paths.to_vec(), skipped: Vec::new(), candidates, contracts, failed, diagnostics, manifest, elapsed: started.elapsed() }
 }
 
 /// The manifest bytes as written to disk.

@@ -51,7 +51,14 @@ impl FileFilter {
 
 /// Walks the project root and returns the source files, sorted by path.
 pub fn discover(config: &Config) -> Result<Vec<PathBuf>, ConfigError> {
+    discover_with_skipped(config).map(|(files, _)| files)
+}
+
+/// Like [`discover`], also returning what could not be walked (symlink loops, unreadable
+/// folders), each as "path: reason", for a warning.
+pub fn discover_with_skipped(config: &Config) -> Result<(Vec<PathBuf>, Vec<String>), ConfigError> {
     let filter = FileFilter::new(config)?;
+    let mut skipped = Vec::new();
     let mut files = Vec::new();
     let walker = ignore::WalkBuilder::new(&config.root)
         .hidden(true)
@@ -65,7 +72,13 @@ pub fn discover(config: &Config) -> Result<Vec<PathBuf>, ConfigError> {
     for entry in walker {
         // Unreadable directories and symlink loops are skipped: they cannot hold project sources
         // we could compile anyway, and one bad folder must not stop the whole compile.
-        let Ok(entry) = entry else { continue };
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                skipped.push(e.to_string());
+                continue;
+            }
+        };
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -80,7 +93,8 @@ pub fn discover(config: &Config) -> Result<Vec<PathBuf>, ConfigError> {
     }
     files.sort();
     files.dedup();
-    Ok(files)
+    skipped.sort();
+    Ok((files, skipped))
 }
 
 #[cfg(test)]

@@ -16,6 +16,9 @@ pub mod discover;
 pub mod emit;
 pub mod evaluate;
 pub mod extract;
+#[doc(hidden)]
+pub mod fuzz_support;
+pub mod lsp;
 pub mod parse;
 pub mod project;
 pub mod provenance;

@@ -36,6 +36,16 @@ fn diagnostic_json(d: &Diagnostic, db: &SourceDb) -> Value {
 /// One server: a project that outlives requests.
 pub struct Server {
     project: Arc<Project>,
+    filter: Option<crate::discover::FileFilter>,
+    /// Transform results by file and text hash. Any change anywhere (new text for a file,
+    /// didChange, didRemove) clears it: a contract's result depends on what it imports.
+    transforms: std::sync::Mutex<TransformCache>,
+}
+
+#[derive(Default)]
+struct TransformCache {
+    results: std::collections::HashMap<PathBuf, (u64, Value)>,
+    texts: std::collections::HashMap<PathBuf, u64>,
 }
 
 /// A request-level failure: `code` is stable, `message` human.
@@ -50,7 +60,14 @@ fn bad(code: &'static str, message: impl Into<String>) -> Failure {
 
 impl Server {
     pub fn new(project: Project) -> Self {
-        Server { project: Arc::new(project) }
+        let filter = crate::discover::FileFilter::new(&project.config).ok();
+        Server { project: Arc::new(project), filter, transforms: Default::default() }
+    }
+
+    fn clear_transforms(&self) {
+        let mut t = self.transforms.lock().unwrap_or_else(|e| e.into_inner());
+        t.results.clear();
+        t.texts.clear();
     }
 
     pub fn root(&self) -> &Path {
@@ -86,6 +103,7 @@ impl Server {
                 for f in files_param(params)? {
                     self.project.clear_overlay(&f);
                 }
+                self.clear_transforms();
                 Ok(json!({}))
             }
             "didRemove" => {
@@ -93,6 +111,7 @@ impl Server {
                     self.project.clear_overlay(&f);
                     self.project.forget(&f);
                 }
+                self.clear_transforms();
                 Ok(json!({}))
             }
             "shutdown" => Ok(json!({})),
@@ -112,6 +131,28 @@ impl Server {
         if !path.is_absolute() {
             return Err(bad("invalid-params", "`file` must be an absolute path"));
         }
+        // Files outside the project's include/exclude (tests, generated code) are not compiled.
+        let rel = self.project.rel(&path);
+        let in_project = crate::discover::is_source_file(&path) && path.starts_with(&self.project.config.root) && self.filter.as_ref().is_some_and(|f| f.matches(&rel));
+        if !in_project {
+            return Ok(json!({ "edits": [], "contracts": [], "diagnostics": [], "parsed": 0, "inProject": false }));
+        }
+        let hash = crate::source::content_hash(code);
+        {
+            let mut t = self.transforms.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((h, result)) = t.results.get(&path) {
+                if *h == hash {
+                    let mut r = result.clone();
+                    r["parsed"] = 0.into();
+                    return Ok(r);
+                }
+            }
+            // New text for a file others may import: every cached result may be stale.
+            if t.texts.get(&path).is_some_and(|h| *h != hash) {
+                t.results.clear();
+            }
+            t.texts.insert(path.clone(), hash);
+        }
         self.project.set_overlay(path.clone(), Arc::from(code));
         let before = self.project.parse_count();
         let c = compile_files(self.project.clone(), std::slice::from_ref(&path));
@@ -123,12 +164,15 @@ impl Server {
             .iter()
             .map(|m| json!({ "id": m.id(), "contractHash": m.contract_hash() }))
             .collect();
-        Ok(json!({
+        let result = json!({
             "edits": edits,
             "contracts": contracts,
             "diagnostics": c.diagnostics.iter().map(|d| diagnostic_json(d, &c.project.db)).collect::<Vec<_>>(),
             "parsed": parsed,
-        }))
+            "inProject": true,
+        });
+        self.transforms.lock().unwrap_or_else(|e| e.into_inner()).results.insert(path, (hash, result.clone()));
+        Ok(result)
     }
 }
 

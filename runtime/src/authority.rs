@@ -110,6 +110,8 @@ struct Inner {
     manifest: CapabilityContractManifest,
     value: Value,
     by_id: HashMap<String, usize>,
+    /// The limits the contracts were verified against.
+    limits: AgentSurfaceLimits,
 }
 
 /// The verified manifest. Clone it freely: clones share one immutable copy.
@@ -144,6 +146,14 @@ impl CapabilityAuthority {
         match value.get("formatVersion") {
             Some(v) if v.as_u64() == Some(FORMAT_VERSION as u64) => {}
             other => return Err(AuthorityError::UnsupportedFormatVersion { found: other.cloned() }),
+        }
+        // The canonical form writes numbers as JavaScript reads them (doubles), so two integers a
+        // double cannot tell apart (2^53 and 2^53 + 1) hash the same while serde_json, the typed
+        // model and the validator keep them apart: the hashes could not pin such a number.
+        if let Some(n) = first_inexact_number(&value) {
+            return Err(AuthorityError::Malformed(format!(
+                "the number {n} cannot be represented exactly as a double (as JavaScript and the canonical form read it), so the hashes cannot pin it"
+            )));
         }
         let manifest: CapabilityContractManifest = serde_json::from_value(value.clone()).map_err(|e| AuthorityError::Malformed(e.to_string()))?;
         if manifest.completeness.status != CompletenessStatus::Complete || manifest.completeness.failed > 0 {
@@ -182,7 +192,7 @@ impl CapabilityAuthority {
                 return Err(invalid(c, &v));
             }
         }
-        Ok(CapabilityAuthority(Arc::new(Inner { serial: NEXT_AUTHORITY.fetch_add(1, Ordering::Relaxed), manifest, value, by_id })))
+        Ok(CapabilityAuthority(Arc::new(Inner { serial: NEXT_AUTHORITY.fetch_add(1, Ordering::Relaxed), manifest, value, by_id, limits: limits.clone() })))
     }
 
     /// The verified manifest (the spec's `authority.manifest`).
@@ -193,6 +203,12 @@ impl CapabilityAuthority {
     /// The manifest as JSON, exactly as verified.
     pub fn manifest_value(&self) -> &Value {
         &self.0.value
+    }
+
+    /// The limits every contract was verified against (a registry with other limits checks
+    /// its contracts again at registration).
+    pub fn limits(&self) -> &AgentSurfaceLimits {
+        &self.0.limits
     }
 
     pub fn manifest_hash(&self) -> &str {
@@ -238,6 +254,16 @@ impl CapabilityAuthority {
 
     pub(crate) fn contract_at(&self, index: usize) -> &ManifestContract {
         &self.0.manifest.contracts[index]
+    }
+}
+
+/// The first number (depth-first) that an IEEE-754 double does not hold exactly.
+fn first_inexact_number(v: &Value) -> Option<&serde_json::Number> {
+    match v {
+        Value::Number(n) if !crate::validate::is_json_number_safe(n) => Some(n),
+        Value::Array(a) => a.iter().find_map(first_inexact_number),
+        Value::Object(m) => m.values().find_map(first_inexact_number),
+        _ => None,
     }
 }
 

@@ -274,6 +274,10 @@ pub enum BindingError {
     InvalidInstanceId(IdError),
     #[error("action \"{name}\": parallel concurrency needs an integer max ≥ 1")]
     InvalidConcurrency { name: String },
+    #[error("\"{contract}\" references the procedure \"{id}\" twice")]
+    DuplicateProcedure { contract: String, id: String },
+    #[error("\"{contract}\" references \"{id}\", which is not a domain procedure (external tools are exposed through a gateway)")]
+    NotAProcedure { contract: String, id: String },
 }
 
 /// The parent link of a component (hierarchy for consumers).
@@ -447,6 +451,17 @@ impl ComponentBinder {
         for name in c.actions.keys() {
             if !self.actions.contains_key(name) {
                 return Err(BindingError::MissingExecute { contract: id, name: name.clone() });
+            }
+        }
+        // Capability key = component key + capability name: a procedure referenced twice
+        // is a structural duplicate.
+        let mut seen = BTreeSet::new();
+        for p in &self.procedures {
+            if !p.id().starts_with(crate::ids::DOMAIN_PREFIX) {
+                return Err(BindingError::NotAProcedure { contract: id, id: p.id().to_string() });
+            }
+            if !seen.insert(p.id()) {
+                return Err(BindingError::DuplicateProcedure { contract: id, id: p.id().to_string() });
             }
         }
         Ok(BoundComponent {

@@ -37,7 +37,9 @@ enum State {
     Pending,
     Approved { at: String },
     Denied,
-    Used,
+    /// Presented by an invocation (single use). `at` is kept so that an invocation turned away
+    /// before it ran (RATE_LIMITED at admission) can give the evidence back.
+    Used { at: String },
     Expired,
 }
 
@@ -118,12 +120,14 @@ impl Confirmations {
                     }
                     Some(r) => match r.state.clone() {
                         State::Pending => ConfirmationCheck::Fail(required(&r.info)),
+                        // The evidence lives as long as the request it approves: until expiresAt.
+                        State::Approved { .. } if shared.now() >= r.expires_ms => ConfirmationCheck::Fail(err(ErrorCode::ConfirmationExpired, "the confirmation has expired; invoke again without it")),
                         State::Approved { at } => {
-                            r.state = State::Used;
+                            r.state = State::Used { at: at.clone() };
                             ConfirmationCheck::Proceed(Some((id.clone(), at)))
                         }
                         State::Denied => ConfirmationCheck::Fail(err(ErrorCode::ConfirmationDenied, "the user denied this operation")),
-                        State::Used | State::Expired => ConfirmationCheck::Fail(err(ErrorCode::ConfirmationExpired, "the confirmation was already used or has expired; invoke again without it")),
+                        State::Used { .. } | State::Expired => ConfirmationCheck::Fail(err(ErrorCode::ConfirmationExpired, "the confirmation was already used or has expired; invoke again without it")),
                     },
                 }
             } else {
@@ -157,6 +161,17 @@ impl Confirmations {
             self.notify(list);
         }
         result
+    }
+
+    /// Gives back evidence consumed by an invocation that was turned away before it ran
+    /// (RATE_LIMITED: an expected retry, which presents the same evidence).
+    pub(crate) fn restore(&self, confirmation_id: &str) {
+        let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = records.get_mut(confirmation_id) {
+            if let State::Used { at } = &r.state {
+                r.state = State::Approved { at: at.clone() };
+            }
+        }
     }
 
     pub(crate) fn expire_all(&self, shared: &Shared) {
@@ -275,7 +290,7 @@ impl ConfirmationController {
                         let mut records = shared.confirmations.records.lock().unwrap_or_else(|e| e.into_inner());
                         shared.confirmations.expire_due(&shared, &mut records);
                         let outcome = match records.get(confirmation_id).map(|r| r.state.clone()) {
-                            Some(State::Approved { .. }) | Some(State::Used) => ConfirmationOutcome::Approved,
+                            Some(State::Approved { .. }) | Some(State::Used { .. }) => ConfirmationOutcome::Approved,
                             Some(State::Denied) => ConfirmationOutcome::Denied,
                             _ => ConfirmationOutcome::Expired,
                         };
@@ -335,7 +350,7 @@ impl Future for Wait {
                     r.wakers.push(cx.waker().clone());
                     Poll::Pending
                 }
-                State::Approved { .. } | State::Used => Poll::Ready(ConfirmationOutcome::Approved),
+                State::Approved { .. } | State::Used { .. } => Poll::Ready(ConfirmationOutcome::Approved),
                 State::Denied => Poll::Ready(ConfirmationOutcome::Denied),
                 State::Expired => Poll::Ready(ConfirmationOutcome::Expired),
             },

@@ -12,7 +12,8 @@ use crate::ids::{
 };
 use crate::limits::AgentSurfaceLimits;
 use crate::manifest::{ComponentContract, ManifestContract, OperationContract};
-use crate::schema::{check_schema, SchemaViolation};
+use crate::schema::SchemaViolation;
+use crate::validate::Validator;
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -180,7 +181,11 @@ impl Violations<'_> {
     }
 
     fn schema(&mut self, base: &[String], field: &str, schema: &Value) {
-        for sv in check_schema(schema, self.limits) {
+        // Compiling the validator checks the subset (`check_schema`) and then what only
+        // compiling finds: a `$ref` that loops back to the same value without descending. A
+        // contract whose schema cannot be compiled could never be invoked (found by fuzzing).
+        let violations = Validator::new(schema, self.limits).err().unwrap_or_default();
+        for sv in violations {
             let mut pointer = base.to_vec();
             pointer.push(field.into());
             pointer.extend(sv.pointer.iter().cloned());

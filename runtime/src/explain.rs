@@ -124,8 +124,7 @@ pub fn explain_surface(registry: &AgentSurfaceRegistry, ctx: &SnapshotContext) -
         }
         let c = b.contract();
         let component = ComponentRef { component_type: ty.to_string(), instance_id: b.instance_id().to_string() };
-        let mut push = |name: &str, kind: &'static str, description: &str, cap_policies: &[Policy], when: Option<&crate::binding::WhenFn>, reason: Option<&str>| {
-            let capability_id = crate::ids::capability_id(ty, name);
+        let explain = |capability_id: String, kind: &'static str, plane: &'static str, description: &str, cap_policies: &[Policy], composed: Option<(bool, Option<String>)>, (available, areason): (bool, Option<String>)| {
             let dctx = DiscoveryContext { capability_id: capability_id.clone(), component_type: ty.to_string(), instance_id: b.instance_id().to_string(), consumer: ctx.consumer.clone(), host: host.clone() };
             let scoped: Vec<(PolicyScope, &Policy)> = shared
                 .options
@@ -135,16 +134,15 @@ pub fn explain_surface(registry: &AgentSurfaceRegistry, ctx: &SnapshotContext) -
                 .chain(b.policies.iter().map(|p| (PolicyScope::Component, p)))
                 .chain(cap_policies.iter().map(|p| (PolicyScope::Capability, p)))
                 .collect();
-            let (outcome, why) = match shared.availability(reg, dynamic, name, cap_policies, when, reason, &ctx.consumer, &host) {
+            let (outcome, why) = match composed {
                 None => (Outcome::Hide, Some("hidden by policy".to_string())),
                 Some((false, r)) => (Outcome::Disable, r),
                 Some((true, _)) => (Outcome::Expose, None),
             };
-            let (available, areason) = shared.base_availability(dynamic, name, when, reason, &capability_id);
-            out.push(CapabilityExplanation {
+            CapabilityExplanation {
                 capability_id,
                 kind,
-                plane: "view",
+                plane,
                 description: description.to_string(),
                 registration_id: reg.id.clone(),
                 component: component.clone(),
@@ -152,15 +150,32 @@ pub fn explain_surface(registry: &AgentSurfaceRegistry, ctx: &SnapshotContext) -
                 reason: why,
                 policies: votes(&scoped, &dctx),
                 availability: Availability { available, reason: areason },
-            });
+            }
         };
         for (name, oc) in &c.observations {
             let ob = &b.observations[name];
-            push(name, "observation", &oc.description, &ob.policies, ob.when.as_ref(), ob.unavailable_reason.as_deref());
+            let (when, reason) = (ob.when.as_ref(), ob.unavailable_reason.as_deref());
+            let capability_id = crate::ids::capability_id(ty, name);
+            let composed = shared.availability(reg, dynamic, name, &ob.policies, when, reason, &ctx.consumer, &host);
+            let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
+            out.push(explain(capability_id, "observation", "view", &oc.description, &ob.policies, composed, base));
         }
         for (name, ac) in &c.actions {
             let ab = &b.actions[name];
-            push(name, "action", &ac.description, &ab.policies, ab.when.as_ref(), ab.unavailable_reason.as_deref());
+            let (when, reason) = (ab.when.as_ref(), ab.unavailable_reason.as_deref());
+            let capability_id = crate::ids::capability_id(ty, name);
+            let composed = shared.availability(reg, dynamic, name, &ab.policies, when, reason, &ctx.consumer, &host);
+            let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
+            out.push(explain(capability_id, "action", "view", &ac.description, &ab.policies, composed, base));
+        }
+        // Procedures the registration references: the snapshot lists them (top level), so the
+        // explanation must too.
+        for (index, p) in b.procedures.iter().enumerate() {
+            let pc = p.contract.contract();
+            let (when, reason) = (p.binding.when.as_ref(), p.binding.unavailable_reason.as_deref());
+            let composed = shared.procedure_availability(reg, dynamic, index, &ctx.consumer, &host);
+            let base = shared.base_availability(dynamic, &pc.id, when, reason, &pc.id);
+            out.push(explain(pc.id.clone(), "procedure", "domain", &pc.description, &p.binding.policies, composed, base));
         }
     }
     Ok(SurfaceExplanation { surface_id: shared.surface_id.clone(), surface_version: version.to_string(), capabilities: out })

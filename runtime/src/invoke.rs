@@ -15,7 +15,7 @@ use crate::registry::{AgentSurfaceRegistry, Dynamic, LogLevel, Reg, Shared};
 use crate::signal::{AbortController, AbortReason, AbortSignal};
 use crate::snapshot::{iso8601, AgentConsumer};
 use crate::validate::Validator;
-use futures::future::{FutureExt, Shared as SharedFuture};
+use futures::future::{FutureExt, Shared as SharedFuture, WeakShared};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, VecDeque};
@@ -153,36 +153,62 @@ pub fn fnv1a64(bytes: &[u8]) -> String {
 type Pending = SharedFuture<BoxFuture<AgentInvocationResult>>;
 
 enum DedupeEntry {
-    InFlight { fingerprint: String, future: Pending },
-    Done { fingerprint: String, result: AgentInvocationResult, at_ms: u64 },
+    /// Held weakly: the callers own the run. When every caller has stopped waiting (dropped its
+    /// future) the run is dropped, settles CANCELLED and releases what it held; a strong handle
+    /// here would keep an unpolled run, and its queue slot, alive forever.
+    InFlight { fingerprint: String, future: WeakShared<BoxFuture<AgentInvocationResult>>, serial: u64 },
+    Done { fingerprint: String, result: AgentInvocationResult, at_ms: u64, serial: u64 },
 }
 
-/// The bounded idempotency window (dedupeCacheSize / dedupeCacheTtlMs).
+/// The bounded idempotency window (dedupeCacheSize / dedupeCacheTtlMs). `order` lists the
+/// terminal entries oldest first, so expiry and eviction are amortized O(1) however many
+/// invocations are in flight.
 #[derive(Default)]
 pub(crate) struct Dedupe {
     entries: HashMap<String, DedupeEntry>,
-    order: VecDeque<String>,
+    order: VecDeque<(String, u64)>,
+    done: usize,
+    next_serial: u64,
 }
 
 impl Dedupe {
+    fn serial(&mut self) -> u64 {
+        self.next_serial += 1;
+        self.next_serial
+    }
+
     fn expire(&mut self, now: u64, size: usize, ttl: u64) {
-        let entries = &mut self.entries;
-        self.order.retain(|k| match entries.get(k) {
-            Some(DedupeEntry::Done { at_ms, .. }) if now.saturating_sub(*at_ms) > ttl => {
-                entries.remove(k);
-                false
+        while let Some((key, serial)) = self.order.front() {
+            let drop_it = match self.entries.get(key) {
+                Some(DedupeEntry::Done { at_ms, serial: s, .. }) if s == serial => self.done > size || now.saturating_sub(*at_ms) > ttl,
+                // Not the entry this slot was recorded for (cannot happen today; harmless).
+                _ => {
+                    self.order.pop_front();
+                    continue;
+                }
+            };
+            if !drop_it {
+                break;
             }
-            Some(_) => true,
-            None => false,
-        });
-        while self.done_count() > size {
-            let Some(pos) = self.order.iter().position(|k| matches!(self.entries.get(k), Some(DedupeEntry::Done { .. }))) else { break };
-            let k = self.order.remove(pos).expect("position");
-            self.entries.remove(&k);
+            let (key, _) = self.order.pop_front().expect("front");
+            self.entries.remove(&key);
+            self.done -= 1;
         }
     }
-    fn done_count(&self) -> usize {
-        self.entries.values().filter(|e| matches!(e, DedupeEntry::Done { .. })).count()
+
+    /// Records the terminal result of the run `serial` (if the key is still that run's).
+    fn finish(&mut self, key: &str, serial: u64, fingerprint: String, result: &AgentInvocationResult, now: u64) {
+        if !matches!(self.entries.get(key), Some(DedupeEntry::InFlight { serial: s, .. }) if *s == serial) {
+            return;
+        }
+        if cacheable(result) {
+            let serial = self.serial();
+            self.entries.insert(key.to_string(), DedupeEntry::Done { fingerprint, result: result.clone(), at_ms: now, serial });
+            self.order.push_back((key.to_string(), serial));
+            self.done += 1;
+        } else {
+            self.entries.remove(key);
+        }
     }
 }
 
@@ -490,29 +516,47 @@ impl AgentSurfaceRegistry {
         let key = format!("{} {}", consumer.key(), invocation_id);
 
         // 1. dedupe
-        let future = {
+        enum Found {
+            Join(Pending),
+            Conflict,
+        }
+        let found = {
             let mut d = shared.inflight.dedupe.lock().unwrap_or_else(|e| e.into_inner());
             let l = &shared.options.limits;
             d.expire(shared.now(), l.dedupe_cache_size, l.dedupe_cache_ttl_ms);
-            match d.entries.get(&key) {
-                Some(DedupeEntry::InFlight { fingerprint, future }) if *fingerprint == fp => future.clone(),
+            let found = match d.entries.get(&key) {
+                Some(DedupeEntry::InFlight { fingerprint, future, .. }) => match future.upgrade() {
+                    Some(f) if *fingerprint == fp => Some(Found::Join(f)),
+                    Some(_) => Some(Found::Conflict),
+                    // Every caller of that run stopped waiting; it is settling CANCELLED
+                    // right now. This is a new attempt.
+                    None => None,
+                },
                 Some(DedupeEntry::Done { fingerprint, result, .. }) if *fingerprint == fp => return Ok(result.clone()),
-                Some(_) => {
-                    let version = shared.lock().version;
-                    let err = AgentCapabilityError::new(ErrorCode::InvocationConflict, "this invocation id was already used for a different request; use a fresh invocation id if the new request is intentional");
-                    return Ok(error_result(&invocation_id, &request.capability_id, err, version, false));
-                }
+                Some(DedupeEntry::Done { .. }) => Some(Found::Conflict),
+                None => None,
+            };
+            match found {
+                Some(f) => f,
                 None => {
+                    let serial = d.serial();
                     let weak = Arc::downgrade(&shared);
-                    let fut: BoxFuture<AgentInvocationResult> = Box::pin(run(weak, request.clone(), options, consumer.clone(), key.clone(), fp.clone()));
+                    let fut: BoxFuture<AgentInvocationResult> = Box::pin(run(weak, request.clone(), options, consumer.clone(), key.clone(), fp.clone(), serial));
                     let s = fut.shared();
-                    d.entries.insert(key.clone(), DedupeEntry::InFlight { fingerprint: fp.clone(), future: s.clone() });
-                    d.order.push_back(key.clone());
-                    s
+                    let future = s.downgrade().expect("a fresh shared future");
+                    d.entries.insert(key.clone(), DedupeEntry::InFlight { fingerprint: fp.clone(), future, serial });
+                    Found::Join(s)
                 }
             }
         };
-        Ok(future.await)
+        match found {
+            Found::Join(future) => Ok(future.await),
+            Found::Conflict => {
+                let version = shared.lock().version;
+                let err = AgentCapabilityError::new(ErrorCode::InvocationConflict, "this invocation id was already used for a different request; use a fresh invocation id if the new request is intentional");
+                Ok(error_result(&invocation_id, &request.capability_id, err, version, false))
+            }
+        }
     }
 
     /// The confirmation controller (the spec's `registry.confirmations`).
@@ -538,12 +582,12 @@ fn cacheable(r: &AgentInvocationResult) -> bool {
     !matches!(r.code(), Some(ErrorCode::ConfirmationRequired | ErrorCode::RateLimited | ErrorCode::InvocationConflict))
 }
 
-async fn run(weak: Weak<Shared>, request: AgentInvocation, options: InvokeOptions, consumer: AgentConsumer, key: String, fp: String) -> AgentInvocationResult {
+async fn run(weak: Weak<Shared>, request: AgentInvocation, options: InvokeOptions, consumer: AgentConsumer, key: String, fp: String, serial: u64) -> AgentInvocationResult {
     let Some(shared) = weak.upgrade() else {
         return error_result(request.invocation_id.as_deref().unwrap_or(""), &request.capability_id, AgentCapabilityError::new(ErrorCode::Cancelled, "the surface was disposed"), 0, false);
     };
     let invocation_id = request.invocation_id.clone().unwrap_or_default();
-    let mut ctx = Ctx {
+    let ctx = Ctx {
         invocation_id: invocation_id.clone(),
         capability_id: request.capability_id.clone(),
         consumer: consumer.clone(),
@@ -555,19 +599,45 @@ async fn run(weak: Weak<Shared>, request: AgentInvocation, options: InvokeOption
     };
     shared.events.push(AgentSurfaceEvent::InvocationStarted { invocation_id: invocation_id.clone(), capability_id: request.capability_id.clone(), consumer_id: consumer.key() });
     shared.flush();
-    let outcome = pipeline(&shared, &request, &options, &mut ctx).await;
-    let result = settle(&shared, &ctx, outcome);
-    let mut d = shared.inflight.dedupe.lock().unwrap_or_else(|e| e.into_inner());
-    if cacheable(&result) {
-        d.entries.insert(key, DedupeEntry::Done { fingerprint: fp, result: result.clone(), at_ms: shared.now() });
-    } else {
-        d.entries.remove(&key);
-        let Dedupe { entries, order } = &mut *d;
-        order.retain(|k| entries.contains_key(k));
+    let mut run = RunGuard { shared: shared.clone(), ctx, key, fp, serial, armed: true };
+    let outcome = pipeline(&shared, &request, &options, &mut run.ctx).await;
+    run.armed = false;
+    run.finish(outcome)
+}
+
+/// Settles a run exactly once: normally with its outcome, or — when every caller dropped its
+/// future (Rust's cancellation) before the run finished — CANCELLED, so the invocation still
+/// settles (event, audit, dedupe record) and a retry of the same id does not run it again.
+struct RunGuard {
+    shared: Arc<Shared>,
+    ctx: Ctx,
+    key: String,
+    fp: String,
+    serial: u64,
+    armed: bool,
+}
+
+impl RunGuard {
+    fn finish(&self, outcome: Result<Option<Value>, AgentCapabilityError>) -> AgentInvocationResult {
+        let shared = &self.shared;
+        let result = settle(shared, &self.ctx, outcome);
+        let mut d = shared.inflight.dedupe.lock().unwrap_or_else(|e| e.into_inner());
+        let now = shared.now();
+        d.finish(&self.key, self.serial, self.fp.clone(), &result, now);
+        let l = &shared.options.limits;
+        d.expire(now, l.dedupe_cache_size, l.dedupe_cache_ttl_ms);
+        result
     }
-    let l = &shared.options.limits;
-    d.expire(shared.now(), l.dedupe_cache_size, l.dedupe_cache_ttl_ms);
-    result
+}
+
+impl Drop for RunGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            self.armed = false;
+            self.shared.log(LogLevel::Warn, format!("{} ({}): every caller stopped waiting; settled CANCELLED", self.ctx.capability_id, self.ctx.invocation_id));
+            self.finish(Err(err(ErrorCode::Cancelled, "the invocation was cancelled")));
+        }
+    }
 }
 
 fn settle(shared: &Shared, ctx: &Ctx, outcome: Result<Option<Value>, AgentCapabilityError>) -> AgentInvocationResult {
@@ -633,11 +703,10 @@ fn resolve(shared: &Shared, req: &AgentInvocation) -> Result<(Target, Dynamic), 
             return Err(err(ErrorCode::StaleCapability, "the surface was reloaded since discovery; discover again").detail("reason", "surface-id-mismatch"));
         }
     }
-    if let Some(rid) = &req.registration_id {
-        if !st.regs.contains_key(rid) && shared.tombstone(&mut st, rid).is_some() {
-            return Err(err(ErrorCode::ComponentUnmounted, "the component was unmounted"));
-        }
-    }
+    let tombstone = match &req.registration_id {
+        Some(rid) if !st.regs.contains_key(rid) => shared.tombstone(&mut st, rid),
+        _ => None,
+    };
     let by_reg = |st: &crate::registry::State, pred: &dyn Fn(&Reg) -> bool| -> Vec<Arc<Reg>> { st.regs.values().filter(|r| pred(r)).cloned().collect() };
     let (candidates, kind): (Vec<Arc<Reg>>, u8) = if let Some((ty, name)) = split_view(&req.capability_id) {
         let c = by_reg(&st, &|r: &Reg| r.bound.component_type() == ty && (r.bound.contract().observations.contains_key(name) || r.bound.contract().actions.contains_key(name)));
@@ -652,6 +721,13 @@ fn resolve(shared: &Shared, req: &AgentInvocation) -> Result<(Target, Dynamic), 
     if let Some(rid) = &req.registration_id {
         if let Some(live) = matching.iter().find(|r| &r.id == rid).cloned() {
             matching = vec![live];
+        } else if let Some(t) = &tombstone {
+            // The tombstone variant is for an instance with no live registration; a remounted
+            // one makes the old id stale, and the agent is told the live one.
+            return Err(match matching.iter().find(|r| r.bound.component_type() == t.component_type && r.bound.instance_id() == t.instance_id) {
+                Some(live) => err(ErrorCode::StaleCapability, "the component was remounted since discovery; use the live registration or discover again").detail("liveRegistrationId", live.id.clone()),
+                None => err(ErrorCode::ComponentUnmounted, "the component was unmounted"),
+            });
         } else if matching.len() == 1 {
             return Err(err(ErrorCode::StaleCapability, "the registration changed since discovery; use the live one or discover again").detail("liveRegistrationId", matching[0].id.clone()));
         } else if matching.is_empty() {
@@ -758,7 +834,7 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
     // 4. pre-input authorization
     let pctx = |input: Option<Value>| PolicyContext { capability_id: req.capability_id.clone(), registration_id: reg.id.clone(), consumer: ctx.consumer.clone(), host: host.clone(), effective_input: input };
     for p in policies.iter().filter(|p| p.phases().contains(&PolicyPhase::Authorize)) {
-        if let PolicyDecision::Deny(m) = p.authorize(pctx(None)).await {
+        if let PolicyDecision::Deny(m) = guarded(|| p.authorize(pctx(None))).await {
             return Err(err(ErrorCode::PolicyDenied, m).detail("policy", p.name().to_string()));
         }
     }
@@ -802,7 +878,7 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
             }
         }
         for p in policies.iter().filter(|p| p.phases().contains(&PolicyPhase::Invoke)) {
-            match p.invoke(pctx(Some(input.clone()))).await {
+            match guarded(|| p.invoke(pctx(Some(input.clone())))).await {
                 PolicyDecision::Allow => {}
                 PolicyDecision::Deny(m) => return Err(err(ErrorCode::PolicyDenied, m).detail("policy", p.name().to_string())),
                 PolicyDecision::RequireConfirmation => needs_confirmation = true,
@@ -837,6 +913,9 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
     let slot = match binding {
         Some(b) => {
             let (key, max, depth) = match (&target, &b.concurrency) {
+                // A procedure reference declaring a key joins that key's group; otherwise it
+                // has one group per procedure identity per registration.
+                (Target::Procedure { .. }, crate::binding::AgentConcurrency::Key { key, .. }) => (format!("key {key}"), 1, depth_of(&b.concurrency, limits)),
                 (Target::Procedure { .. }, c) => (format!("{} proc {}", reg.id, req.capability_id), parallel_max(c), depth_of(c, limits)),
                 (_, crate::binding::AgentConcurrency::Instance { .. }) => (format!("{} instance", reg.id), 1, depth_of(&b.concurrency, limits)),
                 (_, crate::binding::AgentConcurrency::Capability { .. }) => (format!("{} cap {}", reg.id, name), 1, depth_of(&b.concurrency, limits)),
@@ -847,7 +926,15 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
         }
         None => Slot::Gate(ctx.consumer.key()),
     };
-    admit(shared, &slot, options.signal.as_ref()).await?;
+    if let Err(e) = admit(shared, &slot, options.signal.as_ref()).await {
+        if e.code == ErrorCode::RateLimited {
+            // Not admitted, not run, not cached: the retry presents the same evidence.
+            if let Some(ev) = &evidence {
+                shared.confirmations.restore(&ev.id);
+            }
+        }
+        return Err(e);
+    }
     let _release = Release { shared: shared.clone(), slot };
 
     // 9. execute
@@ -859,17 +946,26 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
         *n
     };
     {
-        // Unmounted between resolution and now: never dispatch.
-        if !shared.lock().regs.contains_key(&reg.id) {
+        // Under the registry lock: an unregistration either happened before (never dispatch)
+        // or comes after and finds this run to abort.
+        let st = shared.lock();
+        if st.disposed {
+            return Err(err(ErrorCode::Cancelled, "the surface was disposed"));
+        }
+        if !st.regs.contains_key(&reg.id) {
             return Err(err(ErrorCode::ComponentUnmounted, "the component was unmounted"));
+        }
+        // Cancelled while waiting for admission: never dispatch.
+        if options.signal.as_ref().is_some_and(|s| s.is_aborted()) {
+            return Err(err(ErrorCode::Cancelled, "the invocation was cancelled"));
         }
         shared.inflight.running.lock().unwrap_or_else(|e| e.into_inner()).insert(
             run_id,
             Running { registration_id: Some(reg.id.clone()), navigation: is_navigation, controller: controller.clone(), force: force_state.clone() },
         );
     }
-    let _unregister = RunningGuard { shared: shared.clone(), id: run_id };
-    let handler: BoxFuture<Result<Value, HandlerError>> = match &target {
+    let mut running = RunningGuard { shared: shared.clone(), id: run_id, controller: controller.clone(), armed: true };
+    let start = std::panic::AssertUnwindSafe(|| match &target {
         Target::Observation { name, .. } => reg.bound.observations[name].read.read(read_ctx.clone()),
         _ => {
             let actx = ActionContext {
@@ -883,9 +979,15 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
             };
             binding.expect("binding").execute.execute(effective.clone().unwrap_or(Value::Null), actx)
         }
+    });
+    // A panicking handler is a throwing one: EXECUTION_FAILED, never a crash of the caller.
+    let handler: BoxFuture<Result<Value, HandlerError>> = match std::panic::catch_unwind(start) {
+        Ok(h) => Box::pin(std::panic::AssertUnwindSafe(h).catch_unwind().map(|r| r.unwrap_or_else(|_| Err(HandlerError::Failed("the handler panicked".into()))))),
+        Err(_) => Box::pin(futures::future::ready(Err(HandlerError::Failed("the handler panicked".into())))),
     };
     let runtime = shared.options.runtime.clone();
     let outcome = race(handler, runtime.as_deref(), timeout_ms, options.signal.clone(), Forced(force_state)).await;
+    running.armed = false;
     let output = match outcome {
         Race::Done(Ok(v)) => v,
         Race::Done(Err(HandlerError::Precondition(f))) => {
@@ -907,6 +1009,8 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
             return Err(err(ErrorCode::Cancelled, "the invocation was cancelled"));
         }
         Race::Forced(code) => {
+            // dispose() unregisters everything first: its unmount is a cancellation.
+            let code = if shared.lock().disposed { ErrorCode::Cancelled } else { code };
             let m = if code == ErrorCode::ComponentUnmounted { "the component was unmounted" } else { "the invocation was cancelled" };
             return Err(err(code, m));
         }
@@ -968,11 +1072,27 @@ impl Drop for Release {
 struct RunningGuard {
     shared: Arc<Shared>,
     id: u64,
+    controller: AbortController,
+    /// Still armed when the execution is dropped mid-flight (every caller stopped waiting):
+    /// the handler's signal is then aborted as a cancellation.
+    armed: bool,
 }
 
 impl Drop for RunningGuard {
     fn drop(&mut self) {
         self.shared.inflight.running.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.id);
+        if self.armed {
+            self.controller.abort(AbortReason::Cancelled);
+        }
+    }
+}
+
+/// Runs a policy phase; a panicking policy fails closed (denied), like a throwing discovery one.
+async fn guarded(f: impl FnOnce() -> BoxFuture<PolicyDecision>) -> PolicyDecision {
+    let denied = || PolicyDecision::Deny("a policy could not decide; the invocation is denied".into());
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(fut) => std::panic::AssertUnwindSafe(fut).catch_unwind().await.unwrap_or_else(|_| denied()),
+        Err(_) => denied(),
     }
 }
 

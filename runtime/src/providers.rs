@@ -34,8 +34,8 @@ pub enum ProviderError {
     TooManyTools { provider: &'static str, count: usize, max: usize },
 }
 
-/// Anthropic's documented tool-name grammar; requests with more tools than this are refused
-/// here rather than by the API.
+/// Tools per request this adapter lets through: OpenAI documents 128; the same bound is applied
+/// to Anthropic, so an oversized catalog fails here with a clear error rather than at the API.
 pub const ANTHROPIC_MAX_TOOLS: usize = 128;
 pub const OPENAI_MAX_TOOLS: usize = 128;
 
@@ -75,7 +75,7 @@ fn openai(t: &AgentTool) -> Result<Value, ProviderError> {
     if let Some(o) = schema.as_object_mut() {
         o.remove("$schema");
     }
-    let schema = openai_strict(&schema, true);
+    let schema = openai_strict(&schema);
     Ok(json!({ "type": "function", "function": { "name": t.name, "description": t.description, "parameters": schema, "strict": true } }))
 }
 
@@ -89,7 +89,7 @@ fn note(notes: &mut Vec<String>, k: &str, v: &Value) {
 
 /// Strict mode: every property required (optional ones nullable), `additionalProperties:
 /// false`, unsupported keywords described in words.
-fn openai_strict(schema: &Value, root: bool) -> Value {
+fn openai_strict(schema: &Value) -> Value {
     let Some(o) = schema.as_object() else { return schema.clone() };
     let mut out = Map::new();
     let mut notes = Vec::new();
@@ -99,7 +99,7 @@ fn openai_strict(schema: &Value, root: bool) -> Value {
                 let required: Vec<&str> = o.get("required").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
                 let mut props = Map::new();
                 for (name, p) in v.as_object().into_iter().flatten() {
-                    let adapted = openai_strict(p, false);
+                    let adapted = openai_strict(p);
                     props.insert(name.clone(), if required.contains(&name.as_str()) { adapted } else { nullable(adapted) });
                 }
                 out.insert("properties".into(), Value::Object(props.clone()));
@@ -107,13 +107,13 @@ fn openai_strict(schema: &Value, root: bool) -> Value {
             }
             "required" => {}
             "items" => {
-                out.insert(k.clone(), openai_strict(v, false));
+                out.insert(k.clone(), openai_strict(v));
             }
             "anyOf" => {
-                out.insert(k.clone(), Value::Array(v.as_array().into_iter().flatten().map(|x| openai_strict(x, false)).collect()));
+                out.insert(k.clone(), Value::Array(v.as_array().into_iter().flatten().map(openai_strict).collect()));
             }
             "$defs" => {
-                out.insert(k.clone(), Value::Object(v.as_object().into_iter().flatten().map(|(n, d)| (n.clone(), openai_strict(d, false))).collect()));
+                out.insert(k.clone(), Value::Object(v.as_object().into_iter().flatten().map(|(n, d)| (n.clone(), openai_strict(d))).collect()));
             }
             "description" => {}
             k if OPENAI_KEEP.contains(&k) => {
@@ -134,9 +134,7 @@ fn openai_strict(schema: &Value, root: bool) -> Value {
         }
         description.push_str(&format!("({})", notes.join("; ")));
     }
-    if !description.is_empty() && !root {
-        out.insert("description".into(), Value::String(description));
-    } else if !description.is_empty() {
+    if !description.is_empty() {
         out.insert("description".into(), Value::String(description));
     }
     Value::Object(out)
@@ -265,6 +263,26 @@ fn gemini_schema(s: &Value, defs: &Value, depth: usize) -> Result<Value, String>
             _ => {}
         }
     }
+    // Gemini's enums are typed (`type: "string"` with `format: "enum"` semantics): give an
+    // untyped enum the type of its values.
+    if !out.contains_key("type") && !out.contains_key("anyOf") {
+        if let Some(values) = out.get("enum").and_then(Value::as_array) {
+            let ty = if values.iter().all(Value::is_string) {
+                Some("string")
+            } else if values.iter().all(|v| v.is_i64() || v.is_u64()) {
+                Some("integer")
+            } else if values.iter().all(Value::is_number) {
+                Some("number")
+            } else if values.iter().all(Value::is_boolean) {
+                Some("boolean")
+            } else {
+                None
+            };
+            if let Some(t) = ty {
+                out.insert("type".into(), json!(t));
+            }
+        }
+    }
     Ok(Value::Object(out))
 }
 
@@ -278,7 +296,9 @@ pub fn mcp_annotations(t: &AgentTool) -> Value {
         return json!({ "readOnlyHint": read_only, "destructiveHint": !read_only, "idempotentHint": read_only, "openWorldHint": !read_only });
     };
     let read_only = tr.effect == Effect::Read;
-    let destructive = tr.effect == Effect::Destructive || (tr.effect == Effect::ExternalSideEffect && !tr.reversible);
+    // MCP: "may perform destructive updates" (false = only additive). A destructive effect is;
+    // so is an irreversible mutation or external side effect. View-plane effects never are.
+    let destructive = tr.effect == Effect::Destructive || (matches!(tr.effect, Effect::Mutation | Effect::ExternalSideEffect) && !tr.reversible);
     let open_world = tr.effect == Effect::ExternalSideEffect || tr.plane == "external";
     json!({ "readOnlyHint": read_only, "destructiveHint": destructive, "idempotentHint": tr.idempotent, "openWorldHint": open_world })
 }
@@ -303,28 +323,81 @@ fn mcp(t: &AgentTool) -> Value {
 }
 
 /// Undoes OpenAI strict mode's "optional as nullable" before validation: a `null` for a
-/// property that was optional (and not nullable) in the original schema means "absent".
+/// property that was optional (and could not be null) in the original schema means "absent".
+/// Nested objects, array items, `$ref`s into the root's `$defs` and `anyOf` branches are
+/// followed; everything else is left for validation against the original schema.
 pub fn strict_input_to_original(original: &Value, input: &Value) -> Value {
-    match (original.as_object(), input) {
-        (Some(schema), Value::Object(obj)) => {
+    let defs = original.get("$defs").cloned().unwrap_or(Value::Null);
+    undo_strict(original, input, &defs, 0)
+}
+
+fn resolve<'a>(schema: &'a Value, defs: &'a Value) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+        Some(name) => defs.get(name).unwrap_or(schema),
+        None => schema,
+    }
+}
+
+/// Whether `schema` accepts `null` (type, enum, const, or an anyOf branch).
+fn accepts_null(schema: &Value, defs: &Value, depth: usize) -> bool {
+    if depth > 16 {
+        return false;
+    }
+    let schema = resolve(schema, defs);
+    let Some(o) = schema.as_object() else { return schema == &Value::Bool(true) };
+    if o.get("const") == Some(&Value::Null) || o.get("enum").and_then(Value::as_array).is_some_and(|e| e.contains(&Value::Null)) {
+        return true;
+    }
+    if o.get("anyOf").and_then(Value::as_array).is_some_and(|bs| bs.iter().any(|b| accepts_null(b, defs, depth + 1))) {
+        return true;
+    }
+    match o.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(ts)) => ts.contains(&json!("null")),
+        // No type, enum or const constrains it: anything goes, null included.
+        None => !o.contains_key("enum") && !o.contains_key("const") && !o.contains_key("anyOf"),
+        _ => false,
+    }
+}
+
+fn undo_strict(schema: &Value, input: &Value, defs: &Value, depth: usize) -> Value {
+    if depth > 32 {
+        return input.clone();
+    }
+    let schema = resolve(schema, defs);
+    // An object or array inside an anyOf: follow the branch of the matching kind.
+    if let Some(branches) = schema.get("anyOf").and_then(Value::as_array) {
+        let kind = match input {
+            Value::Object(_) => Some("object"),
+            Value::Array(_) => Some("array"),
+            _ => None,
+        };
+        if let Some(k) = kind {
+            if let Some(b) = branches.iter().map(|b| resolve(b, defs)).find(|b| b.get("type") == Some(&json!(k)) || (k == "object" && b.get("properties").is_some()) || (k == "array" && b.get("items").is_some())) {
+                return undo_strict(b, input, defs, depth + 1);
+            }
+        }
+        return input.clone();
+    }
+    match input {
+        Value::Object(obj) => {
             let required: Vec<&str> = schema.get("required").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
             let props = schema.get("properties").and_then(Value::as_object);
             let mut out = Map::new();
             for (k, v) in obj {
                 let prop = props.and_then(|p| p.get(k));
-                let allows_null = prop.is_some_and(|p| p.get("type").is_some_and(|t| t == "null" || t.as_array().is_some_and(|a| a.contains(&json!("null")))));
-                if v.is_null() && !required.contains(&k.as_str()) && !allows_null {
+                if v.is_null() && !required.contains(&k.as_str()) && !prop.is_some_and(|p| accepts_null(p, defs, 0)) {
                     continue;
                 }
                 out.insert(k.clone(), match prop {
-                    Some(p) => strict_input_to_original(p, v),
+                    Some(p) => undo_strict(p, v, defs, depth + 1),
                     None => v.clone(),
                 });
             }
             Value::Object(out)
         }
-        (Some(schema), Value::Array(items)) => match schema.get("items") {
-            Some(item) => Value::Array(items.iter().map(|i| strict_input_to_original(item, i)).collect()),
+        Value::Array(items) => match schema.get("items") {
+            Some(item) => Value::Array(items.iter().map(|i| undo_strict(item, i, defs, depth + 1)).collect()),
             None => input.clone(),
         },
         _ => input.clone(),

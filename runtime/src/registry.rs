@@ -176,6 +176,8 @@ pub enum DefinitionError {
     Binding(#[from] BindingError),
     #[error("\"{view}\" collides with the domain procedure \"{domain}\" (duplicateSuffixPolicy: error)")]
     SuffixCollision { view: String, domain: String },
+    #[error("\"{id}\" breaks the registry's limits at {pointer}: {message}")]
+    Invalid { id: String, pointer: String, message: String },
     #[error("the registry was disposed")]
     Disposed,
 }
@@ -317,6 +319,17 @@ impl AgentSurfaceRegistry {
             }
         }
         crate::ids::check_instance_id(bound.instance_id()).map_err(|e| DefinitionError::Binding(BindingError::InvalidInstanceId(e)))?;
+        // The authority verified its contracts against its own limits; a registry configured
+        // with other limits enforces those (oversize descriptions, meta, schemas).
+        if shared.options.limits != *authority.limits() {
+            use crate::manifest::ManifestContract;
+            let contracts = std::iter::once(ManifestContract::Component(bound.contract().clone())).chain(bound.procedures.iter().map(|p| ManifestContract::Procedure(p.contract.contract().clone())));
+            for c in contracts {
+                if let Some(v) = crate::definition::validate_contract(&c, &shared.options.limits).into_iter().next() {
+                    return Err(DefinitionError::Invalid { id: c.id().to_string(), pointer: v.json_pointer(), message: v.message });
+                }
+            }
+        }
         // Cross-plane suffix collisions: a heuristic lint, not a security control.
         let ty = bound.component_type().to_string();
         let mut collisions = Vec::new();
@@ -343,6 +356,8 @@ impl AgentSurfaceRegistry {
         });
         let status = Arc::new(Mutex::new(RegistrationStatus::Active));
         let id;
+        // Log lines go out after the lock is released: the log option is user code.
+        let mut logs = Vec::new();
         {
             let mut st = shared.lock();
             if st.disposed {
@@ -351,9 +366,16 @@ impl AgentSurfaceRegistry {
             st.seq += 1;
             id = format!("reg_{}_{}", st.seq, base62(8));
             let key = (ty.clone(), bound.instance_id().to_string());
-            let reject = |reason: RejectReason| {
+            let mut reject = |reason: RejectReason| {
                 *status.lock().unwrap_or_else(|e| e.into_inner()) = RegistrationStatus::Rejected;
                 shared.events.push(AgentSurfaceEvent::ComponentRejected { component_type: key.0.clone(), instance_id: key.1.clone(), reason });
+                if shared.options.environment == Environment::Development {
+                    let why = match reason {
+                        RejectReason::Duplicate => "another registration of the same (type, instanceId) is live",
+                        RejectReason::Guard => "the onRegister guard rejected it",
+                    };
+                    logs.push((LogLevel::Error, format!("registration of \"{}\" (instance \"{}\") rejected: {why}", key.0, key.1)));
+                }
             };
             if guard_rejects {
                 reject(RejectReason::Guard);
@@ -361,14 +383,13 @@ impl AgentSurfaceRegistry {
                 match shared.options.on_duplicate_instance {
                     DuplicateInstance::Reject => reject(RejectReason::Duplicate),
                     DuplicateInstance::Replace => {
-                        shared.remove_locked(&mut st, &existing);
+                        // One surface-affecting mutation: the registration below bumps the
+                        // version, the removal of the previous one does not bump it again.
+                        shared.detach_locked(&mut st, &existing);
                     }
                 }
             }
             if *status.lock().unwrap_or_else(|e| e.into_inner()) == RegistrationStatus::Active {
-                for (view, domain) in collisions {
-                    shared.events.push(AgentSurfaceEvent::CollisionSuspected { view_capability_id: view, domain_procedure_id: domain });
-                }
                 let enabled = bound.enabled;
                 let reg = Arc::new(Reg { id: id.clone(), bound, status: status.clone() });
                 st.keys.insert(key.clone(), id.clone());
@@ -376,10 +397,15 @@ impl AgentSurfaceRegistry {
                 st.dynamic.insert(id.clone(), Dynamic { enabled, overrides: BTreeMap::new() });
                 st.version += 1;
                 shared.events.push(AgentSurfaceEvent::ComponentRegistered { registration_id: id.clone(), component_type: key.0, instance_id: key.1 });
+                for (view, domain) in collisions {
+                    logs.push((LogLevel::Warn, format!("\"{view}\" looks like the domain procedure \"{domain}\" (duplicateSuffixPolicy: warn)")));
+                    shared.events.push(AgentSurfaceEvent::CollisionSuspected { view_capability_id: view, domain_procedure_id: domain });
+                }
                 shared.events.surface_changed();
-            } else if shared.options.environment == Environment::Development {
-                shared.log(LogLevel::Error, format!("registration of \"{ty}\" rejected"));
             }
+        }
+        for (level, message) in logs {
+            shared.log(level, message);
         }
         shared.flush();
         Ok(RegistrationHandle { shared: Arc::downgrade(shared), registration_id: id, status })
@@ -400,11 +426,16 @@ impl AgentSurfaceRegistry {
                 return;
             }
             st.disposed = true;
+        }
+        // In-flight work is cancelled by the disposal (CANCELLED, signal reason "disposed")
+        // before the registrations go, so it is not mistaken for an unmount.
+        shared.inflight.dispose_all(shared);
+        {
+            let mut st = shared.lock();
             for id in st.regs.keys().cloned().collect::<Vec<_>>() {
                 shared.remove_locked(&mut st, &id);
             }
         }
-        shared.inflight.dispose_all(shared);
         shared.flush();
         shared.events.clear();
     }
@@ -416,7 +447,9 @@ impl AgentSurfaceRegistry {
     /// Sizes of the bounded structures, for tests and monitoring.
     pub fn stats(&self) -> RegistryStats {
         let (dedupe_entries, admission_groups, running, observation_slots) = self.shared.inflight.stats();
-        let st = self.shared.lock();
+        let mut st = self.shared.lock();
+        // Expired tombstones are dropped lazily; do not report them as remembered.
+        Shared::trim_tombstones(&mut st, &self.shared.options.limits, self.shared.now());
         RegistryStats {
             registrations: st.regs.len(),
             tombstones: st.tombstones.len(),
@@ -475,7 +508,16 @@ impl Shared {
 
     /// Unregisters under the lock: tombstone, events, version bump, abort in-flight work.
     pub(crate) fn remove_locked(&self, st: &mut State, id: &str) {
-        let Some(reg) = st.regs.remove(id) else { return };
+        if self.detach_locked(st, id) {
+            st.version += 1;
+            self.events.surface_changed();
+        }
+    }
+
+    /// [`Shared::remove_locked`] without the version bump (a replace is one mutation).
+    /// Returns whether a live registration was removed.
+    pub(crate) fn detach_locked(&self, st: &mut State, id: &str) -> bool {
+        let Some(reg) = st.regs.remove(id) else { return false };
         st.dynamic.remove(id);
         let key = (reg.bound.component_type().to_string(), reg.bound.instance_id().to_string());
         if st.keys.get(&key).map(String::as_str) == Some(id) {
@@ -485,10 +527,9 @@ impl Shared {
         let now = self.now();
         st.tombstones.push_back(Tombstone { registration_id: id.to_string(), component_type: key.0.clone(), instance_id: key.1.clone(), at_ms: now });
         Self::trim_tombstones(st, &self.options.limits, now);
-        st.version += 1;
         self.inflight.unmounted(id);
         self.events.push(AgentSurfaceEvent::ComponentUnregistered { registration_id: id.to_string(), component_type: key.0, instance_id: key.1 });
-        self.events.surface_changed();
+        true
     }
 
     pub(crate) fn trim_tombstones(st: &mut State, limits: &AgentSurfaceLimits, now: u64) {
@@ -509,9 +550,23 @@ impl Shared {
     /// Availability of one capability for a consumer. `None`: hidden by policy.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn availability(&self, reg: &Reg, dynamic: &Dynamic, name: &str, capability_policies: &[Policy], when: Option<&crate::binding::WhenFn>, reason: Option<&str>, consumer: &AgentConsumer, host: &HostContext) -> Option<(bool, Option<String>)> {
+        let capability_id = crate::ids::capability_id(reg.bound.component_type(), name);
+        self.availability_of(reg, dynamic, &capability_id, name, capability_policies, when, reason, consumer, host)
+    }
+
+    /// Availability of the `index`-th procedure a registration references (same formula:
+    /// enabled, `when()`, discovery policies; pushed overrides name observations and actions
+    /// only, and a procedure id never matches one).
+    pub(crate) fn procedure_availability(&self, reg: &Reg, dynamic: &Dynamic, index: usize, consumer: &AgentConsumer, host: &HostContext) -> Option<(bool, Option<String>)> {
+        let p = &reg.bound.procedures[index];
+        let id = p.id();
+        self.availability_of(reg, dynamic, id, id, &p.binding.policies, p.binding.when.as_ref(), p.binding.unavailable_reason.as_deref(), consumer, host)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn availability_of(&self, reg: &Reg, dynamic: &Dynamic, capability_id: &str, name: &str, capability_policies: &[Policy], when: Option<&crate::binding::WhenFn>, reason: Option<&str>, consumer: &AgentConsumer, host: &HostContext) -> Option<(bool, Option<String>)> {
         let ty = reg.bound.component_type();
-        let capability_id = crate::ids::capability_id(ty, name);
-        let ctx = DiscoveryContext { capability_id, component_type: ty.to_string(), instance_id: reg.bound.instance_id().to_string(), consumer: consumer.clone(), host: host.clone() };
+        let ctx = DiscoveryContext { capability_id: capability_id.to_string(), component_type: ty.to_string(), instance_id: reg.bound.instance_id().to_string(), consumer: consumer.clone(), host: host.clone() };
         let decision = evaluate_discovery(self.options.policies.iter().chain(reg.bound.policies.iter()).chain(capability_policies.iter()), &ctx);
         if decision == DiscoveryDecision::Hide {
             return None;
@@ -609,20 +664,10 @@ impl Shared {
                     meta: ac.meta.clone(),
                 });
             }
-            for p in &b.procedures {
+            for (index, p) in b.procedures.iter().enumerate() {
                 let pc = p.contract.contract();
-                let ctx_d = DiscoveryContext { capability_id: pc.id.clone(), component_type: ty.to_string(), instance_id: b.instance_id().to_string(), consumer: ctx.consumer.clone(), host: host.clone() };
-                let decision = evaluate_discovery(self.options.policies.iter().chain(b.policies.iter()).chain(p.binding.policies.iter()), &ctx_d);
-                if decision == DiscoveryDecision::Hide {
-                    continue;
-                }
-                let (available, reason) = if !dynamic.enabled {
-                    (false, Some("component-disabled".to_string()))
-                } else if let DiscoveryDecision::Disable(r) = decision {
-                    (false, Some(r))
-                } else {
-                    (true, None)
-                };
+                // `when()` counts for procedures too (it is re-checked at invocation).
+                let Some((available, reason)) = self.procedure_availability(reg, dynamic, index, &ctx.consumer, &host) else { continue };
                 if !available && !ctx.include_unavailable {
                     continue;
                 }
@@ -675,28 +720,31 @@ impl Shared {
 
 /// Drops lowest-priority components (from the end of the ordering) until the budget holds, and
 /// says so in `truncated`: no silent truncation.
+/// The byte budget is measured on the snapshot as returned: without the dropped components'
+/// procedures and with the `truncated` marker.
 fn apply_budget(s: &mut AgentSurfaceSnapshot, budget: &SnapshotBudget) {
     let mut dropped = 0;
+    let drop_last = |s: &mut AgentSurfaceSnapshot, dropped: &mut usize| {
+        if let Some(c) = s.components.pop() {
+            s.procedures.retain(|p| p.registration_id != c.registration_id);
+            *dropped += 1;
+            s.truncated = Some(Truncated { dropped_components: *dropped });
+        }
+    };
     if let Some(max) = budget.max_components {
         while s.components.len() > max {
-            s.components.pop();
-            dropped += 1;
+            drop_last(s, &mut dropped);
         }
     }
     if let Some(max_bytes) = budget.max_bytes {
         while !s.components.is_empty() && crate::canonical::canonical_json(&s.to_json()).len() > max_bytes {
-            s.components.pop();
-            dropped += 1;
+            drop_last(s, &mut dropped);
         }
-    }
-    if dropped > 0 {
-        let kept: std::collections::HashSet<String> = s.components.iter().map(|c| c.registration_id.clone()).collect();
-        s.procedures.retain(|p| kept.contains(&p.registration_id));
-        s.truncated = Some(Truncated { dropped_components: dropped });
     }
 }
 
 /// A listener subscription; dropping it unsubscribes.
+#[must_use = "dropping the Subscription unsubscribes at once; keep it, or call .forever()"]
 pub struct Subscription {
     shared: Weak<Shared>,
     id: Option<u64>,
@@ -754,31 +802,44 @@ impl RegistrationHandle {
     /// `availability-changed` for each capability whose pushed availability changed.
     pub fn update(&self, patch: RegistrationPatch) {
         let Some(shared) = self.live() else { return };
+        let mut unknown = Vec::new();
         {
             let mut st = shared.lock();
             let Some(reg) = st.regs.get(&self.registration_id).cloned() else { return };
             let Some(before) = st.dynamic.get(&self.registration_id).cloned() else { return };
+            let contract = reg.bound.contract();
             let mut after = before.clone();
             if let Some(e) = patch.enabled {
                 after.enabled = e;
             }
             if let Some(av) = patch.availability {
                 for (name, o) in av {
-                    after.overrides.insert(name, o);
+                    // Overrides name this component's observations and actions; anything else
+                    // is a mistake to report, not to keep (it would never match).
+                    if contract.observations.contains_key(&name) || contract.actions.contains_key(&name) {
+                        after.overrides.insert(name, o);
+                    } else {
+                        unknown.push(name);
+                    }
                 }
             }
             let ty = reg.bound.component_type().to_string();
             let pushed = |d: &Dynamic, name: &str| d.enabled && d.overrides.get(name).is_none_or(|o| o.available);
-            let names: Vec<String> = reg.bound.contract().observations.keys().chain(reg.bound.contract().actions.keys()).cloned().collect();
-            for name in names {
+            let capabilities = contract.observations.keys().chain(contract.actions.keys()).map(|name| (name.clone(), crate::ids::capability_id(&ty, name)));
+            // Procedures follow `enabled` (no override can name them).
+            let procedures = reg.bound.procedures.iter().map(|p| (p.id().to_string(), p.id().to_string()));
+            for (name, capability_id) in capabilities.chain(procedures) {
                 let (b, a) = (pushed(&before, &name), pushed(&after, &name));
                 if a != b {
-                    shared.events.push(AgentSurfaceEvent::AvailabilityChanged { registration_id: self.registration_id.clone(), capability_id: crate::ids::capability_id(&ty, &name), available: a });
+                    shared.events.push(AgentSurfaceEvent::AvailabilityChanged { registration_id: self.registration_id.clone(), capability_id, available: a });
                 }
             }
             st.dynamic.insert(self.registration_id.clone(), after);
             st.version += 1;
             shared.events.surface_changed();
+        }
+        for name in unknown {
+            shared.log(LogLevel::Warn, format!("update of {}: \"{name}\" is not an observation or action of this component; the override is ignored", self.registration_id));
         }
         shared.flush();
     }

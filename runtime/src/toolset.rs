@@ -15,10 +15,12 @@ use crate::errors::{AgentCapabilityError, ErrorCode};
 use crate::events::AgentSurfaceEvent;
 use crate::invoke::{AgentInvocation, AgentInvocationResult, InvokeOptions};
 use crate::registry::{AgentSurfaceRegistry, Subscription};
+use crate::signal::AbortSignal;
 use crate::snapshot::{in_scope, AgentConsumer, AgentSurfaceSnapshot, ScopeRejected, SnapshotBudget, SnapshotContext};
+use futures::FutureExt;
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -120,6 +122,65 @@ impl AgentTool {
     }
 }
 
+/// How a tool call reached the host (the spec's `execute(input, { toolCallId })`).
+#[derive(Clone, Debug, Default)]
+pub struct ToolCall {
+    /// The provider's tool-call id: becomes the invocationId, so a transport retry of the same
+    /// call is answered from the idempotency window instead of running twice.
+    pub id: Option<String>,
+    /// External cancellation (e.g. MCP `notifications/cancelled`): the result is CANCELLED.
+    pub signal: Option<AbortSignal>,
+}
+
+impl ToolCall {
+    pub fn id(id: impl Into<String>) -> Self {
+        ToolCall { id: Some(id.into()), signal: None }
+    }
+    pub fn signal(mut self, signal: AbortSignal) -> Self {
+        self.signal = Some(signal);
+        self
+    }
+}
+
+/// The public part of a tool (what a host renders); routes are compared separately.
+fn same_public(a: &[AgentTool], b: &[AgentTool]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| x.name == y.name && x.description == y.description && x.input_schema == y.input_schema && x.output_schema == y.output_schema && x.state == y.state && x.traits == y.traits)
+}
+
+/// Two-phase confirmations in direct mode: a direct tool's input is the capability's input and
+/// nothing else, so the model cannot pass a confirmationId. The toolset remembers each
+/// CONFIRMATION_REQUIRED by (capability, instance, canonical input) and attaches its id when the
+/// model repeats the same call; the pipeline still checks the evidence (capability,
+/// registration, consumer, effective-input fingerprint, single use, TTL). `by_call` pins the id
+/// used for a tool-call id so a transport retry replays the identical request.
+#[derive(Default)]
+struct ConfirmMemory {
+    by_input: HashMap<String, String>,
+    by_call: HashMap<String, String>,
+    order: VecDeque<(bool, String)>,
+}
+
+const CONFIRM_MEMORY: usize = 256;
+
+impl ConfirmMemory {
+    fn insert(&mut self, by_call: bool, key: String, cid: String) {
+        let map = if by_call { &mut self.by_call } else { &mut self.by_input };
+        if map.insert(key.clone(), cid).is_none() {
+            self.order.push_back((by_call, key));
+        }
+        while self.order.len() > 2 * CONFIRM_MEMORY {
+            if let Some((c, k)) = self.order.pop_front() {
+                if c {
+                    self.by_call.remove(&k);
+                } else {
+                    self.by_input.remove(&k);
+                }
+            }
+        }
+    }
+}
+
 /// `[A-Za-z0-9_-]{1,64}`: capability id with `:` and `.` mapped to `_`; longer ids are cut and
 /// end with `_` + 8 base32 characters of the blake3 of the full id.
 pub fn wire_name(id: &str) -> String {
@@ -135,7 +196,7 @@ pub fn wire_name(id: &str) -> String {
         suffix.push(B32[(bits & 31) as usize] as char);
         bits >>= 5;
     }
-    format!("{}_{suffix}", &mapped[..55])
+    format!("{}_{suffix}", &mapped[..mapped.len().min(55)])
 }
 
 fn prefix(plane: &str, effect: crate::effects::Effect, confirmation: crate::effects::Confirmation) -> String {
@@ -144,12 +205,15 @@ fn prefix(plane: &str, effect: crate::effects::Effect, confirmation: crate::effe
 
 const EMPTY_INPUT: &str = r#"{"type":"object","properties":{},"additionalProperties":false}"#;
 
+type ToolsListener = Arc<dyn Fn(&[AgentTool]) + Send + Sync>;
+
 struct Inner {
     registry: AgentSurfaceRegistry,
     options: AgentToolsetOptions,
     confirmations: ConfirmationMode,
     last: Mutex<(Vec<AgentTool>, BTreeMap<String, String>)>,
-    listeners: Mutex<Vec<(u64, Arc<dyn Fn(&[AgentTool]) + Send + Sync>)>>,
+    confirm_memory: Mutex<ConfirmMemory>,
+    listeners: Mutex<Vec<(u64, ToolsListener)>>,
     next: Mutex<u64>,
     registry_subscription: Mutex<Option<Subscription>>,
 }
@@ -176,6 +240,7 @@ pub fn create_agent_toolset(registry: &AgentSurfaceRegistry, options: AgentTools
         options,
         confirmations,
         last: Mutex::default(),
+        confirm_memory: Mutex::default(),
         listeners: Mutex::default(),
         next: Mutex::new(0),
         registry_subscription: Mutex::new(None),
@@ -231,7 +296,9 @@ impl AgentToolset {
     fn refresh(&self) {
         let before = self.inner.last.lock().unwrap_or_else(|e| e.into_inner()).0.clone();
         let after = self.tools();
-        if before != after {
+        // Routes (registration ids, surface versions) move on every version bump; only what a
+        // host can render — definitions and state — is announced.
+        if !same_public(&before, &after) {
             let listeners: Vec<_> = self.inner.listeners.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, l)| l.clone()).collect();
             for l in listeners {
                 let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| l(&after)));
@@ -260,16 +327,40 @@ impl AgentToolset {
         self.inner.registry_subscription.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
 
-    /// Executes a tool of the last catalog by wire name. Never fails: every outcome is a
-    /// result envelope (an unknown tool is CAPABILITY_NOT_FOUND).
+    /// Executes a tool of the last catalog by wire name. Never fails and never panics: every
+    /// outcome is a result envelope (an unknown tool is CAPABILITY_NOT_FOUND).
     pub async fn execute(&self, name: &str, input: Value, tool_call_id: Option<String>) -> AgentInvocationResult {
+        self.execute_call(name, input, ToolCall { id: tool_call_id, signal: None }).await
+    }
+
+    /// [`AgentToolset::execute`] with a cancellation signal.
+    pub async fn execute_call(&self, name: &str, input: Value, call: ToolCall) -> AgentInvocationResult {
+        let fallback = (call.id.clone(), name.to_string());
+        guarded(self.execute_inner(name, input, call), fallback).await
+    }
+
+    /// Executes `tool` as it was in the catalog it came from: the registrationId and
+    /// surfaceVersion of that catalog go with the call (the spec's `tool.execute`), so a tool
+    /// kept across a surface change answers STALE_CAPABILITY / COMPONENT_UNMOUNTED instead of
+    /// silently reaching whatever is mounted now.
+    pub async fn execute_tool(&self, tool: &AgentTool, input: Value, call: ToolCall) -> AgentInvocationResult {
+        match tool.route.clone() {
+            Some(route) => {
+                let fallback = (call.id.clone(), route.capability_id.clone());
+                guarded(self.invoke_direct(route, input, call), fallback).await
+            }
+            None => self.execute_call(&tool.name, input, call).await,
+        }
+    }
+
+    async fn execute_inner(&self, name: &str, input: Value, call: ToolCall) -> AgentInvocationResult {
         if self.inner.last.lock().unwrap_or_else(|e| e.into_inner()).0.is_empty() {
             self.tools();
         }
         let version = self.inner.registry.version();
         let not_found = |m: String| AgentInvocationResult {
             status: crate::invoke::InvocationStatus::Error,
-            invocation_id: tool_call_id.clone().unwrap_or_default(),
+            invocation_id: call.id.clone().unwrap_or_default(),
             capability_id: name.to_string(),
             output: None,
             error: Some(AgentCapabilityError::new(ErrorCode::CapabilityNotFound, m)),
@@ -280,16 +371,10 @@ impl AgentToolset {
             ToolsetMode::Direct => {
                 let tool = self.inner.last.lock().unwrap_or_else(|e| e.into_inner()).0.iter().find(|t| t.name == name).cloned();
                 let Some(route) = tool.and_then(|t| t.route) else { return not_found(format!("no tool named {name}")) };
-                let mut inv = AgentInvocation::new(route.capability_id.clone());
-                inv.invocation_id = tool_call_id;
-                inv.instance_id = route.instance_id;
-                inv.registration_id = route.registration_id;
-                inv.surface_version = Some(route.surface_version);
-                inv.input = Some(input);
-                self.invoke(inv).await
+                self.invoke_direct(route, input, call).await
             }
             ToolsetMode::Meta => match name {
-                "surface_discover" => self.discover(&input, tool_call_id),
+                "surface_discover" => self.discover(&input, call.id),
                 "surface_invoke" | "surface_read" => {
                     let Some(cap) = input.get("capabilityId").and_then(Value::as_str) else {
                         return not_found("capabilityId is required".into());
@@ -298,19 +383,64 @@ impl AgentToolset {
                         return not_found(format!("no live capability {cap}"));
                     }
                     let mut inv = AgentInvocation::new(cap);
-                    inv.invocation_id = tool_call_id;
+                    inv.invocation_id = call.id.clone();
                     inv.instance_id = input.get("instanceId").and_then(Value::as_str).map(str::to_string);
                     inv.registration_id = input.get("registrationId").and_then(Value::as_str).map(str::to_string);
                     inv.surface_version = input.get("surfaceVersion").and_then(Value::as_str).map(str::to_string);
-                    inv.confirmation_id = input.get("confirmationId").and_then(Value::as_str).map(str::to_string);
                     if name == "surface_invoke" {
+                        inv.confirmation_id = input.get("confirmationId").and_then(Value::as_str).map(str::to_string);
                         inv.input = Some(input.get("input").cloned().unwrap_or(json!({})));
                     }
-                    self.invoke(inv).await
+                    self.invoke(inv, call.signal).await
                 }
                 other => not_found(format!("no tool named {other}")),
             },
         }
+    }
+
+    /// A direct tool's call: the route of its catalog, and in two-phase mode the remembered
+    /// confirmation of an identical earlier call.
+    async fn invoke_direct(&self, route: Route, input: Value, call: ToolCall) -> AgentInvocationResult {
+        let mut inv = AgentInvocation::new(route.capability_id.clone());
+        inv.invocation_id = call.id.clone();
+        inv.instance_id = route.instance_id.clone();
+        inv.registration_id = route.registration_id;
+        inv.surface_version = Some(route.surface_version);
+        let two_phase = self.inner.confirmations == ConfirmationMode::TwoPhase;
+        let key = crate::canonical::canonical_json(&json!({ "capabilityId": route.capability_id, "instanceId": route.instance_id, "input": input }));
+        if two_phase {
+            let memory = self.inner.confirm_memory.lock().unwrap_or_else(|e| e.into_inner());
+            inv.confirmation_id = call.id.as_ref().and_then(|id| memory.by_call.get(id)).or_else(|| memory.by_input.get(&key)).cloned();
+        }
+        inv.input = Some(input);
+        let attached = inv.confirmation_id.clone();
+        let mut result = self.invoke(inv, call.signal).await;
+        if two_phase && result.code() == Some(ErrorCode::ConfirmationRequired) {
+            // The model cannot pass a confirmationId to a direct tool: tell it what works.
+            if let Some(e) = result.error.as_mut() {
+                e.message = "the user must confirm this operation; once they approved, repeat this call with the same arguments".into();
+            }
+        }
+        if two_phase {
+            let mut memory = self.inner.confirm_memory.lock().unwrap_or_else(|e| e.into_inner());
+            match result.code() {
+                Some(ErrorCode::ConfirmationRequired) => {
+                    if let Some(cid) = confirmation_id_of(&result) {
+                        memory.insert(false, key, cid);
+                    }
+                }
+                // Settled: used, denied, expired or mismatched. The next identical call starts
+                // a fresh confirmation.
+                None | Some(ErrorCode::ConfirmationDenied | ErrorCode::ConfirmationExpired) if attached.is_some() => {
+                    memory.by_input.remove(&key);
+                }
+                _ => {}
+            }
+            if let (Some(id), Some(cid)) = (&call.id, &attached) {
+                memory.insert(true, id.clone(), cid.clone());
+            }
+        }
+        result
     }
 
     fn in_floor_id(&self, capability_id: &str) -> bool {
@@ -325,8 +455,8 @@ impl AgentToolset {
     }
 
     /// Invokes, and in `wait` mode turns a CONFIRMATION_REQUIRED into the final result.
-    async fn invoke(&self, inv: AgentInvocation) -> AgentInvocationResult {
-        let options = InvokeOptions { consumer: Some(self.inner.options.consumer.clone()), ..Default::default() };
+    async fn invoke(&self, inv: AgentInvocation, signal: Option<AbortSignal>) -> AgentInvocationResult {
+        let options = InvokeOptions { consumer: Some(self.inner.options.consumer.clone()), signal: signal.clone(), ..Default::default() };
         let registry = &self.inner.registry;
         let Ok(first) = registry.invoke(inv.clone(), options.clone()).await else {
             return disposed(&inv);
@@ -334,10 +464,15 @@ impl AgentToolset {
         if self.inner.confirmations != ConfirmationMode::Wait || first.code() != Some(ErrorCode::ConfirmationRequired) {
             return first;
         }
-        let Some(cid) = first.error.as_ref().and_then(|e| e.details.as_ref()).and_then(|d| d.get("confirmationId")).and_then(Value::as_str).map(str::to_string) else {
-            return first;
-        };
-        registry.confirmations().wait_for(&cid, None).await;
+        let Some(cid) = confirmation_id_of(&first) else { return first };
+        // Approved, denied or expired (or the caller cancelled): the retry with the evidence
+        // gives the one final result (the pipeline answers DENIED / EXPIRED itself).
+        registry.confirmations().wait_for(&cid, signal.clone()).await;
+        if signal.as_ref().is_some_and(AbortSignal::is_aborted) {
+            let mut cancelled = first.clone();
+            cancelled.error = Some(AgentCapabilityError::new(ErrorCode::Cancelled, "the call was cancelled while waiting for the user's confirmation"));
+            return cancelled;
+        }
         let mut retry = inv.clone();
         retry.invocation_id = Some(first.invocation_id.clone());
         retry.confirmation_id = Some(cid);
@@ -368,6 +503,26 @@ impl AgentToolset {
             surface_version: snap.surface_version.clone(),
             surface_changed: false,
         }
+    }
+}
+
+fn confirmation_id_of(r: &AgentInvocationResult) -> Option<String> {
+    r.error.as_ref().and_then(|e| e.details.as_ref()).and_then(|d| d.get("confirmationId")).and_then(Value::as_str).map(str::to_string)
+}
+
+/// Runs `f`; a panic (a handler that panicked through the pipeline) becomes EXECUTION_FAILED.
+async fn guarded(f: impl std::future::Future<Output = AgentInvocationResult>, (invocation_id, capability_id): (Option<String>, String)) -> AgentInvocationResult {
+    match std::panic::AssertUnwindSafe(f).catch_unwind().await {
+        Ok(r) => r,
+        Err(_) => AgentInvocationResult {
+            status: crate::invoke::InvocationStatus::Error,
+            invocation_id: invocation_id.unwrap_or_default(),
+            capability_id,
+            output: None,
+            error: Some(AgentCapabilityError::new(ErrorCode::ExecutionFailed, "the operation failed")),
+            surface_version: String::new(),
+            surface_changed: false,
+        },
     }
 }
 

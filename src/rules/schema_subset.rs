@@ -15,6 +15,7 @@ pub fn diagnose(c: &BuiltContract, v: &DefinitionViolation) -> Diagnostic {
         S::UnsupportedKeyword { .. } => (Code::UnsupportedSchemaKeyword, true),
         S::UnsupportedFormat { .. } => (Code::UnsupportedFormat, false),
         S::RefNotLocal { .. } | S::RefUnresolved | S::DefsNotAtRoot => (Code::InvalidSchemaRef, false),
+        S::InvalidKeywordValue { keyword, .. } if keyword == "$ref" => (Code::InvalidSchemaRef, false),
         S::TooDeep { .. } => (Code::SchemaTooDeep, false),
         S::TooLarge { .. } => (Code::SchemaTooLarge, false),
         S::InvalidPattern { .. } => (Code::InvalidPattern, false),
@@ -67,6 +68,11 @@ mod tests {
         assert_eq!(codes_of(&with_input("{ $ref: 'https://example.com/s.json' }")), vec!["AS0204"]);
         assert_eq!(codes_of(&with_input("{ $ref: '#/$defs/missing' }")), vec!["AS0204"]);
         assert_eq!(codes_of(&with_input("{ type: 'string', pattern: '(' }")), vec!["AS0207"]);
+        // Found by fuzzing: a `$ref` that loops without descending compiled "cleanly" and the
+        // runtime accepted it, but no validator can be built for it.
+        let looped = "{ $defs: { a: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' }";
+        assert_eq!(codes_of(&with_input(looped)), vec!["AS0204"]);
+        assert_eq!(first_span_text(&with_input(looped)), "'#/$defs/a'");
     }
 
     #[test]

@@ -1,0 +1,1 @@
+export const IsoDate = { type: "string", format: "date" } as const;

@@ -1,0 +1,6 @@
+export const ProjectRef = {
+  type: "object",
+  properties: { id: { type: "string" }, name: { type: "string" } },
+  required: ["id"],
+  additionalProperties: false,
+} as const;

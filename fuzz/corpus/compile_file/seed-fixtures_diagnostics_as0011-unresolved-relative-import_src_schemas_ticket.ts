@@ -1,0 +1,1 @@
+export const TicketPriority = { enum: ["low", "normal", "urgent"] } as const;

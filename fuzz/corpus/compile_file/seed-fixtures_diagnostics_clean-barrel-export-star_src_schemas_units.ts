@@ -1,0 +1,1 @@
+export const DistanceUnit = { enum: ["km", "mi"], default: "km" } as const;

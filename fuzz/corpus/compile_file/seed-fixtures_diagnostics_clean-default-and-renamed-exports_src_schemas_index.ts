@@ -1,0 +1,2 @@
+export { default as IncidentPriority } from "./priority";
+export { Service as ServiceRef } from "./service";

@@ -1,0 +1,1 @@
+export const PlanId = { enum: ["free", "team", "enterprise"] } as const;
