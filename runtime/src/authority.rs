@@ -156,6 +156,11 @@ impl CapabilityAuthority {
             )));
         }
         let manifest: CapabilityContractManifest = serde_json::from_value(value.clone()).map_err(|e| AuthorityError::Malformed(e.to_string()))?;
+        // One meaning, one form: serde also accepts structs written as arrays and similar
+        // alternative shapes; only the exact shape the model writes back is a manifest.
+        if manifest.to_value() != value {
+            return Err(AuthorityError::Malformed("the manifest is not in the canonical CapabilityContractManifest shape (e.g. an object written as an array)".into()));
+        }
         if manifest.completeness.status != CompletenessStatus::Complete || manifest.completeness.failed > 0 {
             return Err(AuthorityError::Incomplete { failed: manifest.completeness.failed });
         }

@@ -15,6 +15,134 @@ pub trait Runtime: Send + Sync {
     fn sleep(&self, ms: u64) -> BoxFuture<()>;
 }
 
+/// The runtime a registry uses unless told otherwise: a timer thread, which works with any
+/// executor (or none), so timeouts and confirmation TTLs are always enforced. On wasm32 there
+/// are no threads: the host must pass a runtime.
+pub fn default_runtime() -> Option<Arc<dyn Runtime>> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        Some(Arc::new(ThreadTimer::global()))
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        None
+    }
+}
+
+/// One background thread holding every pending deadline (a binary heap); wakes futures when
+/// they are due. Cheap to clone; shared process-wide.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone)]
+pub struct ThreadTimer {
+    inner: Arc<TimerShared>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+struct TimerShared {
+    state: Mutex<TimerState>,
+    cond: std::sync::Condvar,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Default)]
+struct TimerState {
+    next: u64,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(std::time::Instant, u64)>>,
+    /// id → (fired, waker)
+    entries: std::collections::HashMap<u64, (bool, Option<Waker>)>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl ThreadTimer {
+    /// The process-wide timer thread (started on first use).
+    pub fn global() -> ThreadTimer {
+        static GLOBAL: std::sync::OnceLock<ThreadTimer> = std::sync::OnceLock::new();
+        GLOBAL
+            .get_or_init(|| {
+                let inner = Arc::new(TimerShared { state: Mutex::default(), cond: std::sync::Condvar::new() });
+                let worker = inner.clone();
+                std::thread::Builder::new()
+                    .name("agent-surface-timer".into())
+                    .spawn(move || timer_loop(&worker))
+                    .expect("spawn the timer thread");
+                ThreadTimer { inner }
+            })
+            .clone()
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn timer_loop(t: &TimerShared) {
+    let mut st = t.state.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let now = std::time::Instant::now();
+        while let Some(std::cmp::Reverse((deadline, id))) = st.heap.peek().copied() {
+            if deadline > now {
+                break;
+            }
+            st.heap.pop();
+            if let Some(entry) = st.entries.get_mut(&id) {
+                entry.0 = true;
+                if let Some(w) = entry.1.take() {
+                    w.wake();
+                }
+            }
+        }
+        st = match st.heap.peek() {
+            Some(std::cmp::Reverse((deadline, _))) => {
+                let wait = deadline.saturating_duration_since(std::time::Instant::now());
+                t.cond.wait_timeout(st, wait).unwrap_or_else(|e| e.into_inner()).0
+            }
+            None => t.cond.wait(st).unwrap_or_else(|e| e.into_inner()),
+        };
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+struct ThreadSleep {
+    timer: ThreadTimer,
+    id: u64,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Future for ThreadSleep {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut st = self.timer.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        match st.entries.get_mut(&self.id) {
+            Some((true, _)) | None => Poll::Ready(()),
+            Some((false, w)) => {
+                *w = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Drop for ThreadSleep {
+    fn drop(&mut self) {
+        self.timer.inner.state.lock().unwrap_or_else(|e| e.into_inner()).entries.remove(&self.id);
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Runtime for ThreadTimer {
+    fn sleep(&self, ms: u64) -> BoxFuture<()> {
+        let id = {
+            let mut st = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.next += 1;
+            let id = st.next;
+            let deadline = std::time::Instant::now() + std::time::Duration::from_millis(ms);
+            st.heap.push(std::cmp::Reverse((deadline, id)));
+            st.entries.insert(id, (false, None));
+            id
+        };
+        self.inner.cond.notify_one();
+        Box::pin(ThreadSleep { timer: self.clone(), id })
+    }
+}
+
 /// Timers on tokio (requires a tokio runtime with the time driver).
 #[cfg(feature = "tokio")]
 #[derive(Debug, Default, Clone, Copy)]
@@ -99,5 +227,23 @@ impl Runtime for ManualRuntime {
             t.next
         };
         Box::pin(ManualSleep { rt: self.clone(), key: (deadline, id) })
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_thread_timer_wakes_any_executor() {
+        let t = ThreadTimer::global();
+        let start = std::time::Instant::now();
+        futures::executor::block_on(async {
+            let a = t.sleep(30);
+            let b = t.sleep(10);
+            futures::future::join(a, b).await;
+        });
+        let took = start.elapsed();
+        assert!(took >= std::time::Duration::from_millis(30), "{took:?}");
     }
 }

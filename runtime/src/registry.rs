@@ -111,7 +111,7 @@ impl RegistryOptions {
             limits: AgentSurfaceLimits::default(),
             clock: Arc::new(SystemClock),
             log: None,
-            runtime: None,
+            runtime: crate::exec::default_runtime(),
         }
     }
     pub fn environment(mut self, e: Environment) -> Self {
@@ -447,6 +447,8 @@ impl AgentSurfaceRegistry {
     /// Sizes of the bounded structures, for tests and monitoring.
     pub fn stats(&self) -> RegistryStats {
         let (dedupe_entries, admission_groups, running, observation_slots) = self.shared.inflight.stats();
+        // Outside the state lock: reading the pending list may expire some and flush events.
+        let pending_confirmations = self.confirmations().pending().len();
         let mut st = self.shared.lock();
         // Expired tombstones are dropped lazily; do not report them as remembered.
         Shared::trim_tombstones(&mut st, &self.shared.options.limits, self.shared.now());
@@ -457,7 +459,7 @@ impl AgentSurfaceRegistry {
             admission_groups,
             running,
             observation_slots,
-            pending_confirmations: self.confirmations().pending().len(),
+            pending_confirmations,
         }
     }
 
