@@ -1,6 +1,8 @@
 //! The CLI, driven by argv like a user would: exit codes, files written, `--check`, formats,
 //! determinism across checkout paths and thread counts. Output is snapshot-tested per argv.
 
+mod common;
+use common::copy_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -62,22 +64,6 @@ fn copy_project(from: &Path, parent: &Path, name: &str) -> PathBuf {
     to
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let p = entry.unwrap().path();
-        let name = p.file_name().unwrap();
-        if name == "node_modules" || name == "agent-surface.manifest.json" || name == "dist" {
-            continue;
-        }
-        let target = to.join(name);
-        if p.is_dir() {
-            copy_dir(&p, &target);
-        } else {
-            std::fs::copy(&p, &target).unwrap();
-        }
-    }
-}
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();

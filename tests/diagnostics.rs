@@ -11,6 +11,8 @@
 //! expected together. The rendered diagnostics (pretty, no colour, width 100, then JSON) are
 //! snapshot-tested under `snapshots/diagnostics/`.
 
+mod common;
+use common::copy_dir;
 use agent_surface::compile::{compile, Compilation};
 use agent_surface::config::Config;
 use agent_surface::project::{normalize, Project};
@@ -75,18 +77,6 @@ fn compile_fixture(fixture: &Path) -> (Compilation, tempfile::TempDir) {
     (c, dir)
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let p = entry.unwrap().path();
-        let target = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &target);
-        } else {
-            std::fs::copy(&p, &target).unwrap();
-        }
-    }
-}
 
 #[test]
 fn diagnostic_fixtures() {

@@ -2,6 +2,8 @@
 //! official SARIF Multitool against the SARIF 2.1.0 schema (installed by the test command into
 //! test-tools/sarif).
 
+mod common;
+use common::copy_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -71,17 +73,6 @@ fn sarif_log_validates_against_the_schema() {
     assert!(problems.is_empty(), "SARIF validation: {problems:#?}");
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(p.file_name().unwrap()));
-        } else {
-            std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
-        }
-    }
-}
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

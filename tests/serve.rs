@@ -1,26 +1,13 @@
 //! `agent-surface serve --stdio` as a real child process: handshake, scan, transform with a
 //! warm cache, notifications, bad requests, and a clean exit when stdin closes.
 
+mod common;
+use common::copy_dir;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let name = p.file_name().unwrap();
-        if name == "node_modules" || name == "agent-surface.manifest.json" || name == "dist" {
-            continue;
-        }
-        if p.is_dir() {
-            copy_dir(&p, &to.join(name));
-        } else {
-            std::fs::copy(&p, to.join(name)).unwrap();
-        }
-    }
-}
 
 #[test]
 fn a_session_over_stdio() {

@@ -2,6 +2,8 @@
 //! table-driven matrix is refused (exit 1) with the expected error kind. Re-indenting or
 //! reordering keys — which change bytes but not canonical meaning — still verifies.
 
+mod common;
+use common::copy_dir;
 use agent_surface_runtime::manifest::{contract_hash, manifest_hash};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -37,22 +39,6 @@ fn snapshot(name: &str, run: &Run) {
     settings.bind(|| insta::assert_snapshot!(name.to_string(), text));
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let p = entry.unwrap().path();
-        let name = p.file_name().unwrap();
-        if name == "node_modules" || name == "agent-surface.manifest.json" || name == "dist" {
-            continue;
-        }
-        let target = to.join(name);
-        if p.is_dir() {
-            copy_dir(&p, &target);
-        } else {
-            std::fs::copy(&p, &target).unwrap();
-        }
-    }
-}
 
 const MANIFEST: &str = "agent-surface.manifest.json";
 

@@ -1,27 +1,14 @@
 //! `compile --watch` picks up an edit, a new file and a deletion, one line per rebuild, and
 //! rewrites the manifest only when it changed.
 
+mod common;
+use common::copy_dir;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let name = p.file_name().unwrap();
-        if name == "node_modules" || name == "agent-surface.manifest.json" || name == "dist" {
-            continue;
-        }
-        if p.is_dir() {
-            copy_dir(&p, &to.join(name));
-        } else {
-            std::fs::copy(&p, to.join(name)).unwrap();
-        }
-    }
-}
 
 /// The next rebuild line (skipping diagnostics), within a generous timeout.
 fn next_build(rx: &mpsc::Receiver<String>) -> String {
