@@ -25,6 +25,9 @@ fn fuzz_project() -> Project {
 /// Target `compile_file`: one file's bytes through prefilter → parse → extract → evaluate →
 /// build → rules, then every renderer and the provenance edits.
 ///
+/// (A complete manifest may come with errors: a file that only binds instance ids, or fails to
+/// parse without mentioning the core package, cannot be missing a contract.)
+///
 /// Invariants: no panic; every diagnostic span lies inside its file on char boundaries; the
 /// provenance edits apply; a manifest the compiler calls complete is accepted by
 /// `CapabilityAuthority::new` (up to duplicate ids, which only the project-wide rule reports)
@@ -59,7 +62,6 @@ pub fn compile_file(data: &[u8]) {
     let _ = crate::provenance::apply_edits(&text, &edits);
 
     if c.manifest.completeness.status == CompletenessStatus::Complete {
-        assert_eq!(c.error_count(), 0, "a complete manifest with error diagnostics");
         match CapabilityAuthority::new(c.manifest.to_value()) {
             Ok(a) => agent_surface_runtime::fuzz_support::check_accepted(&a),
             Err(AuthorityError::DuplicateId { .. }) => {}

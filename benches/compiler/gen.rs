@@ -323,6 +323,14 @@ fn plan(opts: &GenOptions) -> Plan {
 
 /// Writes the project under `root` (which is emptied first) and returns what it holds.
 pub fn generate(root: &Path, opts: &GenOptions) -> std::io::Result<GenSummary> {
+    generate_with(root, opts, true)
+}
+
+/// [`generate`], or with `write` false only what it would write (the summary).
+pub fn generate_with(root: &Path, opts: &GenOptions, write: bool) -> std::io::Result<GenSummary> {
+    if !write {
+        return summarize(root, opts);
+    }
     if root.exists() {
         std::fs::remove_dir_all(root)?;
     }
@@ -338,15 +346,7 @@ pub fn generate(root: &Path, opts: &GenOptions) -> std::io::Result<GenSummary> {
     )?;
     std::fs::write(root.join("package.json"), "{\n  \"name\": \"synthetic-app\",\n  \"private\": true,\n  \"type\": \"module\"\n}\n")?;
 
-    let mut contents: Vec<(String, String)> = Vec::with_capacity(plan.files.len());
-    let mut contracts = 0;
-    for (i, p) in plan.files.iter().enumerate() {
-        let mut rng = Rng::new(opts.seed ^ (i as u64 + 1).wrapping_mul(0xa076_1d64_78bd_642f));
-        let (text, n) = render(&plan, p, &mut rng);
-        contracts += n;
-        contents.push((p.rel.clone(), text));
-    }
-    contents.sort_by(|a, b| a.0.cmp(&b.0));
+    let (contents, contracts) = contents(&plan, opts);
     let mut hasher = blake3::Hasher::new();
     let mut bytes = 0u64;
     for (rel, text) in &contents {
@@ -359,21 +359,54 @@ pub fn generate(root: &Path, opts: &GenOptions) -> std::io::Result<GenSummary> {
         hasher.update(text.as_bytes());
         bytes += text.len() as u64;
     }
+    Ok(summary(root, &plan, bytes, contracts, hasher.finalize().to_hex().to_string()))
+}
+
+fn summarize(root: &Path, opts: &GenOptions) -> std::io::Result<GenSummary> {
+    let plan = plan(opts);
+    let (contents, contracts) = contents(&plan, opts);
+    let mut hasher = blake3::Hasher::new();
+    let mut bytes = 0u64;
+    for (rel, text) in &contents {
+        hasher.update(rel.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(&(text.len() as u64).to_le_bytes());
+        hasher.update(text.as_bytes());
+        bytes += text.len() as u64;
+    }
+    Ok(summary(root, &plan, bytes, contracts, hasher.finalize().to_hex().to_string()))
+}
+
+/// Every file's text, sorted by path, and the number of contracts.
+fn contents(plan: &Plan, opts: &GenOptions) -> (Vec<(String, String)>, usize) {
+    let mut contents: Vec<(String, String)> = Vec::with_capacity(plan.files.len());
+    let mut contracts = 0;
+    for (i, p) in plan.files.iter().enumerate() {
+        let mut rng = Rng::new(opts.seed ^ (i as u64 + 1).wrapping_mul(0xa076_1d64_78bd_642f));
+        let (text, n) = render(&plan, p, &mut rng);
+        contracts += n;
+        contents.push((p.rel.clone(), text));
+    }
+    contents.sort_by(|a, b| a.0.cmp(&b.0));
+    (contents, contracts)
+}
+
+fn summary(root: &Path, plan: &Plan, bytes: u64, contracts: usize, hash: String) -> GenSummary {
     let contract_files: Vec<&Planned> = plan.files.iter().filter(|p| p.contract).collect();
     let check = plan.files.iter().find(|p| p.lines > 0).or(contract_files.first().copied()).expect("one contract file");
     let contract = contract_files.iter().rev().find(|p| matches!(p.kind, Kind::Component(..))).copied().unwrap_or(check);
     let plain = plan.files.iter().rev().find(|p| !p.contract && matches!(p.kind, Kind::Component(..))).unwrap_or(&plan.files[0]);
-    Ok(GenSummary {
+    GenSummary {
         root: root.to_path_buf(),
         files: plan.files.len(),
         bytes,
         contract_files: contract_files.len(),
         contracts,
-        hash: format!("blake3:{}", hasher.finalize().to_hex()),
+        hash: format!("blake3:{hash}"),
         check_file: root.join(&check.rel),
         contract_file: root.join(&contract.rel),
         plain_file: root.join(&plain.rel),
-    })
+    }
 }
 
 /// A file's text and the number of contracts it declares.

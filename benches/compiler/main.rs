@@ -32,6 +32,8 @@ struct Options {
     iterations: usize,
     dir: Option<PathBuf>,
     generate_only: Option<PathBuf>,
+    /// `--profile warm|cold|check`: only loop that figure (for perf/callgrind), `iterations` times.
+    profile: Option<String>,
 }
 
 fn parse_args() -> Options {
@@ -45,6 +47,7 @@ fn parse_args() -> Options {
         iterations: if bench { 21 } else { 1 },
         dir: None,
         generate_only: None,
+        profile: None,
     };
     let value = |i: usize| args.get(i + 1).cloned().unwrap_or_else(|| panic!("{} needs a value", args[i]));
     for i in 0..args.len() {
@@ -55,6 +58,7 @@ fn parse_args() -> Options {
             "--iterations" => o.iterations = value(i).parse().expect("--iterations N"),
             "--dir" => o.dir = Some(value(i).into()),
             "--generate" => o.generate_only = Some(value(i).into()),
+            "--profile" => o.profile = Some(value(i)),
             _ => {}
         }
     }
@@ -208,6 +212,100 @@ fn peak_memory_kib(root: &Path) -> Option<u64> {
     text?.trim().lines().last()?.trim().parse().ok()
 }
 
+/// `agent-surface lsp` over stdio: open `file`, then save it with edited text `iterations`
+/// times; each figure is the wall time from the `didSave` (text included) to the
+/// `publishDiagnostics` of that file. The first publish (the project's first compile) is the
+/// cold figure.
+fn lsp_latency(root: &Path, file: &Path, text: &str, iterations: usize) -> Result<(f64, Vec<f64>), String> {
+    use std::io::{BufRead, BufReader, Read};
+    use std::sync::mpsc;
+    let mut child = Command::new(BIN)
+        .arg("lsp")
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel::<(Instant, serde_json::Value)>();
+    let reader = std::thread::spawn(move || {
+        let mut r = BufReader::new(stdout);
+        loop {
+            let mut len = None;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.strip_prefix("Content-Length:") {
+                    len = v.trim().parse::<usize>().ok();
+                }
+            }
+            let Some(len) = len else { return };
+            let mut body = vec![0; len];
+            if r.read_exact(&mut body).is_err() {
+                return;
+            }
+            let at = Instant::now();
+            if let Ok(v) = serde_json::from_slice(&body) {
+                if tx.send((at, v)).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    let send = |stdin: &mut std::process::ChildStdin, v: serde_json::Value| -> Result<Instant, String> {
+        let body = v.to_string();
+        let t = Instant::now();
+        stdin.write_all(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes()).map_err(|e| e.to_string())?;
+        stdin.flush().map_err(|e| e.to_string())?;
+        Ok(t)
+    };
+    let uri = format!("file://{}", file.display());
+    let root_uri = format!("file://{}", root.display());
+    let wait = |pred: &dyn Fn(&serde_json::Value) -> bool| -> Result<Instant, String> {
+        loop {
+            match rx.recv_timeout(std::time::Duration::from_secs(120)) {
+                Ok((at, v)) if pred(&v) => return Ok(at),
+                Ok(_) => {}
+                Err(e) => return Err(format!("no answer from agent-surface lsp: {e}")),
+            }
+        }
+    };
+    let published = |v: &serde_json::Value| v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == uri.as_str();
+    send(&mut stdin, serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "processId": null, "rootUri": root_uri, "capabilities": {},
+        "workspaceFolders": [{"uri": root_uri, "name": "bench"}]
+    }}))?;
+    wait(&|v| v["id"] == 1)?;
+    send(&mut stdin, serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}))?;
+    let t = send(&mut stdin, serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": uri, "languageId": "typescriptreact", "version": 1, "text": text}
+    }}))?;
+    let cold = wait(&published)?.duration_since(t).as_secs_f64() * 1e3;
+    let mut times = Vec::new();
+    for i in 0..iterations {
+        let edited = format!("{text}// edit {i}\n");
+        let t = send(&mut stdin, serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didSave", "params": {
+            "textDocument": {"uri": uri}, "text": edited
+        }}))?;
+        times.push(wait(&published)?.duration_since(t).as_secs_f64() * 1e3);
+    }
+    send(&mut stdin, serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))?;
+    let _ = wait(&|v| v["id"] == 2);
+    send(&mut stdin, serde_json::json!({"jsonrpc": "2.0", "method": "exit"}))?;
+    drop(stdin);
+    let _ = child.wait();
+    let _ = reader.join();
+    Ok((cold, times))
+}
+
 fn check_manifest(root: &Path, expected_contracts: usize) -> Result<(), String> {
     let text = std::fs::read_to_string(root.join("agent-surface.manifest.json")).map_err(|e| e.to_string())?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
@@ -241,11 +339,50 @@ fn main() {
         return;
     }
     let pool = rayon::ThreadPoolBuilder::new().stack_size(64 << 20).build().expect("thread pool");
+    if let Some(what) = &o.profile {
+        pool.install(|| profile_loop(&o, &gen_opts, what));
+        return;
+    }
     let report = pool.install(|| run(&o, &gen_opts));
     if !o.bench {
         smoke_checks(&report.0);
         println!("compiler bench smoke run: ok");
     }
+}
+
+/// Loops one figure for a profiler: `perf record -g -- <bench binary> --profile warm --bench`.
+fn profile_loop(o: &Options, gen_opts: &gen::GenOptions, what: &str) {
+    let root = o.dir.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("agent-surface-bench-{}-{:x}", o.files, o.seed)));
+    // Written once: the profile then holds the compiler only.
+    let exists = root.join("agent-surface.config.json").exists();
+    let s = gen::generate_with(&root, gen_opts, !exists).expect("generate");
+    let t = Instant::now();
+    match what {
+        "cold" => {
+            for _ in 0..o.iterations {
+                compile_shared(Arc::new(project_at(&root).expect("project"))).expect("compile");
+            }
+        }
+        "warm" => {
+            let project = Arc::new(project_at(&root).expect("project"));
+            compile_shared(project.clone()).expect("prime");
+            let t = Instant::now();
+            for _ in 0..o.iterations {
+                compile_shared(project.clone()).expect("compile");
+            }
+            println!("warm: {:.1} ms per compile", ms_since(t) / o.iterations as f64);
+        }
+        "check" => {
+            let text: Arc<str> = Arc::from(std::fs::read_to_string(&s.check_file).expect("read").as_str());
+            for _ in 0..o.iterations {
+                let project = Arc::new(project_at(&root).expect("project"));
+                project.set_overlay(s.check_file.clone(), text.clone());
+                compile_files(project, std::slice::from_ref(&s.check_file));
+            }
+        }
+        other => panic!("--profile warm|cold|check, not {other}"),
+    }
+    println!("{what}: {} iterations in {:.0} ms", o.iterations, ms_since(t));
 }
 
 /// What the smoke run (under `cargo test`) insists on.
@@ -261,6 +398,7 @@ fn smoke_checks(report: &str) {
         "single-file check (process",
         "single-file check (in-process",
         "peak memory",
+        "LSP didSave -> publishDiagnostics (",
         "deterministic: yes",
     ] {
         assert!(report.contains(needle), "the compiler bench report lacks {needle:?}:\n{report}");
@@ -435,6 +573,16 @@ fn run(o: &Options, gen_opts: &gen::GenOptions) -> Report {
         median(&edits),
         percentile(&edits, 0.9)
     ));
+
+    match lsp_latency(&root, &s.check_file, &text, o.iterations) {
+        Ok((cold, times)) => r.line(format!(
+            "LSP didSave -> publishDiagnostics ({lines}-line file, warm): median {:.1} ms (p90 {:.1} ms; first publish after didOpen {:.0} ms)",
+            median(&times),
+            percentile(&times, 0.9),
+            cold
+        )),
+        Err(e) => r.line(format!("LSP didSave -> publishDiagnostics: failed ({e})")),
+    }
 
     match peak_memory_kib(&root) {
         Some(kib) => r.line(format!("peak memory (cold compile, maxrss): {:.1} MB", kib as f64 / 1024.0)),

@@ -23,6 +23,16 @@ fn main() {
     divan::main();
 }
 
+/// `n` under `cargo bench`; a tenth of it in divan's test mode (`cargo test`, no `--bench`), so
+/// the smoke run stays fast in debug builds.
+fn scale(n: usize) -> usize {
+    if std::env::args().any(|a| a == "--bench") {
+        n
+    } else {
+        n / 10
+    }
+}
+
 fn src() -> SourceLocation {
     SourceLocation { file: "src/app.tsx".into(), line: 1, column: 1 }
 }
@@ -163,7 +173,8 @@ fn dedupe_cache_hit(bencher: Bencher) {
 /// 5 actions).
 #[divan::bench(sample_count = 30)]
 fn snapshot_1000_components_x_10(bencher: Bencher) {
-    let types: Vec<String> = (0..1000).map(|i| format!("bench.c{i}")).collect();
+    let n = scale(1000);
+    let types: Vec<String> = (0..n).map(|i| format!("bench.c{i}")).collect();
     let a = CapabilityAuthority::new(manifest(types.iter().map(|t| component(t, 5, 5)).collect()).to_value()).expect("verified");
     let registry = AgentSurfaceRegistry::new(RegistryOptions::new(a.clone()));
     let mut handles = Vec::new();
@@ -172,14 +183,14 @@ fn snapshot_1000_components_x_10(bencher: Bencher) {
     }
     let ctx = SnapshotContext::default();
     let snap = registry.snapshot(&ctx);
-    assert_eq!(snap.components.len(), 1000);
+    assert_eq!(snap.components.len(), n);
     bencher.bench_local(|| registry.snapshot(&ctx));
 }
 
 /// 1,000 contracts: 800 components (3 capabilities each), 150 procedures, 50 external tools.
 fn manifest_1000() -> CapabilityContractManifest {
-    let mut contracts: Vec<ManifestContract> = (0..800).map(|i| component(&format!("bench.c{i}"), 2, 1)).collect();
-    for i in 0..150 {
+    let mut contracts: Vec<ManifestContract> = (0..scale(800)).map(|i| component(&format!("bench.c{i}"), 2, 1)).collect();
+    for i in 0..scale(150) {
         contracts.push(ManifestContract::Procedure(OperationContract::new(
             format!("domain:bench.p{i}"),
             format!("Runs procedure {i}"),
@@ -188,7 +199,7 @@ fn manifest_1000() -> CapabilityContractManifest {
             src(),
         )));
     }
-    for i in 0..50 {
+    for i in 0..scale(50) {
         contracts.push(ManifestContract::ExternalTool(OperationContract::new(
             format!("external:bench.t{i}"),
             format!("Calls tool {i}"),

@@ -23,11 +23,13 @@ struct Case {
     valid: bool,
 }
 
+const STATUSES: [&str; 3] = ["online", "offline", "maintenance"];
+
 fn row(i: usize) -> Value {
     json!({
         "id": format!("dev_{:06x}", 0xabc000 + i),
         "name": format!("Printer {i} on floor {}", i % 7),
-        "status": ["online", "offline", "maintenance"][i % 3],
+        "status": STATUSES[i % 3],
         "lastSeen": if i % 4 == 0 { Value::Null } else { json!(format!("2026-01-{:02}T10:{:02}:00Z", 1 + i % 28, i % 60)) },
         "owner": {"email": format!("user{i}@example.com"), "id": "6f1c1f6e-3c1e-4a57-9d0f-2b0c8a1e9f00"}
     })
