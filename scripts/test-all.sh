@@ -22,7 +22,7 @@ cargo test --workspace --locked -- --nocapture
 
 echo "==> MCP end to end (examples/mcp-devices with the official MCP TypeScript SDK client)"
 # `cargo test` builds the example's test harness, not necessarily its plain binary.
-cargo build -p mcp-devices --locked
+cargo build --workspace --locked
 (cd examples/mcp-devices/e2e && npm ci --no-audit --no-fund --loglevel=error)
 (cd examples/mcp-devices/e2e && MCP_DEVICES_BIN="$ROOT/target/debug/mcp-devices" \
   MANIFEST="$ROOT/runtime/tests/fixtures/devices-app.manifest.json" npm test)

@@ -540,8 +540,9 @@ impl<'p> Evaluator<'p> {
             };
         }
         if name != "default" {
-            let mut visited = HashSet::new();
-            if let Some(target) = self.find_star_export(&m, name, &mut visited) {
+            let project = self.project;
+            let found = project.star_export(&m.file.path, name, || self.find_star_export(&m, name, &mut HashSet::new()));
+            if let Some(target) = found {
                 return self.eval_export(&target, name, use_span);
             }
         }

@@ -37,11 +37,16 @@ struct Loaded {
 
 type Slot = Arc<OnceLock<Loaded>>;
 
-/// Per-compile memo: each file is read once per compile, each module loaded once.
+/// Per-compile memo: each file is read once per compile, each module loaded once, each import
+/// specifier resolved once per folder (the file system is probed once per compile, not once
+/// per lookup: barrels are searched for every name they re-export).
 #[derive(Default)]
 struct Session {
     files: HashMap<PathBuf, Result<Arc<SourceFile>, LoadError>>,
     slots: HashMap<PathBuf, Slot>,
+    resolved: HashMap<(PathBuf, String), Option<PathBuf>>,
+    /// `export *` lookups: (barrel, name) → the module behind it that declares `name`.
+    star_exports: HashMap<(PathBuf, String), Option<PathBuf>>,
 }
 
 pub struct Project {
@@ -196,6 +201,28 @@ impl Project {
     /// Resolves an import specifier from the module at `from` to a project file. `None` for
     /// packages (bare specifiers that no `paths` alias maps) and for files that do not exist.
     pub fn resolve(&self, from: &Path, specifier: &str) -> Option<PathBuf> {
+        let key = (from.parent().unwrap_or(Path::new("")).to_path_buf(), specifier.to_string());
+        if let Some(r) = self.session.lock().unwrap_or_else(|e| e.into_inner()).resolved.get(&key) {
+            return r.clone();
+        }
+        let r = self.resolve_uncached(from, specifier);
+        self.session.lock().unwrap_or_else(|e| e.into_inner()).resolved.insert(key, r.clone());
+        r
+    }
+
+    /// The module behind the `export *` of `barrel` that declares `name`, computed by `find` once
+    /// per compile.
+    pub fn star_export(&self, barrel: &Path, name: &str, find: impl FnOnce() -> Option<PathBuf>) -> Option<PathBuf> {
+        let key = (barrel.to_path_buf(), name.to_string());
+        if let Some(r) = self.session.lock().unwrap_or_else(|e| e.into_inner()).star_exports.get(&key) {
+            return r.clone();
+        }
+        let r = find();
+        self.session.lock().unwrap_or_else(|e| e.into_inner()).star_exports.insert(key, r.clone());
+        r
+    }
+
+    fn resolve_uncached(&self, from: &Path, specifier: &str) -> Option<PathBuf> {
         if specifier.starts_with("./") || specifier.starts_with("../") || specifier == "." || specifier == ".." {
             let base = from.parent().unwrap_or(Path::new("")).join(specifier);
             return self.probe(&normalize(&base));

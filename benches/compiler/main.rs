@@ -23,6 +23,10 @@ use std::time::Instant;
 
 const BIN: &str = env!("CARGO_BIN_EXE_agent-surface");
 
+// The binary's allocator, so in-process baselines and the spawned compiler allocate alike.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Options {
     bench: bool,
     files: usize,

@@ -1288,6 +1288,16 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
 /// Indices of the first pair of equal items, if any. Items are bucketed by canonical JSON
 /// (equal values always share it) and compared exactly within a bucket.
 fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
+    // Typical arrays are short: comparing pairs beats canonicalizing every item into a bucket
+    // key (same answer: the smallest later index, then the smallest earlier one).
+    if items.len() <= 16 {
+        for j in 1..items.len() {
+            if let Some(i) = (0..j).find(|&i| json_equal(&items[i], &items[j])) {
+                return Some((i, j));
+            }
+        }
+        return None;
+    }
     let mut buckets: HashMap<String, Vec<usize>> = HashMap::new();
     let mut best: Option<(usize, usize)> = None;
     for (j, item) in items.iter().enumerate() {
