@@ -129,16 +129,22 @@ impl Drop for ThreadSleep {
 #[cfg(not(target_arch = "wasm32"))]
 impl Runtime for ThreadTimer {
     fn sleep(&self, ms: u64) -> BoxFuture<()> {
-        let id = {
+        let (id, earliest) = {
             let mut st = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
             st.next += 1;
             let id = st.next;
             let deadline = std::time::Instant::now() + std::time::Duration::from_millis(ms);
+            // The thread sleeps until the earliest deadline: wake it only when this one is
+            // earlier. Waking it for every timeout (one per invocation) cost a futex wake and
+            // two context switches per invoke (docs/performance.md).
+            let earliest = st.heap.peek().is_none_or(|std::cmp::Reverse((first, _))| deadline < *first);
             st.heap.push(std::cmp::Reverse((deadline, id)));
             st.entries.insert(id, (false, None));
-            id
+            (id, earliest)
         };
-        self.inner.cond.notify_one();
+        if earliest {
+            self.inner.cond.notify_one();
+        }
         Box::pin(ThreadSleep { timer: self.clone(), id })
     }
 }
