@@ -23,15 +23,53 @@ fn syntax_for(file: &SourceFile) -> Syntax {
     Syntax::Typescript(TsSyntax { tsx, decorators: true, ..Default::default() })
 }
 
+thread_local! {
+    static IN_PARSER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this thread is inside swc's parser, where a panic is caught and reported as a
+/// syntax error.
+#[doc(hidden)]
+pub fn in_parser() -> bool {
+    IN_PARSER.with(std::cell::Cell::get)
+}
+
+/// Wraps the panic hook (once) so that a panic inside swc's parser, which [`parse_module`]
+/// catches, prints nothing; every other panic goes to the previous hook (the default one, or
+/// libFuzzer's, which aborts).
+fn quiet_parser_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !in_parser() {
+                previous(info)
+            }
+        }));
+    });
+}
+
 /// Parses a file as an ES module. Any syntax error (fatal or recovered) is reported and the
 /// module is not used: a contract in a file that does not parse cannot be trusted.
 pub fn parse_module(file: &SourceFile) -> Result<Module, Vec<Diagnostic>> {
     let text: &str = &file.text;
     let input = StringInput::new(text, BytePos(BASE), BytePos(BASE + text.len() as u32));
     let lexer = Lexer::new(syntax_for(file), EsVersion::latest(), input, None);
-    let mut parser = Parser::new_from(lexer);
-    let result = parser.parse_module();
-    let mut errors: Vec<swc_ecma_parser::error::Error> = parser.take_errors();
+    // swc 47 panics on some malformed input (found by fuzzing: `<a:b.c />`, a member access on
+    // a namespaced JSX name, hits an `unreachable!`). Such a file is a syntax error, not a crash.
+    quiet_parser_panics();
+    IN_PARSER.with(|p| p.set(true));
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        let mut parser = Parser::new_from(lexer);
+        let result = parser.parse_module();
+        (result, parser.take_errors())
+    }));
+    IN_PARSER.with(|p| p.set(false));
+    let Ok((result, mut errors)) = parsed else {
+        let at = Span::new(file.id, 0, 0);
+        return Err(vec![Diagnostic::new(Code::SyntaxError, at, "syntax error: the TypeScript parser failed on this file (an internal error of swc)")
+            .label("somewhere in this file")]);
+    };
     let module = match result {
         Ok(m) => Some(m),
         Err(e) => {
@@ -79,6 +117,14 @@ mod tests {
         let diags = parse_module(&f).unwrap_err();
         assert_eq!(diags[0].code, Code::SyntaxError);
         assert_eq!(f.line_col(diags[0].primary.span.lo).line, 2);
+    }
+
+    #[test]
+    fn a_parser_panic_is_a_syntax_error() {
+        // Found by fuzzing (fuzz/artifacts/compile_file/jsx-namespaced-member.tsx).
+        let diags = parse_module(&file("a.tsx", "export const X = () => <a:b.c />;\n")).unwrap_err();
+        assert_eq!(diags[0].code, Code::SyntaxError);
+        assert!(!in_parser());
     }
 
     #[test]

@@ -1,0 +1,2 @@
+import { defineAgentComponentContract } from "@agent-surface/core";
+export const X = () => <a:b.c />;
