@@ -7,14 +7,16 @@ use crate::contracts::{build_contract, BuiltContract};
 use crate::diagnostics::{sort_diagnostics, Diagnostic};
 use crate::evaluate::Evaluator;
 use crate::extract::{MacroCall, CORE_PACKAGE};
-use crate::project::{LoadError, Project};
+use crate::inputs::Inputs;
+use crate::project::{LoadError, Prefiltered, Project};
 use crate::rules;
 use crate::source::{FileId, Span};
 use agent_surface_runtime::limits::AgentSurfaceLimits;
 use agent_surface_runtime::manifest::{CapabilityContractManifest, Generator, SourceLocation};
 use rayon::prelude::*;
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub const GENERATOR_NAME: &str = "agent-surface";
@@ -22,14 +24,14 @@ pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The byte prefilter: files that never mention the core package cannot declare a contract and
 /// are not parsed (unless a contract imports from them).
-pub fn mentions_core(text: &str) -> bool {
-    memchr::memmem::find(text.as_bytes(), CORE_PACKAGE.as_bytes()).is_some()
+pub fn mentions_core(text: impl AsRef<[u8]>) -> bool {
+    memchr::memmem::find(text.as_ref(), CORE_PACKAGE.as_bytes()).is_some()
 }
 
 /// Files that bind a contract with a literal instance id may not import the core package; this
 /// second, equally cheap prefilter lets the instance-id rule see them.
-fn mentions_instance_id(text: &str) -> bool {
-    memchr::memmem::find(text.as_bytes(), b"instanceId").is_some()
+pub(crate) fn mentions_instance_id(text: impl AsRef<[u8]>) -> bool {
+    memchr::memmem::find(text.as_ref(), b"instanceId").is_some()
 }
 
 /// A contract that compiled, with where it came from.
@@ -56,6 +58,8 @@ pub struct Compilation {
     pub diagnostics: Vec<Diagnostic>,
     pub manifest: CapabilityContractManifest,
     pub elapsed: Duration,
+    /// Candidate files whose result of an earlier compile was reused (their inputs unchanged).
+    pub reused: usize,
 }
 
 impl Compilation {
@@ -67,13 +71,33 @@ impl Compilation {
     }
 }
 
-/// Per-file result of the parallel phase.
+/// What compiling one candidate file produced, and what it read to produce it.
 #[derive(Default)]
-struct FileResult {
+pub(crate) struct FileResult {
     contracts: Vec<CompiledContract>,
     failed: u32,
     diagnostics: Vec<Diagnostic>,
     candidate: bool,
+    inputs: Inputs,
+}
+
+/// Results of candidate files across the compiles of a long-lived project, each reused while
+/// [`Project::unchanged`] holds for its inputs.
+#[derive(Default)]
+pub(crate) struct ResultCache(Mutex<HashMap<PathBuf, Arc<FileResult>>>);
+
+impl ResultCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<FileResult>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+    pub(crate) fn forget(&self, path: &Path) {
+        self.lock().remove(path);
+    }
+    /// Drops the results of files that are no longer part of the project.
+    fn retain(&self, files: &[PathBuf]) {
+        let keep: std::collections::HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
+        self.lock().retain(|p, _| keep.contains(p.as_path()));
+    }
 }
 
 /// Compiles a project.
@@ -81,49 +105,94 @@ pub fn compile(project: Project) -> Result<Compilation, ConfigError> {
     compile_shared(Arc::new(project))
 }
 
-/// Compiles a long-lived project (server, watch, editor): files are re-read, modules whose
-/// text did not change are not parsed again.
+/// Compiles a long-lived project (server, watch, editor): files whose text did not change are
+/// not parsed again, and contract files whose inputs did not change are not compiled again.
 pub fn compile_shared(project: Arc<Project>) -> Result<Compilation, ConfigError> {
     let started = Instant::now();
     project.begin();
-    let (files, skipped) = crate::discover::discover_with_skipped(&project.config)?;
+    let discovered = project.discovered()?;
     let limits = AgentSurfaceLimits::default();
+    let results: Vec<Option<(Arc<FileResult>, bool)>> = discovered.files.par_iter().map(|path| file_result(&project, path, &limits)).collect();
+    project.results.retain(&discovered.files);
+    Ok(assemble(project, discovered.files.clone(), discovered.skipped.clone(), results, true, started))
+}
 
-    let results: Vec<FileResult> = files.par_iter().map(|path| compile_file(&project, path, &limits)).collect();
+/// The contracts of some files only (the Vite transform of one file, `check --stdin-filepath`):
+/// per-contract rules and provenance, without the project-wide uniqueness rule.
+pub fn compile_files(project: Arc<Project>, paths: &[PathBuf]) -> Compilation {
+    let started = Instant::now();
+    project.begin();
+    let limits = AgentSurfaceLimits::default();
+    let results = paths.iter().map(|p| file_result(&project, &crate::project::normalize(p), &limits)).collect();
+    assemble(project, paths.to_vec(), Vec::new(), results, false, started)
+}
 
+/// The result of one file: `None` when the prefilter skips it; else its result of an earlier
+/// compile if its inputs are unchanged (`true`: reused), or a new one.
+fn file_result(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> Option<(Arc<FileResult>, bool)> {
+    if !matches!(project.prefilter(path), Prefiltered::Candidate { .. }) {
+        return None;
+    }
+    let cached = project.results.lock().get(path).cloned();
+    if let Some(cached) = cached {
+        if project.unchanged(&cached.inputs) {
+            return Some((cached, true));
+        }
+    }
+    let (mut result, inputs) = crate::inputs::record(|| compile_file(project, path, limits));
+    result.inputs = inputs;
+    let result = Arc::new(result);
+    if !result.inputs.untracked {
+        project.results.lock().insert(path.to_path_buf(), result.clone());
+    }
+    Some((result, false))
+}
+
+/// Joins per-file results into a compilation: the uniqueness rule (`project_wide`), the
+/// diagnostics of every module loaded, the manifest.
+fn assemble(
+    project: Arc<Project>,
+    files: Vec<PathBuf>,
+    skipped: Vec<String>,
+    results: Vec<Option<(Arc<FileResult>, bool)>>,
+    project_wide: bool,
+    started: Instant,
+) -> Compilation {
+    let results: Vec<(Arc<FileResult>, bool)> = results.into_iter().flatten().collect();
     let mut contracts = Vec::new();
     let mut failed = 0;
     let mut diagnostics = Vec::new();
     let mut candidates = 0;
-    for r in results {
-        contracts.extend(r.contracts);
+    let mut reused = 0;
+    for (r, was_reused) in &results {
+        contracts.extend(r.contracts.iter().cloned());
         failed += r.failed;
-        diagnostics.extend(r.diagnostics);
+        diagnostics.extend(r.diagnostics.iter().cloned());
         candidates += usize::from(r.candidate);
+        reused += usize::from(*was_reused);
     }
-
-    // Cross-file rule: a duplicate keeps its first declaration (by path and position).
-    contracts.sort_by_cached_key(|c| {
-        let f = project.db.get(c.file);
-        (c.built.contract.id().to_string(), f.rel.clone(), c.call.span.lo)
-    });
-    let (unique, duplicate_diags) = rules::uniqueness::check(contracts, &project.db);
-    failed += (duplicate_diags.len()) as u32;
-    diagnostics.extend(duplicate_diags);
-    let contracts = unique;
-
-    diagnostics.extend(project.take_load_diagnostics());
+    if project_wide {
+        // Cross-file rule: a duplicate keeps its first declaration (by path and position).
+        contracts.sort_by_cached_key(|c| {
+            let f = project.db.get(c.file);
+            (c.built.contract.id().to_string(), f.rel.clone(), c.call.span.lo)
+        });
+        let (unique, duplicate_diags) = rules::uniqueness::check(contracts, &project.db);
+        failed += duplicate_diags.len() as u32;
+        diagnostics.extend(duplicate_diags);
+        contracts = unique;
+    }
+    diagnostics.extend(project.load_diagnostics(results.iter().map(|(r, _)| &r.inputs)));
     sort_diagnostics(&mut diagnostics, &project.db);
-
     let manifest = CapabilityContractManifest::assemble(
         Generator { name: GENERATOR_NAME.into(), version: GENERATOR_VERSION.into() },
         contracts.iter().map(|c| c.built.contract.clone()).collect(),
         failed,
     );
-    Ok(Compilation { project, files, skipped, candidates, contracts, failed, diagnostics, manifest, elapsed: started.elapsed() })
+    Compilation { project, files, skipped, candidates, contracts, failed, diagnostics, manifest, elapsed: started.elapsed(), reused }
 }
 
-fn compile_file(project: &Project, path: &std::path::Path, limits: &AgentSurfaceLimits) -> FileResult {
+fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> FileResult {
     let mut out = FileResult::default();
     let file = match project.read(path) {
         Ok(f) => f,
@@ -136,10 +205,7 @@ fn compile_file(project: &Project, path: &std::path::Path, limits: &AgentSurface
         }
         Err(_) => return out,
     };
-    let declares = mentions_core(&file.text);
-    if !declares && !mentions_instance_id(&file.text) {
-        return out;
-    }
+    let declares = matches!(project.prefilter(path), Prefiltered::Candidate { declares: true });
     out.candidate = declares;
     let module = match project.load(path) {
         Ok(m) => m,
@@ -174,33 +240,6 @@ fn compile_file(project: &Project, path: &std::path::Path, limits: &AgentSurface
         }
     }
     out
-}
-
-/// The contracts of some files only (the Vite transform of one file): per-contract rules and
-/// provenance, without the project-wide uniqueness rule.
-pub fn compile_files(project: Arc<Project>, paths: &[PathBuf]) -> Compilation {
-    let started = Instant::now();
-    project.begin();
-    let limits = AgentSurfaceLimits::default();
-    let results: Vec<FileResult> = paths.iter().map(|p| compile_file(&project, &crate::project::normalize(p), &limits)).collect();
-    let mut contracts = Vec::new();
-    let mut failed = 0;
-    let mut diagnostics = Vec::new();
-    let mut candidates = 0;
-    for r in results {
-        contracts.extend(r.contracts);
-        failed += r.failed;
-        diagnostics.extend(r.diagnostics);
-        candidates += usize::from(r.candidate);
-    }
-    diagnostics.extend(project.take_load_diagnostics());
-    sort_diagnostics(&mut diagnostics, &project.db);
-    let manifest = CapabilityContractManifest::assemble(
-        Generator { name: GENERATOR_NAME.into(), version: GENERATOR_VERSION.into() },
-        contracts.iter().map(|c| c.built.contract.clone()).collect(),
-        failed,
-    );
-    Compilation { project, files: paths.to_vec(), skipped: Vec::new(), candidates, contracts, failed, diagnostics, manifest, elapsed: started.elapsed() }
 }
 
 /// The manifest bytes as written to disk.

@@ -882,6 +882,8 @@ fn similar_module(from: &Path, source: &str) -> Option<String> {
     };
     let stem = stem.trim_end_matches(".js").trim_end_matches(".ts").trim_end_matches(".tsx");
     let dir = crate::project::normalize(&from.parent()?.join(dir_part));
+    // A folder listing is not an input the project tracks: the result is not reused.
+    crate::inputs::note_untracked();
     let mut stems: Vec<String> = std::fs::read_dir(&dir)
         .ok()?
         .filter_map(|e| e.ok())

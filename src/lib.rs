@@ -18,6 +18,7 @@ pub mod evaluate;
 pub mod extract;
 #[doc(hidden)]
 pub mod fuzz_support;
+pub mod inputs;
 pub mod lsp;
 pub mod parse;
 pub mod project;

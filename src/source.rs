@@ -64,11 +64,7 @@ pub struct LineCol {
 impl SourceFile {
     pub fn new(id: FileId, path: PathBuf, rel: String, text: Arc<str>) -> Self {
         let mut line_starts = vec![0u32];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i as u32 + 1);
-            }
-        }
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
         let hash = content_hash(&text);
         SourceFile { id, path, rel, text, unreadable: None, hash, line_starts }
     }

@@ -1,0 +1,179 @@
+//! Incremental compiles give exactly what a fresh compile gives.
+//!
+//! A script of edits runs on a copy of the example app: constants changed behind a barrel,
+//! syntax broken and fixed in an imported module, a contract file added, an import broken,
+//! files deleted, a new module made resolvable, unsaved buffers. After every step three
+//! compilers must agree byte for byte (manifest and JSON diagnostics): a fresh project, a
+//! long-lived project that rescans ([`ChangeTracking::Rescan`]), and a long-lived project told
+//! only what the step touched ([`ChangeTracking::Reported`]), as the watcher and the language
+//! server tell it.
+
+mod common;
+
+use agent_surface::compile::{compile, compile_shared, project_at, Compilation};
+use agent_surface::project::{ChangeTracking, Project};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What a compile shows a user: the manifest and the diagnostics.
+fn observable(c: &Compilation) -> (String, String) {
+    (c.manifest.to_pretty_json(), agent_surface::render::json::render(&c.diagnostics, &c.project.db))
+}
+
+enum Edit {
+    Write(&'static str, String),
+    Delete(&'static str),
+    Overlay(&'static str, &'static str),
+    ClearOverlay(&'static str),
+}
+
+struct Script {
+    root: PathBuf,
+    rescan: Arc<Project>,
+    reported: Arc<Project>,
+}
+
+impl Script {
+    fn new(root: &Path) -> Script {
+        let rescan = Arc::new(project_at(root).unwrap());
+        let reported = Arc::new(project_at(root).unwrap());
+        reported.set_change_tracking(ChangeTracking::Reported);
+        Script { root: root.to_path_buf(), rescan, reported }
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+
+    /// Applies one step's edits, then checks that the three compilers agree; returns the fresh
+    /// compile and how many files the reported project reused.
+    fn step(&self, what: &str, edits: Vec<Edit>) -> (Compilation, usize) {
+        for e in edits {
+            match e {
+                Edit::Write(rel, text) => {
+                    let p = self.root.join(rel);
+                    let existed = p.exists();
+                    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                    std::fs::write(&p, text).unwrap();
+                    self.reported.file_changed(&p);
+                    if !existed {
+                        self.reported.files_added_or_removed();
+                    }
+                }
+                Edit::Delete(rel) => {
+                    let p = self.root.join(rel);
+                    std::fs::remove_file(&p).unwrap();
+                    self.reported.forget(&p);
+                    self.rescan.forget(&p);
+                }
+                Edit::Overlay(rel, text) => {
+                    for p in [&self.rescan, &self.reported] {
+                        p.set_overlay(self.root.join(rel), Arc::from(text));
+                    }
+                }
+                Edit::ClearOverlay(rel) => {
+                    for p in [&self.rescan, &self.reported] {
+                        p.clear_overlay(&self.root.join(rel));
+                    }
+                }
+            }
+        }
+        let rescan = compile_shared(self.rescan.clone()).unwrap();
+        let reported = compile_shared(self.reported.clone()).unwrap();
+        // The fresh project sees the same unsaved buffers.
+        let fresh_project = project_at(&self.root).unwrap();
+        for (path, text) in self.rescan.overlays() {
+            fresh_project.set_overlay(path, text);
+        }
+        let fresh = compile(fresh_project).unwrap();
+        let expected = observable(&fresh);
+        assert_eq!(observable(&rescan), expected, "{what}: the rescanning project differs from a fresh compile");
+        assert_eq!(observable(&reported), expected, "{what}: the reported project differs from a fresh compile");
+        (fresh, reported.reused)
+    }
+}
+
+#[test]
+fn incremental_compiles_match_fresh_ones_through_an_edit_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = agent_surface::project::normalize(&std::fs::canonicalize(dir.path()).unwrap());
+    common::copy_dir(&common::example_app(), &root);
+    let s = Script::new(&root);
+
+    let (first, _) = s.step("first compile", vec![]);
+    assert_eq!(first.error_count(), 0);
+    let contracts = first.manifest.contracts.len();
+
+    let (_, reused) = s.step("nothing changed", vec![]);
+    assert_eq!(reused, first.candidates, "every candidate file is reused when nothing changed");
+
+    // A constant behind the `export *` barrel: only the files that read it are compiled again.
+    let devices = s.read("src/schemas/devices.ts");
+    let (c, reused) = s.step("a barrel constant changed", vec![Edit::Write("src/schemas/devices.ts", devices.replace("maxLength: 120", "maxLength: 80"))]);
+    assert!(c.manifest.to_pretty_json().contains("\"maxLength\": 80"));
+    assert!(reused > 0 && reused < c.candidates, "some files reused, the dependents recompiled ({reused} of {})", c.candidates);
+
+    let (c, _) = s.step("syntax error in an imported module", vec![Edit::Write("src/schemas/devices.ts", format!("{devices}\nexport const = ;\n"))]);
+    assert!(c.diagnostics.iter().any(|d| d.code.id() == "AS0001"), "the imported module's syntax error is reported");
+    let (c, _) = s.step("the same error again (results reused)", vec![]);
+    assert!(c.diagnostics.iter().any(|d| d.code.id() == "AS0001"), "a reused result still reports the modules it loaded");
+    s.step("syntax fixed", vec![Edit::Write("src/schemas/devices.ts", devices.clone())]);
+
+    let extra = "import { defineAgentProcedureContract, emptyObjectSchema, fromJsonSchema } from \"@agent-surface/core\";\nimport { DEVICE_ID } from \"@/schemas\";\nexport const ping = defineAgentProcedureContract({ id: \"domain:devices.ping\", description: \"Ping a device.\", input: emptyObjectSchema, output: fromJsonSchema({ type: \"object\", properties: { id: DEVICE_ID } }), effect: \"read\" });\n";
+    let (c, _) = s.step("a contract file added", vec![Edit::Write("src/domain/ping.ts", extra.to_string())]);
+    assert_eq!(c.manifest.contracts.len(), contracts + 1, "{}", agent_surface::render::json::render(&c.diagnostics, &c.project.db));
+
+    let (c, _) = s.step("an import made unresolvable", vec![Edit::Write("src/domain/ping.ts", extra.replace("\"@/schemas\"", "\"@/schemas/devicez\""))]);
+    assert!(c.diagnostics.iter().any(|d| d.is_error() && d.message.contains("devicez")), "{:?}", c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
+    let (c, _) = s.step("the missing module created", vec![Edit::Write("src/schemas/devicez.ts", "export { DEVICE_ID } from \"./devices\";\n".into())]);
+    assert_eq!(c.manifest.contracts.len(), contracts + 1, "a created file makes the import resolve");
+
+    let (c, _) = s.step("the module deleted again", vec![Edit::Delete("src/schemas/devicez.ts")]);
+    assert_eq!(c.manifest.contracts.len(), contracts);
+
+    let (c, _) = s.step("an unsaved buffer", vec![Edit::Overlay("src/domain/ping.ts", "export const nothing = 1;\n")]);
+    assert_eq!(c.manifest.contracts.len(), contracts);
+    let (c, _) = s.step("the buffer closed", vec![Edit::ClearOverlay("src/domain/ping.ts")]);
+    assert!(c.error_count() > 0, "back to the file on disk, with its unresolvable import");
+
+    let (c, _) = s.step("a contract file deleted", vec![Edit::Delete("src/domain/ping.ts")]);
+    assert_eq!(observable(&c), observable(&first), "back where it started");
+}
+
+#[test]
+fn a_reported_project_trusts_its_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = agent_surface::project::normalize(&std::fs::canonicalize(dir.path()).unwrap());
+    common::copy_dir(&common::example_app(), &root);
+    let project = Arc::new(project_at(&root).unwrap());
+    project.set_change_tracking(ChangeTracking::Reported);
+    let before = compile_shared(project.clone()).unwrap();
+    let file = root.join("src/schemas/devices.ts");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("maxLength: 120", "maxLength: 80")).unwrap();
+    // Not reported: the project does not read the file again (that is the point of the mode).
+    let unreported = compile_shared(project.clone()).unwrap();
+    assert_eq!(unreported.manifest, before.manifest);
+    assert_eq!(unreported.reused, unreported.candidates);
+    project.file_changed(&file);
+    let reported = compile_shared(project.clone()).unwrap();
+    assert_ne!(reported.manifest, before.manifest);
+    // A lost change (a watcher overflow) makes it read everything again.
+    std::fs::write(&file, text).unwrap();
+    project.rescan();
+    assert_eq!(compile_shared(project).unwrap().manifest, before.manifest);
+}
+
+#[test]
+fn a_did_you_mean_that_lists_a_folder_is_not_reused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = agent_surface::project::normalize(&std::fs::canonicalize(dir.path()).unwrap());
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/a.ts"), "import { defineAgentComponentContract } from \"@agent-surface/core\";\nimport { D } from \"./constantz\";\nexport const c = defineAgentComponentContract({ type: \"a\", description: D });\n").unwrap();
+    std::fs::write(root.join("src/constants.ts"), "export const D = \"d\";\n").unwrap();
+    let project = Arc::new(project_at(&root).unwrap());
+    let first = compile_shared(project.clone()).unwrap();
+    assert!(first.diagnostics.iter().any(|d| d.help.as_deref().is_some_and(|h| h.contains("./constants"))));
+    // The suggestion came from listing src/: a new file there could change it.
+    assert_eq!(compile_shared(project).unwrap().reused, 0);
+}
