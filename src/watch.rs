@@ -1,6 +1,10 @@
-//! `compile --watch`: one long-lived project (its parse cache keeps unchanged files from being
-//! parsed again), recompiled after every change (debounced), the manifest rewritten only when
-//! its bytes change, one line per rebuild.
+//! `compile --watch`: one long-lived project, recompiled after every change (debounced), the
+//! manifest rewritten only when its bytes change, one line per rebuild. The watcher reports
+//! every change to the project ([`ChangeTracking::Reported`]), so a rebuild reads only the
+//! files that changed, walks the root only after files were added or removed, and compiles
+//! again only the contract files that read a changed file.
+//!
+//! [`ChangeTracking::Reported`]: crate::project::ChangeTracking::Reported
 
 use crate::cli::CompileArgs;
 use crate::compile::{compile_shared, manifest_text, project_at};
@@ -32,7 +36,7 @@ pub fn run(args: &CompileArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let mut project = match project_at(&args.root) {
-        Ok(p) => Arc::new(p),
+        Ok(p) => watched(p),
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
@@ -65,13 +69,42 @@ pub fn run(args: &CompileArgs) -> ExitCode {
         }
         let mut changed: Vec<PathBuf> = Vec::new();
         let mut config_changed = false;
-        for e in events.into_iter().flatten() {
+        let mut structure_changed = false;
+        for e in events {
+            let e = match e {
+                Ok(e) => e,
+                Err(err) => {
+                    // A change may have been lost: read everything once.
+                    eprintln!("warning: file watching: {err}; rescanning the project");
+                    project.rescan();
+                    structure_changed = true;
+                    continue;
+                }
+            };
+            if e.need_rescan() {
+                project.rescan();
+                structure_changed = true;
+            }
             // Reading files ourselves produces access events: only changes count.
             if matches!(e.kind, notify::EventKind::Access(_) | notify::EventKind::Other) {
                 continue;
             }
+            // Creations, deletions and renames (of files or whole folders) change which files
+            // exist: the project walks and resolves again.
+            let structural = matches!(
+                e.kind,
+                notify::EventKind::Create(_) | notify::EventKind::Remove(_) | notify::EventKind::Modify(notify::event::ModifyKind::Name(_)) | notify::EventKind::Any
+            );
             for p in e.paths {
-                if ignored(&p, &out) || !relevant(&p) {
+                if ignored(&p, &out) {
+                    continue;
+                }
+                let relevant_file = relevant(&p);
+                if structural && (relevant_file || p.is_dir() || p.extension().is_none()) {
+                    project.files_added_or_removed();
+                    structure_changed = true;
+                }
+                if !relevant_file {
                     continue;
                 }
                 if !crate::discover::is_source_file(&p) {
@@ -80,17 +113,21 @@ pub fn run(args: &CompileArgs) -> ExitCode {
                 if !p.exists() {
                     project.forget(&p);
                 }
+                project.file_changed(&p);
                 if !changed.contains(&p) {
                     changed.push(p);
                 }
             }
+        }
+        if changed.is_empty() && structure_changed {
+            changed.push(project.config.root.clone());
         }
         if changed.is_empty() {
             continue;
         }
         if config_changed {
             match project_at(&args.root) {
-                Ok(p) => project = Arc::new(p),
+                Ok(p) => project = watched(p),
                 Err(e) => {
                     eprintln!("error: {e}");
                     continue;
@@ -98,11 +135,18 @@ pub fn run(args: &CompileArgs) -> ExitCode {
             }
         }
         let what = match changed.as_slice() {
+            [one] if *one == project.config.root => "files added or removed".to_string(),
             [one] => project.rel(one),
             many => format!("{} files", many.len()),
         };
         rebuild(&project, &out, &what);
     }
+}
+
+/// The watcher reports every change, so a rebuild reads only what changed.
+fn watched(project: crate::project::Project) -> Arc<crate::project::Project> {
+    project.set_change_tracking(crate::project::ChangeTracking::Reported);
+    Arc::new(project)
 }
 
 fn rebuild(project: &Arc<crate::project::Project>, out: &Path, why: &str) {

@@ -1,4 +1,4 @@
-//! `compile --watch` picks up an edit, a new file and a deletion, one line per rebuild, and
+//! `compile --watch` picks up an edit, a new file, a deletion and a renamed folder, one line per rebuild, and
 //! rewrites the manifest only when it changed.
 
 mod common;
@@ -58,6 +58,13 @@ fn watch_picks_up_edits_new_files_and_deletions() {
     let removed = next_build(&rx);
     assert!(removed.contains("5 contracts"), "{removed}");
     assert!(!std::fs::read_to_string(&manifest).unwrap().contains("view:extra.panel"));
+
+    // A folder renamed: no source file event names the files inside; the walk finds them.
+    std::fs::rename(app.join("src/external"), app.join("src/outside")).unwrap();
+    let renamed = next_build(&rx);
+    assert!(renamed.contains("5 contracts"), "{renamed}");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("src/outside/reports.ts") && !text.contains("src/external/reports.ts"), "the contract moved with its folder");
 
     child.kill().unwrap();
     let _ = child.wait();
