@@ -3,7 +3,10 @@
 //! One long-lived [`Project`] per workspace folder, each with its own configuration. Open
 //! buffers are overlays on every project; a change recompiles the projects the file belongs to
 //! (or that read it: an imported constant), debounced after the last keystroke, immediately on
-//! open and save. Only files whose text changed are parsed again. Diagnostics are published for
+//! open and save. The server watches every folder itself (a client's file events are taken too,
+//! but clients differ in what they report), so each project hears of every change
+//! ([`ChangeTracking::Reported`]): a compile reads only the files that changed and compiles
+//! again only the contract files that read one. Diagnostics are published for
 //! every file of the project whose diagnostics changed (an empty list clears a file), and always
 //! for open files. Clients that pull (`textDocument/diagnostic`) get the diagnostics of open
 //! files on request instead (with a `workspace/diagnostic/refresh` when another open file's
@@ -19,9 +22,9 @@ use crate::compile::compile_shared;
 use crate::config::{Config, CONFIG_FILE};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::discover::is_source_file;
-use crate::project::{normalize, Project};
+use crate::project::{normalize, ChangeTracking, Project};
 use crate::source::{SourceDb, Span};
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{Receiver, Sender};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types as lsp;
 use lsp_types::notification::Notification as _;
@@ -334,6 +337,8 @@ struct Folder {
     due: Option<Instant>,
     compiled: bool,
     diagnostics: HashMap<PathBuf, Vec<lsp::Diagnostic>>,
+    /// The server's watcher watches the folder: its project hears of every change.
+    watched: bool,
 }
 
 struct OpenDoc {
@@ -356,6 +361,9 @@ struct ClientCaps {
 
 struct Server {
     sender: Sender<Message>,
+    /// Watches every folder's files, so a project hears of every change and a compile reads
+    /// only what changed (`None`: watching is unavailable, projects rescan on each compile).
+    watcher: Option<FolderWatcher>,
     folders: Vec<Folder>,
     open: HashMap<PathBuf, OpenDoc>,
     caps: ClientCaps,
@@ -363,6 +371,24 @@ struct Server {
     shutdown: bool,
     /// The client stopped reading: nothing more can be said.
     gone: bool,
+}
+
+/// The server's own file watcher: editors' watchers differ in what they report (a folder
+/// renamed is often one event for the folder, or none), so the server watches for itself.
+struct FolderWatcher {
+    watcher: notify::RecommendedWatcher,
+    events: Receiver<notify::Result<notify::Event>>,
+}
+
+impl FolderWatcher {
+    fn new() -> Option<FolderWatcher> {
+        let (tx, events) = crossbeam_channel::unbounded();
+        let watcher = notify::recommended_watcher(move |e| {
+            let _ = tx.send(e);
+        })
+        .ok()?;
+        Some(FolderWatcher { watcher, events })
+    }
 }
 
 /// A request handler's failure.
@@ -398,9 +424,12 @@ impl Server {
     }
 
     /// A project with the folder's configuration and the open buffers, or the reason it has none.
-    fn new_project(&self, root: &Path) -> Result<Arc<Project>, String> {
+    fn new_project(&self, root: &Path, watched: bool) -> Result<Arc<Project>, String> {
         let config = Config::load(root).map_err(|e| format!("agent-surface: invalid configuration, no diagnostics for {}: {e}", root.display()))?;
         let project = Project::new(config);
+        if watched {
+            project.set_change_tracking(ChangeTracking::Reported);
+        }
         for (path, doc) in &self.open {
             project.set_overlay(path.clone(), Arc::from(doc.text.as_str()));
         }
@@ -411,20 +440,41 @@ impl Server {
         if let Some(i) = self.folders.iter().position(|f| f.root == root) {
             return i;
         }
-        let project = match self.new_project(&root) {
+        let watched = self.watch_folder(&root);
+        let project = match self.new_project(&root, watched) {
             Ok(p) => Some(p),
             Err(message) => {
                 self.show_error(message);
                 None
             }
         };
-        self.folders.push(Folder { root, project, due: Some(Instant::now()), compiled: false, diagnostics: HashMap::new() });
+        self.folders.push(Folder { root, project, due: Some(Instant::now()), compiled: false, diagnostics: HashMap::new(), watched });
         self.folders.len() - 1
+    }
+
+    /// Starts watching a folder; false if it cannot be watched (the project then rescans).
+    fn watch_folder(&mut self, root: &Path) -> bool {
+        use notify::Watcher as _;
+        let Some(w) = &mut self.watcher else { return false };
+        match w.watcher.watch(root, notify::RecursiveMode::Recursive) {
+            Ok(()) => true,
+            Err(e) => {
+                let message = format!("agent-surface: cannot watch {} ({e}); every compile reads the whole folder again", root.display());
+                self.log(lsp::MessageType::WARNING, message);
+                false
+            }
+        }
     }
 
     fn remove_folder(&mut self, root: &Path) {
         let Some(i) = self.folders.iter().position(|f| f.root == root) else { return };
         let folder = self.folders.remove(i);
+        if folder.watched && !self.folders.iter().any(|f| f.watched && f.root == folder.root) {
+            use notify::Watcher as _;
+            if let Some(w) = &mut self.watcher {
+                let _ = w.watcher.unwatch(&folder.root);
+            }
+        }
         for path in folder.diagnostics.keys() {
             self.publish(path, Vec::new());
         }
@@ -436,7 +486,7 @@ impl Server {
             if self.folders[i].root != dir {
                 continue;
             }
-            let project = match self.new_project(dir) {
+            let project = match self.new_project(dir, self.folders[i].watched) {
                 Ok(p) => Some(p),
                 Err(message) => {
                     self.show_error(message);
@@ -698,6 +748,12 @@ impl Server {
                         if !self.open.contains_key(&path) {
                             self.clear_overlay(&path);
                         }
+                        for project in self.folders.iter().filter_map(|f| f.project.as_ref()) {
+                            project.file_changed(&path);
+                            if change.typ == lsp::FileChangeType::CREATED {
+                                project.files_added_or_removed();
+                            }
+                        }
                         self.schedule_path(&path, Duration::ZERO);
                     }
                 }
@@ -720,6 +776,51 @@ impl Server {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Tells the projects about a change the server's watcher saw, and schedules their compile.
+    fn files_changed(&mut self, event: notify::Result<notify::Event>) {
+        let mut changes = crate::watch::fs_changes(event);
+        // A burst (a checkout, a formatter run) is handled at once.
+        if let Some(w) = &self.watcher {
+            changes.extend(w.events.try_iter().flat_map(crate::watch::fs_changes));
+        }
+        for change in changes {
+            let path = match &change {
+                crate::watch::FsChange::Path { path, .. } => Some(normalize(path)),
+                crate::watch::FsChange::Rescan => None,
+            };
+            if path.as_deref().is_some_and(|p| p.components().any(|c| matches!(c.as_os_str().to_str(), Some("node_modules" | ".git")))) {
+                continue;
+            }
+            let mut config = None;
+            for i in 0..self.folders.len() {
+                let f = &self.folders[i];
+                if !path.as_deref().is_none_or(|p| p.starts_with(&f.root)) {
+                    continue;
+                }
+                let Some(project) = f.project.clone() else {
+                    // No project (its configuration is invalid): only a configuration change matters.
+                    if path.as_deref().is_some_and(is_config_file) {
+                        config = path.clone();
+                    }
+                    continue;
+                };
+                let reported = crate::watch::report(&project, &change);
+                if let Some(file) = &reported.file {
+                    if is_config_file(file) {
+                        config = Some(file.clone());
+                        continue;
+                    }
+                }
+                if reported.file.is_some() || reported.walk {
+                    self.schedule(i, DEBOUNCE);
+                }
+            }
+            if let Some(config) = config {
+                self.reload(config.parent().unwrap_or(Path::new("/")));
+            }
+        }
     }
 
     /// Asks the client to watch the project's sources and configuration files for us.
@@ -870,25 +971,57 @@ pub fn run(connection: Connection) -> bool {
         server_info: Some(lsp::ServerInfo { name: SOURCE.into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
     };
     let _ = sender.send(Response::new_ok(id, result).into());
-    let mut server = Server { sender, folders: Vec::new(), open: HashMap::new(), caps: client_caps(&init), next_id: 0, shutdown: false, gone: false };
+    let mut server = Server { sender, watcher: FolderWatcher::new(), folders: Vec::new(), open: HashMap::new(), caps: client_caps(&init), next_id: 0, shutdown: false, gone: false };
     for root in roots(&init) {
         server.add_folder(root);
     }
     serve(&mut server, &receiver)
 }
 
+/// What the loop waits for.
+enum Wake {
+    Message(Message),
+    Files(notify::Result<notify::Event>),
+    /// The watcher stopped (its thread ended): projects rescan from now on.
+    WatcherGone,
+    Due,
+    Disconnected,
+}
+
+fn next_wake(server: &Server, receiver: &Receiver<Message>) -> Wake {
+    let never = crossbeam_channel::never();
+    let events = server.watcher.as_ref().map_or(&never, |w| &w.events);
+    let timeout = match server.next_due() {
+        Some(due) => crossbeam_channel::at(due),
+        None => crossbeam_channel::never(),
+    };
+    crossbeam_channel::select! {
+        recv(receiver) -> m => m.map_or(Wake::Disconnected, Wake::Message),
+        recv(events) -> e => e.map_or(Wake::WatcherGone, Wake::Files),
+        recv(timeout) -> _ => Wake::Due,
+    }
+}
+
 fn serve(server: &mut Server, receiver: &Receiver<Message>) -> bool {
     loop {
-        let msg = match server.next_due() {
-            Some(due) => match receiver.recv_deadline(due) {
-                Ok(m) => Some(m),
-                Err(RecvTimeoutError::Timeout) => None,
-                Err(RecvTimeoutError::Disconnected) => return server.shutdown,
-            },
-            None => match receiver.recv() {
-                Ok(m) => Some(m),
-                Err(_) => return server.shutdown,
-            },
+        let msg = match next_wake(server, receiver) {
+            Wake::Message(m) => Some(m),
+            Wake::Files(e) => {
+                server.files_changed(e);
+                None
+            }
+            Wake::WatcherGone => {
+                server.watcher = None;
+                for f in &mut server.folders {
+                    f.watched = false;
+                    if let Some(p) = &f.project {
+                        p.set_change_tracking(ChangeTracking::Rescan);
+                    }
+                }
+                None
+            }
+            Wake::Due => None,
+            Wake::Disconnected => return server.shutdown,
         };
         if let Some(msg) = msg {
             if !server.handle(msg) {

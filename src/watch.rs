@@ -30,6 +30,73 @@ fn relevant(path: &Path) -> bool {
     crate::discover::is_source_file(path) || path.file_name().is_some_and(|n| n == "tsconfig.json" || n == "package.json" || n == crate::config::CONFIG_FILE)
 }
 
+/// One file-system change, as a project needs to hear it.
+#[derive(Debug)]
+pub enum FsChange {
+    /// Events were lost (the watcher overflowed or failed): read everything again.
+    Rescan,
+    /// `path` changed; `structural`: it was created, deleted or renamed (a file or a folder).
+    Path { path: PathBuf, structural: bool },
+}
+
+/// The changes of one watcher event. Access events (our own reads) are none.
+pub fn fs_changes(event: notify::Result<notify::Event>) -> Vec<FsChange> {
+    let e = match event {
+        Ok(e) => e,
+        Err(err) => {
+            eprintln!("warning: file watching: {err}; rescanning the project");
+            return vec![FsChange::Rescan];
+        }
+    };
+    let mut out = Vec::new();
+    if e.need_rescan() {
+        out.push(FsChange::Rescan);
+    }
+    if matches!(e.kind, notify::EventKind::Access(_) | notify::EventKind::Other) {
+        return out;
+    }
+    use notify::event::ModifyKind;
+    let structural = matches!(e.kind, notify::EventKind::Create(_) | notify::EventKind::Remove(_) | notify::EventKind::Modify(ModifyKind::Name(_)) | notify::EventKind::Any);
+    out.extend(e.paths.into_iter().map(|path| FsChange::Path { path, structural }));
+    out
+}
+
+/// What a change meant for a project.
+#[derive(Debug, Default)]
+pub struct Reported {
+    /// The source or configuration file that changed (its change needs a rebuild).
+    pub file: Option<PathBuf>,
+    /// The project walks again: files or folders were added, removed or renamed, or events
+    /// were lost.
+    pub walk: bool,
+}
+
+/// Tells `project` about a change.
+pub fn report(project: &crate::project::Project, change: &FsChange) -> Reported {
+    let (path, structural) = match change {
+        FsChange::Rescan => {
+            project.rescan();
+            return Reported { file: None, walk: true };
+        }
+        FsChange::Path { path, structural } => (path, *structural),
+    };
+    let relevant_file = relevant(path);
+    // A folder's creation, deletion or rename names no file (and a deleted folder cannot be
+    // asked whether it was one: no extension is taken to mean a folder).
+    let walk = structural && (relevant_file || path.is_dir() || path.extension().is_none());
+    if walk {
+        project.files_added_or_removed();
+    }
+    if !relevant_file {
+        return Reported { file: None, walk };
+    }
+    if !path.exists() {
+        project.forget(path);
+    }
+    project.file_changed(path);
+    Reported { file: Some(path.clone()), walk }
+}
+
 pub fn run(args: &CompileArgs) -> ExitCode {
     if !args.root.is_dir() {
         eprintln!("error: the project root {} is not a folder", args.root.display());
@@ -70,53 +137,18 @@ pub fn run(args: &CompileArgs) -> ExitCode {
         let mut changed: Vec<PathBuf> = Vec::new();
         let mut config_changed = false;
         let mut structure_changed = false;
-        for e in events {
-            let e = match e {
-                Ok(e) => e,
-                Err(err) => {
-                    // A change may have been lost: read everything once.
-                    eprintln!("warning: file watching: {err}; rescanning the project");
-                    project.rescan();
-                    structure_changed = true;
+        for change in events.into_iter().flat_map(fs_changes) {
+            if let FsChange::Path { path, .. } = &change {
+                if ignored(path, &out) {
                     continue;
                 }
-            };
-            if e.need_rescan() {
-                project.rescan();
-                structure_changed = true;
             }
-            // Reading files ourselves produces access events: only changes count.
-            if matches!(e.kind, notify::EventKind::Access(_) | notify::EventKind::Other) {
-                continue;
-            }
-            // Creations, deletions and renames (of files or whole folders) change which files
-            // exist: the project walks and resolves again.
-            let structural = matches!(
-                e.kind,
-                notify::EventKind::Create(_) | notify::EventKind::Remove(_) | notify::EventKind::Modify(notify::event::ModifyKind::Name(_)) | notify::EventKind::Any
-            );
-            for p in e.paths {
-                if ignored(&p, &out) {
-                    continue;
-                }
-                let relevant_file = relevant(&p);
-                if structural && (relevant_file || p.is_dir() || p.extension().is_none()) {
-                    project.files_added_or_removed();
-                    structure_changed = true;
-                }
-                if !relevant_file {
-                    continue;
-                }
-                if !crate::discover::is_source_file(&p) {
-                    config_changed = true;
-                }
-                if !p.exists() {
-                    project.forget(&p);
-                }
-                project.file_changed(&p);
-                if !changed.contains(&p) {
-                    changed.push(p);
-                }
+            let reported = report(&project, &change);
+            structure_changed |= reported.walk;
+            let Some(path) = reported.file else { continue };
+            config_changed |= !crate::discover::is_source_file(&path);
+            if !changed.contains(&path) {
+                changed.push(path);
             }
         }
         if changed.is_empty() && structure_changed {

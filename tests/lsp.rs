@@ -1,7 +1,8 @@
 //! `agent-surface lsp` as a real child process, driven by a scripted client over stdio
 //! (Content-Length framed JSON-RPC): diagnostics appear on open, update on change, clear when
 //! fixed, follow changes across files, answer pulls, follow watched-file deletions; folders have
-//! their own configuration; bad input never stops the server; shutdown + exit ends it with 0.
+//! their own configuration; disk changes no client reports are seen; bad input never stops the
+//! server; shutdown + exit ends it with 0.
 //! Latencies from a change to its diagnostics are printed (`--nocapture`), not asserted.
 
 use serde_json::{json, Value};
@@ -422,6 +423,42 @@ fn a_pulling_client_pulls_open_files_and_is_pushed_the_others() {
     c.settle();
     let pushed_open = c.all.iter().filter(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri(&descriptions).as_str()).count();
     assert_eq!(pushed_open, 0, "an open file of a pulling client is never pushed");
+    c.request("shutdown", Value::Null);
+    c.notify("exit", Value::Null);
+    assert_eq!(c.exit_code(), 0);
+}
+
+#[test]
+fn the_server_sees_disk_changes_no_client_reports() {
+    // A client that sends no didChangeWatchedFiles: the server's own watcher keeps the project
+    // current (and lets a compile read only what changed).
+    let (_tmp, root) = workspace();
+    let contract = root.join("src/contract.ts");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/descriptions.ts"), DESCRIPTIONS).unwrap();
+    std::fs::write(&contract, CONTRACT).unwrap();
+    let mut c = Client::start();
+    initialize(&mut c, &[&root], json!({}));
+    c.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri(&contract), "languageId": "typescript", "version": 1, "text": CONTRACT}}));
+    c.published(&contract, |d| d.is_empty());
+
+    // The imported module changes on disk, unopened: the open contract's import breaks.
+    std::fs::write(root.join("src/descriptions.ts"), DESCRIPTIONS.replace("DEVICES", "DEVICE_LIST")).unwrap();
+    let broken = c.published(&contract, |d| codes(d) == ["AS0011"]);
+    assert!(broken[0]["message"].as_str().unwrap().contains("has no export named `DEVICES`"), "{broken:#?}");
+
+    // A new module appears in a new folder and the contract (on disk) imports from it.
+    std::fs::create_dir_all(root.join("src/text")).unwrap();
+    std::fs::write(root.join("src/text/names.ts"), DESCRIPTIONS).unwrap();
+    let moved = CONTRACT.replace("'./descriptions'", "'./text/names'");
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri(&contract), "version": 2}, "contentChanges": [{"text": moved}]}));
+    c.published(&contract, |d| d.is_empty());
+
+    // The folder is renamed: the import no longer resolves.
+    std::fs::rename(root.join("src/text"), root.join("src/words")).unwrap();
+    let unresolved = c.published(&contract, |d| codes(d) == ["AS0011"]);
+    assert!(unresolved[0]["message"].as_str().unwrap().contains("cannot resolve `./text/names`"), "{unresolved:#?}");
+
     c.request("shutdown", Value::Null);
     c.notify("exit", Value::Null);
     assert_eq!(c.exit_code(), 0);
