@@ -7,7 +7,7 @@ use crate::contracts::{build_contract, BuiltContract};
 use crate::diagnostics::{sort_diagnostics, Diagnostic};
 use crate::evaluate::Evaluator;
 use crate::extract::{MacroCall, CORE_PACKAGE};
-use crate::inputs::Inputs;
+use crate::inputs::{Input, Inputs};
 use crate::project::{LoadError, Prefiltered, Project};
 use crate::rules;
 use crate::source::{FileId, Span};
@@ -81,22 +81,99 @@ pub(crate) struct FileResult {
     inputs: Inputs,
 }
 
-/// Results of candidate files across the compiles of a long-lived project, each reused while
-/// [`Project::unchanged`] holds for its inputs.
+/// Results of candidate files across the compiles of a long-lived project. A result is
+/// *trusted* (reused as is) until a file it read is reported changed; an untrusted one is reused
+/// once [`Project::unchanged`] holds for its inputs. Under [`ChangeTracking::Rescan`] nothing
+/// is reported, so every result starts each compile untrusted.
+///
+/// [`ChangeTracking::Rescan`]: crate::project::ChangeTracking::Rescan
 #[derive(Default)]
-pub(crate) struct ResultCache(Mutex<HashMap<PathBuf, Arc<FileResult>>>);
+pub(crate) struct ResultCache(Mutex<ResultCacheInner>);
+
+#[derive(Default)]
+struct ResultCacheInner {
+    entries: HashMap<PathBuf, CachedResult>,
+    /// File → the cached results that read it: a change of the file distrusts them (without
+    /// looking at the inputs of every other result).
+    readers: HashMap<PathBuf, Vec<PathBuf>>,
+}
+
+struct CachedResult {
+    result: Arc<FileResult>,
+    trusted: bool,
+}
 
 impl ResultCache {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<FileResult>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ResultCacheInner> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
+
     pub(crate) fn forget(&self, path: &Path) {
-        self.lock().remove(path);
+        self.lock().entries.remove(path);
     }
+
+    /// These files changed: the results that read them are no longer trusted.
+    pub(crate) fn files_changed<'p>(&self, paths: impl IntoIterator<Item = &'p PathBuf>) {
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        for p in paths {
+            // Kept: a result found unchanged is trusted again and must hear of the next change.
+            for reader in inner.readers.get(p).into_iter().flatten() {
+                if let Some(e) = inner.entries.get_mut(reader) {
+                    e.trusted = false;
+                }
+            }
+        }
+    }
+
+    /// Anything may have changed (a rescan, a walk after files were added or removed).
+    pub(crate) fn distrust_all(&self) {
+        for e in self.lock().entries.values_mut() {
+            e.trusted = false;
+        }
+    }
+
+    /// The cached result of `path`, if it can be reused.
+    fn reusable(&self, project: &Project, path: &Path) -> Option<Arc<FileResult>> {
+        let (result, trusted) = {
+            let inner = self.lock();
+            let e = inner.entries.get(path)?;
+            (e.result.clone(), e.trusted)
+        };
+        if trusted {
+            return Some(result);
+        }
+        if !project.unchanged(&result.inputs) {
+            return None;
+        }
+        if let Some(e) = self.lock().entries.get_mut(path) {
+            e.trusted = Arc::ptr_eq(&e.result, &result);
+        }
+        Some(result)
+    }
+
+    fn insert(&self, path: &Path, result: Arc<FileResult>) {
+        let mut inner = self.lock();
+        for input in &result.inputs.list {
+            if let Input::Read { path: read, .. } | Input::Load { path: read, .. } = input {
+                let readers = inner.readers.entry(read.clone()).or_default();
+                if readers.last().map(PathBuf::as_path) != Some(path) && !readers.iter().any(|r| r == path) {
+                    readers.push(path.to_path_buf());
+                }
+            }
+        }
+        inner.entries.insert(path.to_path_buf(), CachedResult { result, trusted: true });
+    }
+
     /// Drops the results of files that are no longer part of the project.
     fn retain(&self, files: &[PathBuf]) {
         let keep: std::collections::HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
-        self.lock().retain(|p, _| keep.contains(p.as_path()));
+        let mut inner = self.lock();
+        inner.entries.retain(|p, _| keep.contains(p.as_path()));
+        inner.readers.retain(|_, readers| {
+            readers.retain(|r| keep.contains(r.as_path()));
+            !readers.is_empty()
+        });
     }
 }
 
@@ -133,17 +210,16 @@ fn file_result(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> O
     if !matches!(project.prefilter(path), Prefiltered::Candidate { .. }) {
         return None;
     }
-    let cached = project.results.lock().get(path).cloned();
-    if let Some(cached) = cached {
-        if project.unchanged(&cached.inputs) {
-            return Some((cached, true));
-        }
+    if let Some(cached) = project.results.reusable(project, path) {
+        return Some((cached, true));
     }
     let (mut result, inputs) = crate::inputs::record(|| compile_file(project, path, limits));
     result.inputs = inputs;
     let result = Arc::new(result);
-    if !result.inputs.untracked {
-        project.results.lock().insert(path.to_path_buf(), result.clone());
+    if result.inputs.untracked {
+        project.results.forget(path);
+    } else {
+        project.results.insert(path, result.clone());
     }
     Some((result, false))
 }

@@ -226,16 +226,30 @@ impl Project {
             s.prefiltered.clear();
             t.changed.clear();
         } else {
-            for p in t.changed.drain() {
-                s.files.remove(&p);
-                s.prefiltered.remove(&p);
+            // Files outside the watched folder (a `paths` alias into a sibling package) change
+            // unreported: they are read again every time.
+            let unwatched: Vec<PathBuf> = s.files.keys().filter(|p| !self.is_watched(p)).cloned().collect();
+            t.changed.extend(unwatched);
+            for p in &t.changed {
+                s.files.remove(p);
+                s.prefiltered.remove(p);
             }
+            self.results.files_changed(&t.changed);
+            t.changed.clear();
         }
-        if t.mode == ChangeTracking::Rescan || t.rescan {
+        if everything || t.rescan {
             s.resolved.clear();
             t.discovered = None;
             t.rescan = false;
+            // Imports may resolve elsewhere now: every result checks its inputs again.
+            self.results.distrust_all();
         }
+    }
+
+    /// Whether a watcher of the project root reports changes of `path` (`compile --watch` and
+    /// the language server skip `node_modules` and `.git`).
+    fn is_watched(&self, path: &Path) -> bool {
+        path.starts_with(&self.config.root) && !path.components().any(|c| c.as_os_str() == "node_modules" || c.as_os_str() == ".git")
     }
 
     /// The project's files: the last walk's while no file was added or removed, else a new walk.

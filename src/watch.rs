@@ -21,7 +21,7 @@ fn ignored(path: &Path, out: &Path) -> bool {
     path == out
         || path.components().any(|c| {
             let s = c.as_os_str();
-            s == "node_modules" || s == ".git" || s == "target"
+            s == "node_modules" || s == ".git"
         })
         || path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".tmp"))
 }

@@ -113,6 +113,14 @@ fn incremental_compiles_match_fresh_ones_through_an_edit_script() {
     assert!(c.manifest.to_pretty_json().contains("\"maxLength\": 80"));
     assert!(reused > 0 && reused < c.candidates, "some files reused, the dependents recompiled ({reused} of {})", c.candidates);
 
+    // Rewritten with the same text: its readers check their inputs, find them unchanged and
+    // are trusted again; the next real change must still reach them.
+    let edited = devices.replace("maxLength: 120", "maxLength: 80");
+    let (_, reused) = s.step("a barrel constant rewritten unchanged", vec![Edit::Write("src/schemas/devices.ts", edited)]);
+    assert_eq!(reused, first.candidates);
+    let (c, _) = s.step("the barrel constant changed again", vec![Edit::Write("src/schemas/devices.ts", devices.replace("maxLength: 120", "maxLength: 60"))]);
+    assert!(c.manifest.to_pretty_json().contains("\"maxLength\": 60"));
+
     let (c, _) = s.step("syntax error in an imported module", vec![Edit::Write("src/schemas/devices.ts", format!("{devices}\nexport const = ;\n"))]);
     assert!(c.diagnostics.iter().any(|d| d.code.id() == "AS0001"), "the imported module's syntax error is reported");
     let (c, _) = s.step("the same error again (results reused)", vec![]);
@@ -176,4 +184,25 @@ fn a_did_you_mean_that_lists_a_folder_is_not_reused() {
     assert!(first.diagnostics.iter().any(|d| d.help.as_deref().is_some_and(|h| h.contains("./constants"))));
     // The suggestion came from listing src/: a new file there could change it.
     assert_eq!(compile_shared(project).unwrap().reused, 0);
+}
+
+#[test]
+fn files_outside_the_watched_folder_are_read_again_every_time() {
+    // A monorepo: the app imports a sibling package through a `paths` alias. A watcher of the
+    // app's folder never hears of that package's changes, so they are never trusted.
+    let dir = tempfile::tempdir().unwrap();
+    let base = agent_surface::project::normalize(&std::fs::canonicalize(dir.path()).unwrap());
+    let root = base.join("app");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(base.join("shared")).unwrap();
+    std::fs::write(root.join("agent-surface.config.json"), r#"{ "paths": { "@shared/*": ["../shared/*"] } }"#).unwrap();
+    std::fs::write(root.join("src/a.ts"), "import { defineAgentComponentContract } from \"@agent-surface/core\";\nimport { D } from \"@shared/text\";\nexport const c = defineAgentComponentContract({ type: \"a\", description: D });\n").unwrap();
+    std::fs::write(base.join("shared/text.ts"), "export const D = \"first\";\n").unwrap();
+    let project = Arc::new(project_at(&root).unwrap());
+    project.set_change_tracking(ChangeTracking::Reported);
+    let first = compile_shared(project.clone()).unwrap();
+    assert_eq!(first.manifest.contracts[0].description(), "first", "{:?}", first.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
+    std::fs::write(base.join("shared/text.ts"), "export const D = \"second\";\n").unwrap();
+    let second = compile_shared(project).unwrap();
+    assert_eq!(second.manifest.contracts[0].description(), "second");
 }
