@@ -12,7 +12,7 @@ use crate::project::{LoadError, Prefiltered, Project};
 use crate::rules;
 use crate::source::{FileId, Span};
 use agent_surface_runtime::limits::AgentSurfaceLimits;
-use agent_surface_runtime::manifest::{CapabilityContractManifest, Generator, SourceLocation};
+use agent_surface_runtime::manifest::{CapabilityContractManifest, Generator, HashedContract, SourceLocation};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -38,6 +38,8 @@ pub(crate) fn mentions_instance_id(text: impl AsRef<[u8]>) -> bool {
 #[derive(Debug, Clone)]
 pub struct CompiledContract {
     pub built: BuiltContract,
+    /// The manifest's form of it, hashed once (results are reused across compiles).
+    pub hashed: HashedContract,
     pub file: FileId,
     pub call: MacroCall,
 }
@@ -79,6 +81,8 @@ pub(crate) struct FileResult {
     diagnostics: Vec<Diagnostic>,
     candidate: bool,
     inputs: Inputs,
+    /// The reading and parsing diagnostics of the modules it loaded (its own file's included).
+    load_diagnostics: Vec<Diagnostic>,
 }
 
 /// Results of candidate files across the compiles of a long-lived project. A result is
@@ -214,6 +218,7 @@ fn file_result(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> O
         return Some((cached, true));
     }
     let (mut result, inputs) = crate::inputs::record(|| compile_file(project, path, limits));
+    result.load_diagnostics = project.load_diagnostics(std::iter::once(&inputs));
     result.inputs = inputs;
     let result = Arc::new(result);
     if result.inputs.untracked {
@@ -244,6 +249,9 @@ fn assemble(
         contracts.extend(r.contracts.iter().cloned());
         failed += r.failed;
         diagnostics.extend(r.diagnostics.iter().cloned());
+        // Two files that load the same broken module carry the same diagnostics: sorting
+        // drops the repeats.
+        diagnostics.extend(r.load_diagnostics.iter().cloned());
         candidates += usize::from(r.candidate);
         reused += usize::from(*was_reused);
     }
@@ -258,11 +266,10 @@ fn assemble(
         diagnostics.extend(duplicate_diags);
         contracts = unique;
     }
-    diagnostics.extend(project.load_diagnostics(results.iter().map(|(r, _)| &r.inputs)));
     sort_diagnostics(&mut diagnostics, &project.db);
-    let manifest = CapabilityContractManifest::assemble(
+    let manifest = CapabilityContractManifest::assemble_hashed(
         Generator { name: GENERATOR_NAME.into(), version: GENERATOR_VERSION.into() },
-        contracts.iter().map(|c| c.built.contract.clone()).collect(),
+        contracts.iter().map(|c| c.hashed.clone()).collect(),
         failed,
     );
     Compilation { project, files, skipped, candidates, contracts, failed, diagnostics, manifest, elapsed: started.elapsed(), reused }
@@ -311,7 +318,10 @@ fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> 
         let clean = !diags.iter().any(|d| d.is_error());
         out.diagnostics.extend(diags);
         match built {
-            Some(built) if clean => out.contracts.push(CompiledContract { built, file: file.id, call: call_info.clone() }),
+            Some(built) if clean => {
+                let hashed = HashedContract::new(built.contract.clone());
+                out.contracts.push(CompiledContract { built, hashed, file: file.id, call: call_info.clone() })
+            }
             _ => out.failed += 1,
         }
     }

@@ -441,11 +441,30 @@ impl Project {
     /// Whether every input is still what it was: the same text for every file read, the same
     /// answer for every import resolved.
     pub fn unchanged(&self, inputs: &Inputs) -> bool {
-        !inputs.untracked
-            && inputs.list.iter().all(|input| match input {
-                Input::Read { path, file } | Input::Load { path, file } => file_id_of(&self.read(path)) == *file,
-                Input::Resolve { dir, specifier, found } => self.resolve_in(dir, specifier) == *found,
-            })
+        if inputs.untracked {
+            return false;
+        }
+        // What this compile already read or resolved is compared under one lock; the rest is
+        // read or resolved (outside it) afterwards. Inputs are normalized paths already.
+        let mut pending = Vec::new();
+        {
+            let s = self.session();
+            for input in &inputs.list {
+                let same = match input {
+                    Input::Read { path, file } | Input::Load { path, file } => s.files.get(path).map(|r| file_id_of(r) == *file),
+                    Input::Resolve { dir, specifier, found } => s.resolved.get(&(dir.clone(), specifier.clone())).map(|r| r == found),
+                };
+                match same {
+                    Some(false) => return false,
+                    Some(true) => {}
+                    None => pending.push(input),
+                }
+            }
+        }
+        pending.into_iter().all(|input| match input {
+            Input::Read { path, file } | Input::Load { path, file } => file_id_of(&self.read(path)) == *file,
+            Input::Resolve { dir, specifier, found } => self.resolve_in(dir, specifier) == *found,
+        })
     }
 
     /// Resolves an import specifier from the module at `from` to a project file. `None` for

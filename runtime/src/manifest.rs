@@ -314,10 +314,31 @@ pub enum ManifestError {
 
 /// Deterministic order: id (UTF-16, as JavaScript sorts), then source position; exact ties
 /// fall back to the canonical JSON so input order never shows through.
-fn contract_order(a: &ManifestContract, b: &ManifestContract) -> std::cmp::Ordering {
-    cmp_utf16(a.id(), b.id())
-        .then_with(|| a.source().cmp(b.source()))
-        .then_with(|| canonical_json(&a.to_value()).cmp(&canonical_json(&b.to_value())))
+fn contract_order(a: &HashedContract, b: &HashedContract) -> std::cmp::Ordering {
+    cmp_utf16(a.contract.id(), b.contract.id())
+        .then_with(|| a.contract.source().cmp(b.contract.source()))
+        .then_with(|| a.canonical.cmp(&b.canonical))
+}
+
+/// A contract with its `contractHash` filled in and its canonical JSON as the manifest holds it,
+/// both computed once: a long-lived compiler keeps these across compiles, so assembling a
+/// manifest hashes only the contracts that changed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HashedContract {
+    contract: ManifestContract,
+    canonical: std::sync::Arc<str>,
+}
+
+impl HashedContract {
+    pub fn new(mut contract: ManifestContract) -> Self {
+        contract.fill_contract_hash();
+        let canonical = canonical_json(&contract.to_value()).into();
+        HashedContract { contract, canonical }
+    }
+
+    pub fn contract(&self) -> &ManifestContract {
+        &self.contract
+    }
 }
 
 impl CapabilityContractManifest {
@@ -325,19 +346,22 @@ impl CapabilityContractManifest {
     /// `manifestHash`, and marks it incomplete iff `failed > 0`.
     pub fn assemble(
         generator: Generator,
-        mut contracts: Vec<ManifestContract>,
+        contracts: Vec<ManifestContract>,
         failed: u32,
     ) -> Self {
-        contracts.sort_by(contract_order);
-        for c in &mut contracts {
-            c.fill_contract_hash();
-        }
+        Self::assemble_hashed(generator, contracts.into_iter().map(HashedContract::new).collect(), failed)
+    }
+
+    /// [`Self::assemble`] of contracts hashed already: the `manifestHash` is computed from
+    /// their canonical texts, without serializing any contract again.
+    pub fn assemble_hashed(generator: Generator, mut hashed: Vec<HashedContract>, failed: u32) -> Self {
+        hashed.sort_by(contract_order);
         let status = if failed > 0 {
             CompletenessStatus::Incomplete
         } else {
             CompletenessStatus::Complete
         };
-        let count = u32::try_from(contracts.len()).unwrap_or(u32::MAX);
+        let count = u32::try_from(hashed.len()).unwrap_or(u32::MAX);
         let mut m = CapabilityContractManifest {
             format_version: FORMAT_VERSION,
             generator,
@@ -346,10 +370,11 @@ impl CapabilityContractManifest {
                 contracts: count,
                 failed,
             },
-            contracts,
+            contracts: Vec::new(),
             manifest_hash: String::new(),
         };
-        m.manifest_hash = manifest_hash(&m.to_value());
+        m.manifest_hash = manifest_hash_with(&m, hashed.iter().map(|h| &*h.canonical));
+        m.contracts = hashed.into_iter().map(|h| h.contract).collect();
         m
     }
 
@@ -404,6 +429,37 @@ pub fn manifest_hash(manifest: &Value) -> String {
         m.remove("manifestHash");
     }
     blake3_hex(&v)
+}
+
+/// [`manifest_hash`] of `shell` (a manifest whose `contracts` are left empty) holding contracts
+/// with these canonical texts, in order: the canonical document is written key by key, the
+/// contracts spliced in as they are.
+fn manifest_hash_with<'c>(shell: &CapabilityContractManifest, contracts: impl Iterator<Item = &'c str>) -> String {
+    let Value::Object(mut fields) = shell.to_value() else { unreachable!("a manifest serializes to an object") };
+    fields.remove("manifestHash");
+    let mut keys: Vec<&String> = fields.keys().collect();
+    keys.sort_by(|a, b| cmp_utf16(a, b));
+    let mut hasher = blake3::Hasher::new();
+    let mut contracts = Some(contracts);
+    for (i, key) in keys.into_iter().enumerate() {
+        hasher.update(if i == 0 { b"{" } else { b"," });
+        hasher.update(canonical_json(&Value::String(key.clone())).as_bytes());
+        hasher.update(b":");
+        if key == "contracts" {
+            hasher.update(b"[");
+            for (j, c) in contracts.take().into_iter().flatten().enumerate() {
+                if j > 0 {
+                    hasher.update(b",");
+                }
+                hasher.update(c.as_bytes());
+            }
+            hasher.update(b"]");
+        } else {
+            hasher.update(canonical_json(&fields[key.as_str()]).as_bytes());
+        }
+    }
+    hasher.update(b"}");
+    format!("blake3:{}", hasher.finalize().to_hex())
 }
 
 /// A stored hash that does not match the content. `pointer` locates the hash field.
@@ -695,6 +751,18 @@ pub(crate) mod tests {
         // The kind is part of the semantics.
         let as_tool = ManifestContract::ExternalTool(sample_procedure());
         assert_ne!(a.compute_contract_hash(), as_tool.compute_contract_hash());
+    }
+
+    #[test]
+    fn the_spliced_manifest_hash_is_the_hash_of_the_whole_document() {
+        for m in [
+            sample_manifest(),
+            CapabilityContractManifest::assemble(generator(), vec![], 0),
+            CapabilityContractManifest::assemble(generator(), vec![ManifestContract::Component(sample_component())], 3),
+        ] {
+            assert_eq!(m.manifest_hash, manifest_hash(&m.to_value()));
+            assert!(verify_hashes(&m.to_value()).is_ok());
+        }
     }
 
     #[test]
