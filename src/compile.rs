@@ -16,7 +16,7 @@ use agent_surface_runtime::manifest::{CapabilityContractManifest, Generator, Has
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 pub const GENERATOR_NAME: &str = "agent-surface";
@@ -53,18 +53,30 @@ pub struct Compilation {
     pub skipped: Vec<String>,
     /// Files that passed the prefilter and were parsed as contract candidates.
     pub candidates: usize,
-    /// Contracts that compiled cleanly, sorted by id.
-    pub contracts: Vec<CompiledContract>,
+    /// Contracts that compiled cleanly, sorted by id (shared with the project's result cache).
+    pub contracts: Vec<Arc<CompiledContract>>,
     /// Contracts (or files holding contracts) that failed to compile.
     pub failed: u32,
     pub diagnostics: Vec<Diagnostic>,
-    pub manifest: CapabilityContractManifest,
+    /// Assembled on first use: an editor wants only the diagnostics.
+    manifest: OnceLock<CapabilityContractManifest>,
     pub elapsed: Duration,
     /// Candidate files whose result of an earlier compile was reused (their inputs unchanged).
     pub reused: usize,
 }
 
 impl Compilation {
+    /// The manifest of the contracts that compiled (incomplete when some failed).
+    pub fn manifest(&self) -> &CapabilityContractManifest {
+        self.manifest.get_or_init(|| {
+            CapabilityContractManifest::assemble_hashed(
+                Generator { name: GENERATOR_NAME.into(), version: GENERATOR_VERSION.into() },
+                self.contracts.iter().map(|c| c.hashed.clone()).collect(),
+                self.failed,
+            )
+        })
+    }
+
     pub fn error_count(&self) -> usize {
         self.diagnostics.iter().filter(|d| d.is_error()).count()
     }
@@ -76,7 +88,7 @@ impl Compilation {
 /// What compiling one candidate file produced, and what it read to produce it.
 #[derive(Default)]
 pub(crate) struct FileResult {
-    contracts: Vec<CompiledContract>,
+    contracts: Vec<Arc<CompiledContract>>,
     failed: u32,
     diagnostics: Vec<Diagnostic>,
     candidate: bool,
@@ -267,12 +279,7 @@ fn assemble(
         contracts = unique;
     }
     sort_diagnostics(&mut diagnostics, &project.db);
-    let manifest = CapabilityContractManifest::assemble_hashed(
-        Generator { name: GENERATOR_NAME.into(), version: GENERATOR_VERSION.into() },
-        contracts.iter().map(|c| c.hashed.clone()).collect(),
-        failed,
-    );
-    Compilation { project, files, skipped, candidates, contracts, failed, diagnostics, manifest, elapsed: started.elapsed(), reused }
+    Compilation { project, files, skipped, candidates, contracts, failed, diagnostics, manifest: OnceLock::new(), elapsed: started.elapsed(), reused }
 }
 
 fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> FileResult {
@@ -320,7 +327,7 @@ fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> 
         match built {
             Some(built) if clean => {
                 let hashed = HashedContract::new(built.contract.clone());
-                out.contracts.push(CompiledContract { built, hashed, file: file.id, call: call_info.clone() })
+                out.contracts.push(Arc::new(CompiledContract { built, hashed, file: file.id, call: call_info.clone() }))
             }
             _ => out.failed += 1,
         }
@@ -330,7 +337,7 @@ fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> 
 
 /// The manifest bytes as written to disk.
 pub fn manifest_text(c: &Compilation) -> String {
-    c.manifest.to_pretty_json()
+    c.manifest().to_pretty_json()
 }
 
 /// For a span, "file:line:column" (1-based, UTF-16 column).
@@ -364,18 +371,18 @@ mod tests {
         assert_eq!(project.parse_count(), 2);
         let second = compile_shared(project.clone()).unwrap();
         assert_eq!(project.parse_count(), 2, "nothing changed: nothing parsed");
-        assert_eq!(first.manifest, second.manifest);
+        assert_eq!(first.manifest(), second.manifest());
         std::fs::write(root.join("d.ts"), "export const D = 'changed';\n").unwrap();
         let third = compile_shared(project.clone()).unwrap();
         assert_eq!(project.parse_count(), 3, "only the changed file is parsed again");
-        assert_eq!(third.manifest.contracts[0].description(), "changed");
+        assert_eq!(third.manifest().contracts[0].description(), "changed");
         // An overlay (an unsaved buffer) replaces the file on disk.
         project.set_overlay(root.join("d.ts"), Arc::from("export const D = 'unsaved';\n"));
         let fourth = compile_shared(project.clone()).unwrap();
-        assert_eq!(fourth.manifest.contracts[0].description(), "unsaved");
+        assert_eq!(fourth.manifest().contracts[0].description(), "unsaved");
         std::fs::remove_file(root.join("c.ts")).unwrap();
         project.forget(&root.join("c.ts"));
         let fifth = compile_shared(project).unwrap();
-        assert!(fifth.manifest.contracts.is_empty(), "a deleted file's contracts are gone");
+        assert!(fifth.manifest().contracts.is_empty(), "a deleted file's contracts are gone");
     }
 }

@@ -61,11 +61,11 @@ pub fn compile_file(data: &[u8]) {
     }
     let _ = crate::provenance::apply_edits(&text, &edits);
 
-    if c.manifest.completeness.status == CompletenessStatus::Complete {
-        match CapabilityAuthority::new(c.manifest.to_value()) {
+    if c.manifest().completeness.status == CompletenessStatus::Complete {
+        match CapabilityAuthority::new(c.manifest().to_value()) {
             Ok(a) => agent_surface_runtime::fuzz_support::check_accepted(&a),
             Err(AuthorityError::DuplicateId { .. }) => {}
-            Err(e) => panic!("the runtime refuses a manifest the compiler emitted as complete: {e}\n{}", c.manifest.to_pretty_json()),
+            Err(e) => panic!("the runtime refuses a manifest the compiler emitted as complete: {e}\n{}", c.manifest().to_pretty_json()),
         }
     }
 }

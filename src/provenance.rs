@@ -31,9 +31,9 @@ pub fn provenance_edits(c: &Compilation, path: &Path) -> Vec<Edit> {
         .filter(|cc| cc.file == file.id)
         .filter_map(|cc| {
             let id = cc.built.contract.id();
-            let hash = c.manifest.contracts.iter().find(|m| m.id() == id)?.contract_hash().to_string();
+            let hash = cc.hashed.contract().contract_hash();
             // A compiled contract always has its one definition argument: append after it.
-            Some(Edit { offset: cc.call.insert_at as usize, text: format!(", {}", provenance_literal(id, &hash)) })
+            Some(Edit { offset: cc.call.insert_at as usize, text: format!(", {}", provenance_literal(id, hash)) })
         })
         .collect();
     edits.sort_by_key(|e| e.offset);

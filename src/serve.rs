@@ -159,7 +159,7 @@ impl Server {
         let parsed = self.project.parse_count() - before;
         let edits = crate::provenance::provenance_edits(&c, &path);
         let contracts: Vec<Value> = c
-            .manifest
+            .manifest()
             .contracts
             .iter()
             .map(|m| json!({ "id": m.id(), "contractHash": m.contract_hash() }))
@@ -183,9 +183,9 @@ fn files_param(params: &Value) -> Result<Vec<PathBuf>, Failure> {
 
 fn scan_result(c: &Compilation) -> Value {
     json!({
-        "manifest": c.manifest.to_value(),
-        "manifestHash": c.manifest.manifest_hash,
-        "complete": c.manifest.completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete,
+        "manifest": c.manifest().to_value(),
+        "manifestHash": c.manifest().manifest_hash,
+        "complete": c.manifest().completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete,
         "diagnostics": c.diagnostics.iter().map(|d| diagnostic_json(d, &c.project.db)).collect::<Vec<_>>(),
         "files": c.files.len(),
         "elapsedMs": c.elapsed.as_millis() as u64,

@@ -203,7 +203,7 @@ fn rebuild(project: &Arc<crate::project::Project>, out: &Path, why: &str) {
             return;
         }
     };
-    let status = if c.manifest.completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete { "complete" } else { "incomplete" };
+    let status = if c.manifest().completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete { "complete" } else { "incomplete" };
     eprintln!(
         "[{why}] {} contracts, {} errors, {} warnings, {parsed} parsed in {} ms; manifest {written} ({status})",
         c.contracts.len(),

@@ -96,7 +96,7 @@ fn diagnostic_fixtures() {
         // A clean fixture compiles to a complete manifest; an error in a contract makes it
         // incomplete. (An invalid instance id in a `.bind()` call is an error of the code that
         // binds, not of a contract: the manifest stays complete.)
-        let complete = c.manifest.completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete;
+        let complete = c.manifest().completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete;
         let contract_errors = c.diagnostics.iter().any(|d| d.is_error() && d.code != agent_surface::diagnostics::Code::InvalidInstanceId);
         if contract_errors == complete {
             failures.push(format!("{name}: contract errors={contract_errors} but manifest complete={complete}"));

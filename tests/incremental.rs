@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 /// What a compile shows a user: the manifest and the diagnostics.
 fn observable(c: &Compilation) -> (String, String) {
-    (c.manifest.to_pretty_json(), agent_surface::render::json::render(&c.diagnostics, &c.project.db))
+    (c.manifest().to_pretty_json(), agent_surface::render::json::render(&c.diagnostics, &c.project.db))
 }
 
 enum Edit {
@@ -102,7 +102,7 @@ fn incremental_compiles_match_fresh_ones_through_an_edit_script() {
 
     let (first, _) = s.step("first compile", vec![]);
     assert_eq!(first.error_count(), 0);
-    let contracts = first.manifest.contracts.len();
+    let contracts = first.manifest().contracts.len();
 
     let (_, reused) = s.step("nothing changed", vec![]);
     assert_eq!(reused, first.candidates, "every candidate file is reused when nothing changed");
@@ -110,7 +110,7 @@ fn incremental_compiles_match_fresh_ones_through_an_edit_script() {
     // A constant behind the `export *` barrel: only the files that read it are compiled again.
     let devices = s.read("src/schemas/devices.ts");
     let (c, reused) = s.step("a barrel constant changed", vec![Edit::Write("src/schemas/devices.ts", devices.replace("maxLength: 120", "maxLength: 80"))]);
-    assert!(c.manifest.to_pretty_json().contains("\"maxLength\": 80"));
+    assert!(c.manifest().to_pretty_json().contains("\"maxLength\": 80"));
     assert!(reused > 0 && reused < c.candidates, "some files reused, the dependents recompiled ({reused} of {})", c.candidates);
 
     // Rewritten with the same text: its readers check their inputs, find them unchanged and
@@ -119,7 +119,7 @@ fn incremental_compiles_match_fresh_ones_through_an_edit_script() {
     let (_, reused) = s.step("a barrel constant rewritten unchanged", vec![Edit::Write("src/schemas/devices.ts", edited)]);
     assert_eq!(reused, first.candidates);
     let (c, _) = s.step("the barrel constant changed again", vec![Edit::Write("src/schemas/devices.ts", devices.replace("maxLength: 120", "maxLength: 60"))]);
-    assert!(c.manifest.to_pretty_json().contains("\"maxLength\": 60"));
+    assert!(c.manifest().to_pretty_json().contains("\"maxLength\": 60"));
 
     let (c, _) = s.step("syntax error in an imported module", vec![Edit::Write("src/schemas/devices.ts", format!("{devices}\nexport const = ;\n"))]);
     assert!(c.diagnostics.iter().any(|d| d.code.id() == "AS0001"), "the imported module's syntax error is reported");
@@ -129,18 +129,18 @@ fn incremental_compiles_match_fresh_ones_through_an_edit_script() {
 
     let extra = "import { defineAgentProcedureContract, emptyObjectSchema, fromJsonSchema } from \"@agent-surface/core\";\nimport { DEVICE_ID } from \"@/schemas\";\nexport const ping = defineAgentProcedureContract({ id: \"domain:devices.ping\", description: \"Ping a device.\", input: emptyObjectSchema, output: fromJsonSchema({ type: \"object\", properties: { id: DEVICE_ID } }), effect: \"read\" });\n";
     let (c, _) = s.step("a contract file added", vec![Edit::Write("src/domain/ping.ts", extra.to_string())]);
-    assert_eq!(c.manifest.contracts.len(), contracts + 1, "{}", agent_surface::render::json::render(&c.diagnostics, &c.project.db));
+    assert_eq!(c.manifest().contracts.len(), contracts + 1, "{}", agent_surface::render::json::render(&c.diagnostics, &c.project.db));
 
     let (c, _) = s.step("an import made unresolvable", vec![Edit::Write("src/domain/ping.ts", extra.replace("\"@/schemas\"", "\"@/schemas/devicez\""))]);
     assert!(c.diagnostics.iter().any(|d| d.is_error() && d.message.contains("devicez")), "{:?}", c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
     let (c, _) = s.step("the missing module created", vec![Edit::Write("src/schemas/devicez.ts", "export { DEVICE_ID } from \"./devices\";\n".into())]);
-    assert_eq!(c.manifest.contracts.len(), contracts + 1, "a created file makes the import resolve");
+    assert_eq!(c.manifest().contracts.len(), contracts + 1, "a created file makes the import resolve");
 
     let (c, _) = s.step("the module deleted again", vec![Edit::Delete("src/schemas/devicez.ts")]);
-    assert_eq!(c.manifest.contracts.len(), contracts);
+    assert_eq!(c.manifest().contracts.len(), contracts);
 
     let (c, _) = s.step("an unsaved buffer", vec![Edit::Overlay("src/domain/ping.ts", "export const nothing = 1;\n")]);
-    assert_eq!(c.manifest.contracts.len(), contracts);
+    assert_eq!(c.manifest().contracts.len(), contracts);
     let (c, _) = s.step("the buffer closed", vec![Edit::ClearOverlay("src/domain/ping.ts")]);
     assert!(c.error_count() > 0, "back to the file on disk, with its unresolvable import");
 
@@ -161,15 +161,15 @@ fn a_reported_project_trusts_its_reports() {
     std::fs::write(&file, text.replace("maxLength: 120", "maxLength: 80")).unwrap();
     // Not reported: the project does not read the file again (that is the point of the mode).
     let unreported = compile_shared(project.clone()).unwrap();
-    assert_eq!(unreported.manifest, before.manifest);
+    assert_eq!(unreported.manifest(), before.manifest());
     assert_eq!(unreported.reused, unreported.candidates);
     project.file_changed(&file);
     let reported = compile_shared(project.clone()).unwrap();
-    assert_ne!(reported.manifest, before.manifest);
+    assert_ne!(reported.manifest(), before.manifest());
     // A lost change (a watcher overflow) makes it read everything again.
     std::fs::write(&file, text).unwrap();
     project.rescan();
-    assert_eq!(compile_shared(project).unwrap().manifest, before.manifest);
+    assert_eq!(compile_shared(project).unwrap().manifest(), before.manifest());
 }
 
 #[test]
@@ -201,8 +201,8 @@ fn files_outside_the_watched_folder_are_read_again_every_time() {
     let project = Arc::new(project_at(&root).unwrap());
     project.set_change_tracking(ChangeTracking::Reported);
     let first = compile_shared(project.clone()).unwrap();
-    assert_eq!(first.manifest.contracts[0].description(), "first", "{:?}", first.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
+    assert_eq!(first.manifest().contracts[0].description(), "first", "{:?}", first.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
     std::fs::write(base.join("shared/text.ts"), "export const D = \"second\";\n").unwrap();
     let second = compile_shared(project).unwrap();
-    assert_eq!(second.manifest.contracts[0].description(), "second");
+    assert_eq!(second.manifest().contracts[0].description(), "second");
 }

@@ -15,7 +15,7 @@ fn edits_add_id_and_hash_to_each_compiled_contract() {
     let text = std::fs::read_to_string(&file).unwrap();
     let out = apply_edits(&text, &edits);
     for id in ["domain:devices.reboot", "domain:devices.decommission"] {
-        let hash = c.manifest.contracts.iter().find(|m| m.id() == id).unwrap().contract_hash();
+        let hash = c.manifest().contracts.iter().find(|m| m.id() == id).unwrap().contract_hash();
         assert!(out.contains(&format!(", {}", provenance_literal(id, hash))), "{out}");
     }
     // The edited text is still valid TypeScript: each literal became the call's last argument.

@@ -83,7 +83,7 @@ fn zod_translation_equals_real_zod() {
         ids.push(id);
     }
     let c = compile(Project::new(Config::load(&root).unwrap())).unwrap();
-    let by_id: HashMap<&str, &agent_surface_runtime::manifest::ManifestContract> = c.manifest.contracts.iter().map(|m| (m.id(), m)).collect();
+    let by_id: HashMap<&str, &agent_surface_runtime::manifest::ManifestContract> = c.manifest().contracts.iter().map(|m| (m.id(), m)).collect();
 
     let (mut matched, mut refused, mut mismatched) = (0, 0, Vec::new());
     for (i, run) in runs.iter().enumerate() {

@@ -495,7 +495,7 @@ fn run(o: &Options, gen_opts: &gen::GenOptions) -> Report {
         let comp = compile_shared(Arc::new(project_at(&root).expect("project"))).expect("compile");
         inproc.push(ms_since(t));
         diagnostics = comp.diagnostics.len();
-        assert_eq!(comp.manifest.contracts.len(), s.contracts);
+        assert_eq!(comp.manifest().contracts.len(), s.contracts);
     }
     let (ma, mb, mc, md, mcold, minproc) = (median(&a), median(&b), median(&c), median(&d), median(&cold), median(&inproc));
     r.line(format!("baseline (a) walk + read all files:                {ma:8.1} ms  ({nfiles} files, {:.1} MB)", bytes as f64 / 1e6));
@@ -531,7 +531,7 @@ fn run(o: &Options, gen_opts: &gen::GenOptions) -> Report {
                 let comp = compile_shared(project.clone()).expect("recompile");
                 times.push(ms_since(t));
                 assert_eq!(project.parse_count() - before, expect_parses, "{label}: files parsed again");
-                assert_eq!(comp.manifest.contracts.len(), s.contracts);
+                assert_eq!(comp.manifest().contracts.len(), s.contracts);
                 reused = comp.reused;
             }
             std::fs::write(file, &original).expect("restore");
@@ -577,7 +577,7 @@ fn run(o: &Options, gen_opts: &gen::GenOptions) -> Report {
         project.set_overlay(s.check_file.clone(), Arc::from(text.as_str()));
         let comp = compile_files(project, std::slice::from_ref(&s.check_file));
         fresh.push(ms_since(t));
-        assert_eq!(comp.manifest.contracts.len(), 1);
+        assert_eq!(comp.manifest().contracts.len(), 1);
         assert_eq!(comp.error_count(), 0);
     }
     r.line(format!("single-file check (in-process compile_files, fresh Project): median {:.2} ms", median(&fresh)));

@@ -9,6 +9,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::source::SourceDb;
 use agent_surface_runtime::definition::{DefinitionViolation, DefinitionViolationKind as Kind};
 use agent_surface_runtime::manifest::ManifestContract;
+use std::sync::Arc;
 
 pub fn diagnose_capability(c: &BuiltContract, v: &DefinitionViolation) -> Diagnostic {
     let Kind::DuplicateCapabilityName { name } = &v.kind else { unreachable!() };
@@ -22,8 +23,8 @@ pub fn diagnose_capability(c: &BuiltContract, v: &DefinitionViolation) -> Diagno
 
 /// Splits contracts (sorted by id, then file, then position) into the kept ones and
 /// diagnostics for every later duplicate.
-pub fn check(contracts: Vec<CompiledContract>, db: &SourceDb) -> (Vec<CompiledContract>, Vec<Diagnostic>) {
-    let mut kept: Vec<CompiledContract> = Vec::with_capacity(contracts.len());
+pub fn check(contracts: Vec<Arc<CompiledContract>>, db: &SourceDb) -> (Vec<Arc<CompiledContract>>, Vec<Diagnostic>) {
+    let mut kept: Vec<Arc<CompiledContract>> = Vec::with_capacity(contracts.len());
     let mut diags = Vec::new();
     for c in contracts {
         if let Some(first) = kept.last().filter(|k| k.built.contract.id() == c.built.contract.id()) {
