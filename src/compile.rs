@@ -109,6 +109,11 @@ pub(crate) struct ResultCache(Mutex<ResultCacheInner>);
 #[derive(Default)]
 struct ResultCacheInner {
     entries: HashMap<PathBuf, CachedResult>,
+    /// The last whole-project compile: its walk and every file's result, in walk order.
+    last: Option<(Arc<crate::project::Discovered>, Vec<FileOutcome>)>,
+    /// Files whose result may differ from `last`'s (reported changed, or readers of one);
+    /// `None`: unknown, every file is looked at.
+    dirty: Option<std::collections::HashSet<PathBuf>>,
     /// File → the cached results that read it: a change of the file distrusts them (without
     /// looking at the inputs of every other result).
     readers: HashMap<PathBuf, Vec<PathBuf>>,
@@ -128,15 +133,22 @@ impl ResultCache {
         self.lock().entries.remove(path);
     }
 
-    /// These files changed: the results that read them are no longer trusted.
+    /// These files changed: the results that read them are no longer trusted, and the next
+    /// whole-project compile looks at them and at the files themselves.
     pub(crate) fn files_changed<'p>(&self, paths: impl IntoIterator<Item = &'p PathBuf>) {
         let mut inner = self.lock();
         let inner = &mut *inner;
         for p in paths {
+            if let Some(dirty) = &mut inner.dirty {
+                dirty.insert(p.clone());
+            }
             // Kept: a result found unchanged is trusted again and must hear of the next change.
             for reader in inner.readers.get(p).into_iter().flatten() {
                 if let Some(e) = inner.entries.get_mut(reader) {
                     e.trusted = false;
+                }
+                if let Some(dirty) = &mut inner.dirty {
+                    dirty.insert(reader.clone());
                 }
             }
         }
@@ -144,8 +156,32 @@ impl ResultCache {
 
     /// Anything may have changed (a rescan, a walk after files were added or removed).
     pub(crate) fn distrust_all(&self) {
-        for e in self.lock().entries.values_mut() {
+        let mut inner = self.lock();
+        inner.dirty = None;
+        for e in inner.entries.values_mut() {
             e.trusted = false;
+        }
+    }
+
+    /// The last whole-project compile's results with the dirty files' taken out, when it was
+    /// of this same walk and every change since is known.
+    fn take_incremental(&self, discovered: &Arc<crate::project::Discovered>) -> Option<(Vec<FileOutcome>, Vec<PathBuf>)> {
+        let mut inner = self.lock();
+        let (walk, _) = inner.last.as_ref()?;
+        if !Arc::ptr_eq(walk, discovered) || inner.dirty.is_none() {
+            return None;
+        }
+        let (_, results) = inner.last.take()?;
+        let dirty = inner.dirty.replace(Default::default())?.into_iter().collect();
+        Some((results, dirty))
+    }
+
+    /// Remembers a whole-project compile; `tracked`: changes are reported from now on.
+    fn set_last(&self, discovered: Arc<crate::project::Discovered>, results: Vec<FileOutcome>, tracked: bool) {
+        let mut inner = self.lock();
+        inner.last = Some((discovered, results));
+        if tracked && inner.dirty.is_none() {
+            inner.dirty = Some(Default::default());
         }
     }
 
@@ -205,8 +241,30 @@ pub fn compile_shared(project: Arc<Project>) -> Result<Compilation, ConfigError>
     project.begin();
     let discovered = project.discovered()?;
     let limits = AgentSurfaceLimits::default();
-    let results: Vec<Option<(Arc<FileResult>, bool)>> = discovered.files.par_iter().map(|path| file_result(&project, path, &limits)).collect();
-    project.results.retain(&discovered.files);
+    let results: Vec<FileOutcome> = match project.results.take_incremental(&discovered) {
+        // Every change was reported: only the dirty files are looked at.
+        Some((mut results, dirty)) => {
+            let fresh: Vec<(usize, FileOutcome)> = dirty
+                .par_iter()
+                .filter_map(|p| discovered.files.binary_search(p).ok())
+                .map(|i| (i, file_result(&project, &discovered.files[i], &limits)))
+                .collect();
+            for r in results.iter_mut().flatten() {
+                r.1 = true;
+            }
+            for (i, r) in fresh {
+                results[i] = r;
+            }
+            results
+        }
+        None => {
+            let results = discovered.files.par_iter().map(|path| file_result(&project, path, &limits)).collect();
+            project.results.retain(&discovered.files);
+            results
+        }
+    };
+    let tracked = project.change_tracking() == crate::project::ChangeTracking::Reported;
+    project.results.set_last(discovered.clone(), results.clone(), tracked);
     Ok(assemble(project, discovered.files.clone(), discovered.skipped.clone(), results, true, started))
 }
 
@@ -220,9 +278,12 @@ pub fn compile_files(project: Arc<Project>, paths: &[PathBuf]) -> Compilation {
     assemble(project, paths.to_vec(), Vec::new(), results, false, started)
 }
 
+/// One file's result in a compile (`None`: the prefilter skipped it), and whether it was reused.
+type FileOutcome = Option<(Arc<FileResult>, bool)>;
+
 /// The result of one file: `None` when the prefilter skips it; else its result of an earlier
 /// compile if its inputs are unchanged (`true`: reused), or a new one.
-fn file_result(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> Option<(Arc<FileResult>, bool)> {
+fn file_result(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> FileOutcome {
     if !matches!(project.prefilter(path), Prefiltered::Candidate { .. }) {
         return None;
     }
@@ -247,7 +308,7 @@ fn assemble(
     project: Arc<Project>,
     files: Vec<PathBuf>,
     skipped: Vec<String>,
-    results: Vec<Option<(Arc<FileResult>, bool)>>,
+    results: Vec<FileOutcome>,
     project_wide: bool,
     started: Instant,
 ) -> Compilation {
