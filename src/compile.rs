@@ -206,13 +206,22 @@ impl ResultCache {
 
     fn insert(&self, path: &Path, result: Arc<FileResult>) {
         let mut inner = self.lock();
-        for input in &result.inputs.list {
-            if let Input::Read { path: read, .. } | Input::Load { path: read, .. } = input {
-                let readers = inner.readers.entry(read.clone()).or_default();
-                if readers.last().map(PathBuf::as_path) != Some(path) && !readers.iter().any(|r| r == path) {
-                    readers.push(path.to_path_buf());
+        let inner = &mut *inner;
+        // A result replaced: it is no longer a reader of what only the old one read.
+        if let Some(old) = inner.entries.remove(path) {
+            for read in read_paths(&old.result.inputs) {
+                if let Some(readers) = inner.readers.get_mut(read) {
+                    readers.retain(|r| r != path);
                 }
             }
+        }
+        // Inputs are deduplicated, but a read and a load of one file are two inputs.
+        let mut last: Option<&Path> = None;
+        for read in read_paths(&result.inputs) {
+            if last != Some(read) {
+                inner.readers.entry(read.to_path_buf()).or_default().push(path.to_path_buf());
+            }
+            last = Some(read);
         }
         inner.entries.insert(path.to_path_buf(), CachedResult { result, trusted: true });
     }
@@ -227,6 +236,15 @@ impl ResultCache {
             !readers.is_empty()
         });
     }
+}
+
+/// The files an input list read or loaded, in its order (a file's read and load may follow
+/// each other or not: callers tolerate repeats).
+fn read_paths(inputs: &Inputs) -> impl Iterator<Item = &Path> {
+    inputs.list.iter().filter_map(|i| match i {
+        Input::Read { path, .. } | Input::Load { path, .. } => Some(path.as_path()),
+        Input::Resolve { .. } => None,
+    })
 }
 
 /// Compiles a project.

@@ -15,7 +15,7 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 
 /// One input of a compile result.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Input {
     /// The text of `path` was read; `file` is the entry it got (`None`: there was no file).
     /// The same text always gets the same entry, so the same id means the same text.
@@ -34,6 +34,35 @@ pub struct Inputs {
     /// It also consulted something no input describes (a folder listing for a "did you mean"):
     /// its result must not be reused.
     pub untracked: bool,
+}
+
+impl Input {
+    /// A total order on the bytes of the paths: `Path`'s own comparison parses components,
+    /// which dominated recording (a contract file notes thousands of inputs through barrels).
+    fn cmp_bytes(&self, other: &Input) -> std::cmp::Ordering {
+        fn b(p: &std::path::Path) -> &[u8] {
+            p.as_os_str().as_encoded_bytes()
+        }
+        fn id(f: &Option<FileId>) -> Option<u32> {
+            f.map(|f| f.0)
+        }
+        use Input::*;
+        match (self, other) {
+            (Read { path: a, file: fa }, Read { path: c, file: fc }) | (Load { path: a, file: fa }, Load { path: c, file: fc }) => b(a).cmp(b(c)).then(id(fa).cmp(&id(fc))),
+            (Resolve { dir: a, specifier: sa, found: fa }, Resolve { dir: c, specifier: sc, found: fc }) => {
+                b(a).cmp(b(c)).then_with(|| sa.cmp(sc)).then_with(|| fa.as_deref().map(b).cmp(&fc.as_deref().map(b)))
+            }
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Input::Read { .. } => 0,
+            Input::Load { .. } => 1,
+            Input::Resolve { .. } => 2,
+        }
+    }
 }
 
 impl Inputs {
@@ -88,8 +117,8 @@ pub fn record<R>(f: impl FnOnce() -> R) -> (R, Inputs) {
     let result = f();
     let mut inputs = RECORDING.with(|r| r.borrow_mut().take()).unwrap_or_default();
     let outer = restore.0.take().flatten();
-    inputs.list.sort_unstable();
-    inputs.list.dedup();
+    inputs.list.sort_unstable_by(Input::cmp_bytes);
+    inputs.list.dedup_by(|a, b| a.cmp_bytes(b).is_eq());
     RECORDING.with(|r| {
         *r.borrow_mut() = outer.map(|mut o| {
             o.absorb(&inputs);

@@ -377,12 +377,12 @@ impl Project {
         let path = normalize(path);
         let slot: Slot = self.session().slots.entry(path.clone()).or_default().clone();
         let loaded = slot.get_or_init(|| self.load_cached(&path));
-        // Noted here too: another thread may have loaded it for its own file.
+        // Noted here too: another thread may have loaded it for its own file. A load is also a
+        // read: one input says both.
         let file = match &loaded.result {
             Ok(m) => Some(m.file.id),
             Err(e) => e.file().map(|f| f.id),
         };
-        inputs::note(Input::Read { path: path.clone(), file });
         inputs::note(Input::Load { path, file });
         loaded.result.clone()
     }
