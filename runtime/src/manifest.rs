@@ -331,8 +331,24 @@ pub struct HashedContract {
 
 impl HashedContract {
     pub fn new(mut contract: ManifestContract) -> Self {
-        contract.fill_contract_hash();
-        let canonical = canonical_json(&contract.to_value()).into();
+        // One serialization serves both: the hash is over the value without `source` and
+        // `contractHash` (as [`contract_hash`] computes it), the text over all of it.
+        let mut value = contract.to_value();
+        let Value::Object(fields) = &mut value else { unreachable!("a contract serializes to an object") };
+        let source = fields.remove("source");
+        fields.remove("contractHash");
+        let hash = blake3_hex(&value);
+        let Value::Object(fields) = &mut value else { unreachable!() };
+        if let Some(source) = source {
+            fields.insert("source".into(), source);
+        }
+        fields.insert("contractHash".into(), Value::String(hash.clone()));
+        match &mut contract {
+            ManifestContract::Component(c) => c.contract_hash = hash,
+            ManifestContract::Procedure(o) | ManifestContract::ExternalTool(o) => o.contract_hash = hash,
+        }
+        let canonical = canonical_json(&value).into();
+        debug_assert_eq!(canonical, canonical_json(&contract.to_value()).into());
         HashedContract { contract, canonical }
     }
 
