@@ -108,6 +108,8 @@ pub(crate) struct ResultCache(Mutex<ResultCacheInner>);
 
 #[derive(Default)]
 struct ResultCacheInner {
+    /// A one-shot compile keeps nothing (building the reader index is not free).
+    disabled: bool,
     entries: HashMap<PathBuf, CachedResult>,
     /// The last whole-project compile: its walk and every file's result, in walk order.
     last: Option<(Arc<crate::project::Discovered>, Vec<FileOutcome>)>,
@@ -131,6 +133,10 @@ impl ResultCache {
 
     pub(crate) fn forget(&self, path: &Path) {
         self.lock().entries.remove(path);
+    }
+
+    fn disable(&self) {
+        *self.lock() = ResultCacheInner { disabled: true, ..Default::default() };
     }
 
     /// These files changed: the results that read them are no longer trusted, and the next
@@ -179,6 +185,9 @@ impl ResultCache {
     /// Remembers a whole-project compile; `tracked`: changes are reported from now on.
     fn set_last(&self, discovered: Arc<crate::project::Discovered>, results: Vec<FileOutcome>, tracked: bool) {
         let mut inner = self.lock();
+        if inner.disabled {
+            return;
+        }
         inner.last = Some((discovered, results));
         if tracked && inner.dirty.is_none() {
             inner.dirty = Some(Default::default());
@@ -207,6 +216,9 @@ impl ResultCache {
     fn insert(&self, path: &Path, result: Arc<FileResult>) {
         let mut inner = self.lock();
         let inner = &mut *inner;
+        if inner.disabled {
+            return;
+        }
         // A result replaced: it is no longer a reader of what only the old one read.
         if let Some(old) = inner.entries.remove(path) {
             for read in read_paths(&old.result.inputs) {
@@ -249,6 +261,8 @@ fn read_paths(inputs: &Inputs) -> impl Iterator<Item = &Path> {
 
 /// Compiles a project.
 pub fn compile(project: Project) -> Result<Compilation, ConfigError> {
+    // Compiled once: nothing will ask for its results again.
+    project.results.disable();
     compile_shared(Arc::new(project))
 }
 
