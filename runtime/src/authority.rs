@@ -10,11 +10,12 @@ use crate::limits::AgentSurfaceLimits;
 use crate::manifest::{
     contract_hash, manifest_hash, CapabilityContractManifest, CompletenessStatus, ComponentContract, ManifestContract, OperationContract, FORMAT_VERSION,
 };
+use crate::snapshot::{ComponentDescriptorTemplate, ProcedureDescriptorTemplate};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Why a manifest was refused. Each names the contract (by id) and the field involved.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -112,6 +113,15 @@ struct Inner {
     by_id: HashMap<String, usize>,
     /// The limits the contracts were verified against.
     limits: AgentSurfaceLimits,
+    /// Per contract (same index), the snapshot descriptors' shared part: built on first use,
+    /// not at verification, since a host registers only some of its contracts.
+    descriptor_templates: Vec<OnceLock<DescriptorTemplate>>,
+}
+
+#[derive(Debug)]
+pub(crate) enum DescriptorTemplate {
+    Component(ComponentDescriptorTemplate),
+    Procedure(ProcedureDescriptorTemplate),
 }
 
 /// The verified manifest. Clone it freely: clones share one immutable copy.
@@ -197,7 +207,8 @@ impl CapabilityAuthority {
                 return Err(invalid(c, &v));
             }
         }
-        Ok(CapabilityAuthority(Arc::new(Inner { serial: NEXT_AUTHORITY.fetch_add(1, Ordering::Relaxed), manifest, value, by_id, limits: limits.clone() })))
+        let descriptor_templates = manifest.contracts.iter().map(|_| OnceLock::new()).collect();
+        Ok(CapabilityAuthority(Arc::new(Inner { serial: NEXT_AUTHORITY.fetch_add(1, Ordering::Relaxed), manifest, value, by_id, limits: limits.clone(), descriptor_templates })))
     }
 
     /// The verified manifest (the spec's `authority.manifest`).
@@ -259,6 +270,14 @@ impl CapabilityAuthority {
 
     pub(crate) fn contract_at(&self, index: usize) -> &ManifestContract {
         &self.0.manifest.contracts[index]
+    }
+
+    /// The shared descriptor part of the `index`-th contract (built once).
+    pub(crate) fn descriptor_template(&self, index: usize) -> &DescriptorTemplate {
+        self.0.descriptor_templates[index].get_or_init(|| match &self.0.manifest.contracts[index] {
+            ManifestContract::Component(c) => DescriptorTemplate::Component(ComponentDescriptorTemplate::new(c)),
+            ManifestContract::Procedure(p) | ManifestContract::ExternalTool(p) => DescriptorTemplate::Procedure(ProcedureDescriptorTemplate::new(p)),
+        })
     }
 }
 
@@ -405,6 +424,24 @@ impl<T: ContractType> ContractRef<T> {
     /// The private provenance this contract carries.
     pub fn provenance(&self) -> Provenance {
         Provenance { authority: self.authority.0.serial, index: self.index, contract_hash: self.authority.contract_at(self.index).contract_hash().to_string() }
+    }
+}
+
+impl ContractRef<ComponentContract> {
+    pub(crate) fn descriptor_template(&self) -> &ComponentDescriptorTemplate {
+        match self.authority.descriptor_template(self.index) {
+            DescriptorTemplate::Component(t) => t,
+            DescriptorTemplate::Procedure(_) => unreachable!("a component ref points at a component"),
+        }
+    }
+}
+
+impl ContractRef<OperationContract> {
+    pub(crate) fn descriptor_template(&self) -> &ProcedureDescriptorTemplate {
+        match self.authority.descriptor_template(self.index) {
+            DescriptorTemplate::Procedure(t) => t,
+            DescriptorTemplate::Component(_) => unreachable!("an operation ref points at a procedure or external tool"),
+        }
     }
 }
 

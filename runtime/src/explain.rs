@@ -5,7 +5,7 @@
 //! agent-facing.
 
 use crate::policy::{DiscoveryContext, DiscoveryDecision, Policy, PolicyPhase};
-use crate::registry::{AgentSurfaceRegistry, Dynamic, Reg};
+use crate::registry::{AgentSurfaceRegistry, DiscoveryScope, Dynamic, Reg};
 use crate::snapshot::{in_scope, SnapshotContext};
 use serde::Serialize;
 use std::sync::Arc;
@@ -113,6 +113,7 @@ pub fn explain_surface(registry: &AgentSurfaceRegistry, ctx: &SnapshotContext) -
         (st.regs.values().map(|r| (r.clone(), st.dynamic.get(&r.id).cloned().unwrap_or_default())).collect(), st.version)
     };
     let host = shared.host();
+    let mut discovery = DiscoveryScope::new(&ctx.consumer, &host);
     let mut out = Vec::new();
     for (reg, dynamic) in &regs {
         let b = &reg.bound;
@@ -156,7 +157,7 @@ pub fn explain_surface(registry: &AgentSurfaceRegistry, ctx: &SnapshotContext) -
             let ob = &b.observations[name];
             let (when, reason) = (ob.when.as_ref(), ob.unavailable_reason.as_deref());
             let capability_id = crate::ids::capability_id(ty, name);
-            let composed = shared.availability(reg, dynamic, name, &ob.policies, when, reason, &ctx.consumer, &host);
+            let composed = shared.availability(reg, dynamic, &capability_id, name, &ob.policies, when, reason, &mut discovery);
             let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
             out.push(explain(capability_id, "observation", "view", &oc.description, &ob.policies, composed, base));
         }
@@ -164,7 +165,7 @@ pub fn explain_surface(registry: &AgentSurfaceRegistry, ctx: &SnapshotContext) -
             let ab = &b.actions[name];
             let (when, reason) = (ab.when.as_ref(), ab.unavailable_reason.as_deref());
             let capability_id = crate::ids::capability_id(ty, name);
-            let composed = shared.availability(reg, dynamic, name, &ab.policies, when, reason, &ctx.consumer, &host);
+            let composed = shared.availability(reg, dynamic, &capability_id, name, &ab.policies, when, reason, &mut discovery);
             let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
             out.push(explain(capability_id, "action", "view", &ac.description, &ab.policies, composed, base));
         }
@@ -173,7 +174,7 @@ pub fn explain_surface(registry: &AgentSurfaceRegistry, ctx: &SnapshotContext) -
         for (index, p) in b.procedures.iter().enumerate() {
             let pc = p.contract.contract();
             let (when, reason) = (p.binding.when.as_ref(), p.binding.unavailable_reason.as_deref());
-            let composed = shared.procedure_availability(reg, dynamic, index, &ctx.consumer, &host);
+            let composed = shared.procedure_availability(reg, dynamic, index, &mut discovery);
             let base = shared.base_availability(dynamic, &pc.id, when, reason, &pc.id);
             out.push(explain(pc.id.clone(), "procedure", "domain", &pc.description, &p.binding.policies, composed, base));
         }

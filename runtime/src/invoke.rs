@@ -11,7 +11,7 @@ use crate::effects::{Audit, Effect};
 use crate::errors::{AgentCapabilityError, ErrorCode};
 use crate::events::{AgentSurfaceEvent, SettledStatus};
 use crate::policy::{evaluate_discovery, DiscoveryContext, DiscoveryDecision, Policy, PolicyContext, PolicyDecision, PolicyPhase};
-use crate::registry::{AgentSurfaceRegistry, Dynamic, LogLevel, Reg, Shared};
+use crate::registry::{AgentSurfaceRegistry, DiscoveryScope, Dynamic, LogLevel, Reg, Shared};
 use crate::signal::{AbortController, AbortReason, AbortSignal};
 use crate::snapshot::{iso8601, AgentConsumer};
 use crate::validate::Validator;
@@ -824,7 +824,7 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
                 }
             }
         }
-        _ => match shared.availability(&reg, &dynamic, &name, &binding_policies, when.as_ref(), reason.as_deref(), &ctx.consumer, &host) {
+        _ => match shared.availability(&reg, &dynamic, &req.capability_id, &name, &binding_policies, when.as_ref(), reason.as_deref(), &mut DiscoveryScope::new(&ctx.consumer, &host)) {
             None => return Err(err(ErrorCode::CapabilityNotFound, format!("no live capability {}", req.capability_id))),
             Some((false, r)) => return Err(err(ErrorCode::CapabilityNotAvailable, "the capability is not available now").detail("reason", r.unwrap_or_else(|| "unavailable".into()))),
             Some((true, _)) => {}

@@ -10,7 +10,7 @@ use crate::binding::{BoundComponent, BindingError, HostContext, Registrable};
 use crate::clock::{Clock, SystemClock};
 use crate::events::{AgentSurfaceEvent, Dispatcher, Listener, RejectReason};
 use crate::limits::AgentSurfaceLimits;
-use crate::policy::{evaluate_discovery, DiscoveryContext, DiscoveryDecision, Policy};
+use crate::policy::{evaluate_discovery, DiscoveryContext, DiscoveryDecision, Policy, PolicyPhase};
 use crate::snapshot::*;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -551,29 +551,18 @@ impl Shared {
 
     /// Availability of one capability for a consumer. `None`: hidden by policy.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn availability(&self, reg: &Reg, dynamic: &Dynamic, name: &str, capability_policies: &[Policy], when: Option<&crate::binding::WhenFn>, reason: Option<&str>, consumer: &AgentConsumer, host: &HostContext) -> Option<(bool, Option<String>)> {
-        let capability_id = crate::ids::capability_id(reg.bound.component_type(), name);
-        self.availability_of(reg, dynamic, &capability_id, name, capability_policies, when, reason, consumer, host)
-    }
-
-    /// Availability of the `index`-th procedure a registration references (same formula:
-    /// enabled, `when()`, discovery policies; pushed overrides name observations and actions
-    /// only, and a procedure id never matches one).
-    pub(crate) fn procedure_availability(&self, reg: &Reg, dynamic: &Dynamic, index: usize, consumer: &AgentConsumer, host: &HostContext) -> Option<(bool, Option<String>)> {
-        let p = &reg.bound.procedures[index];
-        let id = p.id();
-        self.availability_of(reg, dynamic, id, id, &p.binding.policies, p.binding.when.as_ref(), p.binding.unavailable_reason.as_deref(), consumer, host)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn availability_of(&self, reg: &Reg, dynamic: &Dynamic, capability_id: &str, name: &str, capability_policies: &[Policy], when: Option<&crate::binding::WhenFn>, reason: Option<&str>, consumer: &AgentConsumer, host: &HostContext) -> Option<(bool, Option<String>)> {
-        let ty = reg.bound.component_type();
-        let ctx = DiscoveryContext { capability_id: capability_id.to_string(), component_type: ty.to_string(), instance_id: reg.bound.instance_id().to_string(), consumer: consumer.clone(), host: host.clone() };
-        let decision = evaluate_discovery(self.options.policies.iter().chain(reg.bound.policies.iter()).chain(capability_policies.iter()), &ctx);
+    pub(crate) fn availability(&self, reg: &Reg, dynamic: &Dynamic, capability_id: &str, name: &str, capability_policies: &[Policy], when: Option<&crate::binding::WhenFn>, reason: Option<&str>, discovery: &mut DiscoveryScope) -> Option<(bool, Option<String>)> {
+        let policies = || self.options.policies.iter().chain(reg.bound.policies.iter()).chain(capability_policies.iter());
+        // Most capabilities have no discovery policy: then no context is needed at all.
+        let decision = if policies().any(|p| p.phases().contains(&PolicyPhase::Discovery)) {
+            evaluate_discovery(policies(), discovery.context(capability_id, reg.bound.component_type(), reg.bound.instance_id()))
+        } else {
+            DiscoveryDecision::Expose
+        };
         if decision == DiscoveryDecision::Hide {
             return None;
         }
-        let base = self.base_availability(dynamic, name, when, reason, &ctx.capability_id);
+        let base = self.base_availability(dynamic, name, when, reason, capability_id);
         if !base.0 {
             return Some(base);
         }
@@ -581,6 +570,15 @@ impl Shared {
             return Some((false, Some(r)));
         }
         Some((true, None))
+    }
+
+    /// Availability of the `index`-th procedure a registration references (same formula:
+    /// enabled, `when()`, discovery policies; pushed overrides name observations and actions
+    /// only, and a procedure id never matches one).
+    pub(crate) fn procedure_availability(&self, reg: &Reg, dynamic: &Dynamic, index: usize, discovery: &mut DiscoveryScope) -> Option<(bool, Option<String>)> {
+        let p = &reg.bound.procedures[index];
+        let id = p.id();
+        self.availability(reg, dynamic, id, id, &p.binding.policies, p.binding.when.as_ref(), p.binding.unavailable_reason.as_deref(), discovery)
     }
 
     /// Availability from state alone (enabled, pushed override, `when()`), without policies:
@@ -615,93 +613,57 @@ impl Shared {
             let regs: Vec<(Arc<Reg>, Dynamic)> = st.regs.values().map(|r| (r.clone(), st.dynamic.get(&r.id).cloned().unwrap_or_default())).collect();
             (regs, st.version)
         };
+        // Snapshot order: (priority desc, type, instanceId), then the registration id so the
+        // order is total. Sorted on small keys, not on the built descriptors (large to move).
+        let mut order: Vec<(std::cmp::Reverse<i64>, &str, &str, &str, usize)> =
+            regs.iter().enumerate().map(|(i, (r, _))| (std::cmp::Reverse(r.bound.contract().priority), r.bound.component_type(), r.bound.instance_id(), r.id.as_str(), i)).collect();
+        order.sort_unstable();
         let host = self.host();
-        let mut components = Vec::new();
+        let mut discovery = DiscoveryScope::new(&ctx.consumer, &host);
+        let mut components = Vec::with_capacity(regs.len());
         let mut procedures = Vec::new();
-        for (reg, dynamic) in &regs {
+        for &(.., index) in &order {
+            let (reg, dynamic) = &regs[index];
             let b = &reg.bound;
-            let c = b.contract();
             let ty = b.component_type();
             if let Some(scope) = &ctx.scope {
                 if !scope.iter().any(|p| in_scope(ty, p)) {
                     continue;
                 }
             }
-            let mut observations = Vec::new();
-            for (name, oc) in &c.observations {
-                let ob = &b.observations[name];
-                let Some((available, reason)) = self.availability(reg, dynamic, name, &ob.policies, ob.when.as_ref(), ob.unavailable_reason.as_deref(), &ctx.consumer, &host) else { continue };
+            let template = b.contract.descriptor_template();
+            // A binding has exactly its contract's names (checked by `build`), and both maps
+            // iterate in name order: template and binding zip.
+            let mut observations = Vec::with_capacity(template.observations.len());
+            for (t, (name, ob)) in template.observations.iter().zip(&b.observations) {
+                debug_assert_eq!(t.name, *name);
+                let Some((available, reason)) = self.availability(reg, dynamic, &t.capability_id, &t.name, &ob.policies, ob.when.as_ref(), ob.unavailable_reason.as_deref(), &mut discovery) else { continue };
                 if !available && !ctx.include_unavailable {
                     continue;
                 }
-                observations.push(AgentObservationDescriptor {
-                    capability_id: crate::ids::capability_id(ty, name),
-                    name: name.clone(),
-                    description: oc.description.clone(),
-                    output_schema: oc.output_schema.clone(),
-                    available,
-                    unavailable_reason: reason,
-                    meta: oc.meta.clone(),
-                });
+                observations.push(AgentObservationDescriptor { available, unavailable_reason: reason, ..t.clone() });
             }
-            let mut actions = Vec::new();
-            for (name, ac) in &c.actions {
-                let ab = &b.actions[name];
-                let Some((available, reason)) = self.availability(reg, dynamic, name, &ab.policies, ab.when.as_ref(), ab.unavailable_reason.as_deref(), &ctx.consumer, &host) else { continue };
+            let mut actions = Vec::with_capacity(template.actions.len());
+            for (t, (name, ab)) in template.actions.iter().zip(&b.actions) {
+                debug_assert_eq!(t.name, *name);
+                let Some((available, reason)) = self.availability(reg, dynamic, &t.capability_id, &t.name, &ab.policies, ab.when.as_ref(), ab.unavailable_reason.as_deref(), &mut discovery) else { continue };
                 if !available && !ctx.include_unavailable {
                     continue;
                 }
-                actions.push(AgentActionDescriptor {
-                    capability_id: crate::ids::capability_id(ty, name),
-                    name: name.clone(),
-                    description: ac.description.clone(),
-                    input_schema: ac.input_schema.clone(),
-                    output_schema: ac.output_schema.clone(),
-                    effect: ac.effect,
-                    idempotent: ac.idempotent,
-                    reversible: ac.reversible,
-                    confirmation: ac.confirmation,
-                    available,
-                    unavailable_reason: reason,
-                    meta: ac.meta.clone(),
-                });
+                actions.push(AgentActionDescriptor { available, unavailable_reason: reason, ..t.clone() });
             }
             for (index, p) in b.procedures.iter().enumerate() {
-                let pc = p.contract.contract();
                 // `when()` counts for procedures too (it is re-checked at invocation).
-                let Some((available, reason)) = self.procedure_availability(reg, dynamic, index, &ctx.consumer, &host) else { continue };
+                let Some((available, reason)) = self.procedure_availability(reg, dynamic, index, &mut discovery) else { continue };
                 if !available && !ctx.include_unavailable {
                     continue;
                 }
-                procedures.push(AgentProcedureDescriptor {
-                    capability_id: pc.id.clone(),
-                    description: pc.description.clone(),
-                    input_schema: pc.input_schema.clone(),
-                    output_schema: pc.output_schema.clone(),
-                    effect: pc.effect,
-                    idempotent: pc.idempotent,
-                    reversible: pc.reversible,
-                    confirmation: pc.confirmation,
-                    available,
-                    unavailable_reason: reason,
-                    registration_id: reg.id.clone(),
-                    component: crate::binding::ParentLink { component_type: ty.to_string(), instance_id: b.instance_id().to_string() },
-                    contextual_note: p.describe.as_ref().and_then(|f| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f())).ok().flatten()),
-                });
+                let note = p.describe.as_ref().and_then(|f| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f())).ok().flatten());
+                let component = crate::binding::ParentLink { component_type: ty.to_string(), instance_id: b.instance_id().to_string() };
+                procedures.push(p.contract.descriptor_template().procedure(available, reason, &reg.id, component, note));
             }
-            components.push(AgentComponentDescriptor {
-                component_type: ty.to_string(),
-                instance_id: b.instance_id().to_string(),
-                registration_id: reg.id.clone(),
-                description: c.description.clone(),
-                parent: b.parent.clone(),
-                meta: c.meta.clone(),
-                observations,
-                actions,
-                priority: c.priority,
-            });
+            components.push(template.component(b.instance_id(), &reg.id, b.parent.clone(), observations, actions));
         }
-        components.sort_by(|a, b| b.priority.cmp(&a.priority).then_with(|| a.component_type.cmp(&b.component_type)).then_with(|| a.instance_id.cmp(&b.instance_id)));
         procedures.sort_by(|a, b| a.capability_id.cmp(&b.capability_id).then_with(|| a.registration_id.cmp(&b.registration_id)));
         let mut snapshot = AgentSurfaceSnapshot {
             surface_id: self.surface_id.clone(),
@@ -717,6 +679,33 @@ impl Shared {
             apply_budget(&mut snapshot, budget);
         }
         snapshot
+    }
+}
+
+/// The [`DiscoveryContext`] of one snapshot, explanation or invocation: built the first time a
+/// discovery policy will read it, then rewritten in place for each capability (no allocation
+/// per capability).
+pub(crate) struct DiscoveryScope<'a> {
+    consumer: &'a AgentConsumer,
+    host: &'a HostContext,
+    context: Option<DiscoveryContext>,
+}
+
+impl<'a> DiscoveryScope<'a> {
+    pub(crate) fn new(consumer: &'a AgentConsumer, host: &'a HostContext) -> Self {
+        DiscoveryScope { consumer, host, context: None }
+    }
+
+    fn context(&mut self, capability_id: &str, component_type: &str, instance_id: &str) -> &DiscoveryContext {
+        let (consumer, host) = (self.consumer, self.host);
+        let c = self.context.get_or_insert_with(|| DiscoveryContext { capability_id: String::new(), component_type: String::new(), instance_id: String::new(), consumer: consumer.clone(), host: host.clone() });
+        for (field, value) in [(&mut c.capability_id, capability_id), (&mut c.component_type, component_type), (&mut c.instance_id, instance_id)] {
+            if field != value {
+                field.clear();
+                field.push_str(value);
+            }
+        }
+        c
     }
 }
 

@@ -556,21 +556,21 @@ pub fn direct_tools(snap: &AgentSurfaceSnapshot) -> Vec<AgentTool> {
                 name: naming(&o.capability_id),
                 description: format!("{}{}", prefix("view", crate::effects::Effect::Read, crate::effects::Confirmation::Never), instance_note(&o.description)),
                 input_schema: empty.clone(),
-                output_schema: Some(o.output_schema.clone()),
+                output_schema: Some(Value::clone(&o.output_schema)),
                 state: ToolState { available: o.available, unavailable_reason: o.unavailable_reason.clone(), note: None },
                 traits: Some(ToolTraits { plane: "view", effect: crate::effects::Effect::Read, idempotent: true, reversible: true, confirmation: crate::effects::Confirmation::Never }),
-                route: Some(Route { capability_id: o.capability_id.clone(), instance_id: Some(c.instance_id.clone()), registration_id: Some(c.registration_id.clone()), surface_version: snap.surface_version.clone() }),
+                route: Some(Route { capability_id: o.capability_id.to_string(), instance_id: Some(c.instance_id.clone()), registration_id: Some(c.registration_id.clone()), surface_version: snap.surface_version.clone() }),
             });
         }
         for a in &c.actions {
             tools.push(AgentTool {
                 name: naming(&a.capability_id),
                 description: format!("{}{}", prefix("view", a.effect, a.confirmation), instance_note(&a.description)),
-                input_schema: a.input_schema.clone(),
-                output_schema: a.output_schema.clone(),
+                input_schema: Value::clone(&a.input_schema),
+                output_schema: a.output_schema.as_deref().cloned(),
                 state: ToolState { available: a.available, unavailable_reason: a.unavailable_reason.clone(), note: None },
                 traits: Some(ToolTraits { plane: "view", effect: a.effect, idempotent: a.idempotent, reversible: a.reversible, confirmation: a.confirmation }),
-                route: Some(Route { capability_id: a.capability_id.clone(), instance_id: Some(c.instance_id.clone()), registration_id: Some(c.registration_id.clone()), surface_version: snap.surface_version.clone() }),
+                route: Some(Route { capability_id: a.capability_id.to_string(), instance_id: Some(c.instance_id.clone()), registration_id: Some(c.registration_id.clone()), surface_version: snap.surface_version.clone() }),
             });
         }
     }
@@ -584,11 +584,11 @@ pub fn direct_tools(snap: &AgentSurfaceSnapshot) -> Vec<AgentTool> {
         tools.push(AgentTool {
             name: wire_name(&p.capability_id),
             description: format!("{}{}", prefix("domain", p.effect, p.confirmation), p.description),
-            input_schema: p.input_schema.clone(),
-            output_schema: p.output_schema.clone(),
+            input_schema: Value::clone(&p.input_schema),
+            output_schema: p.output_schema.as_deref().cloned(),
             state: ToolState { available: p.available, unavailable_reason: p.unavailable_reason.clone(), note: p.contextual_note.clone() },
             traits: Some(ToolTraits { plane: "domain", effect: p.effect, idempotent: p.idempotent, reversible: p.reversible, confirmation: p.confirmation }),
-            route: Some(Route { capability_id: p.capability_id.clone(), instance_id: None, registration_id: Some(p.registration_id.clone()), surface_version: snap.surface_version.clone() }),
+            route: Some(Route { capability_id: p.capability_id.to_string(), instance_id: None, registration_id: Some(p.registration_id.clone()), surface_version: snap.surface_version.clone() }),
         });
     }
     dedupe_names(&mut tools);
@@ -649,61 +649,19 @@ pub fn meta_tools() -> Vec<AgentTool> {
 /// A catalog from a manifest alone (what `agent-surface tools` previews): every component as
 /// one live instance, every capability available.
 pub fn catalog_from_manifest(authority: &crate::authority::CapabilityAuthority, mode: ToolsetMode) -> Vec<AgentTool> {
-    use crate::manifest::ManifestContract;
+    use crate::authority::DescriptorTemplate;
     use crate::snapshot::*;
     if mode == ToolsetMode::Meta {
         return meta_tools();
     }
     let mut snap = AgentSurfaceSnapshot { surface_id: "preview".into(), surface_version: "0".into(), captured_at: String::new(), route: None, components: Vec::new(), procedures: Vec::new(), truncated: None, scope_rejected: None };
-    for c in &authority.manifest().contracts {
-        match c {
-            ManifestContract::Component(cc) => snap.components.push(AgentComponentDescriptor {
-                component_type: cc.r#type.clone(),
-                instance_id: "default".into(),
-                registration_id: "preview".into(),
-                description: cc.description.clone(),
-                parent: None,
-                meta: cc.meta.clone(),
-                priority: cc.priority,
-                observations: cc
-                    .observations
-                    .iter()
-                    .map(|(n, o)| AgentObservationDescriptor { capability_id: crate::ids::capability_id(&cc.r#type, n), name: n.clone(), description: o.description.clone(), output_schema: o.output_schema.clone(), available: true, unavailable_reason: None, meta: o.meta.clone() })
-                    .collect(),
-                actions: cc
-                    .actions
-                    .iter()
-                    .map(|(n, a)| AgentActionDescriptor {
-                        capability_id: crate::ids::capability_id(&cc.r#type, n),
-                        name: n.clone(),
-                        description: a.description.clone(),
-                        input_schema: a.input_schema.clone(),
-                        output_schema: a.output_schema.clone(),
-                        effect: a.effect,
-                        idempotent: a.idempotent,
-                        reversible: a.reversible,
-                        confirmation: a.confirmation,
-                        available: true,
-                        unavailable_reason: None,
-                        meta: a.meta.clone(),
-                    })
-                    .collect(),
-            }),
-            ManifestContract::Procedure(p) | ManifestContract::ExternalTool(p) => snap.procedures.push(AgentProcedureDescriptor {
-                capability_id: p.id.clone(),
-                description: p.description.clone(),
-                input_schema: p.input_schema.clone(),
-                output_schema: p.output_schema.clone(),
-                effect: p.effect,
-                idempotent: p.idempotent,
-                reversible: p.reversible,
-                confirmation: p.confirmation,
-                available: true,
-                unavailable_reason: None,
-                registration_id: "preview".into(),
-                component: crate::binding::ParentLink { component_type: String::new(), instance_id: String::new() },
-                contextual_note: None,
-            }),
+    for index in 0..authority.manifest().contracts.len() {
+        match authority.descriptor_template(index) {
+            DescriptorTemplate::Component(t) => snap.components.push(t.component("default", "preview", None, t.observations.clone(), t.actions.clone())),
+            DescriptorTemplate::Procedure(t) => {
+                let component = crate::binding::ParentLink { component_type: String::new(), instance_id: String::new() };
+                snap.procedures.push(t.procedure(true, None, "preview", component, None));
+            }
         }
     }
     let mut tools = direct_tools(&snap);

@@ -271,14 +271,14 @@ fn explain_surface_outcomes_equal_the_snapshot() {
     let mut from_snapshot: BTreeMap<(String, String), bool> = BTreeMap::new();
     for c in &snap.components {
         for o in &c.observations {
-            from_snapshot.insert((o.capability_id.clone(), c.registration_id.clone()), o.available);
+            from_snapshot.insert((o.capability_id.to_string(), c.registration_id.clone()), o.available);
         }
         for x in &c.actions {
-            from_snapshot.insert((x.capability_id.clone(), c.registration_id.clone()), x.available);
+            from_snapshot.insert((x.capability_id.to_string(), c.registration_id.clone()), x.available);
         }
     }
     for p in &snap.procedures {
-        from_snapshot.insert((p.capability_id.clone(), p.registration_id.clone()), p.available);
+        from_snapshot.insert((p.capability_id.to_string(), p.registration_id.clone()), p.available);
     }
     let ex = explain_surface(&env.registry, &ctx).unwrap();
     let mut explained: BTreeMap<(String, String), Outcome> = BTreeMap::new();

@@ -386,7 +386,7 @@ fn bindings_cannot_change_identity_or_governance() {
     assert_eq!(nav.description, contract.description);
     let act = &nav.actions[0];
     assert_eq!((act.effect, act.idempotent, act.reversible, act.confirmation), (contract.actions["navigate"].effect, contract.actions["navigate"].idempotent, contract.actions["navigate"].reversible, contract.actions["navigate"].confirmation));
-    assert_eq!(act.input_schema, contract.actions["navigate"].input_schema);
+    assert_eq!(*act.input_schema, contract.actions["navigate"].input_schema);
     assert_eq!((act.available, act.unavailable_reason.as_deref()), (false, Some("no-route")), "availability is the binding's to add");
 }
 

@@ -313,14 +313,14 @@ fn snapshot_outcomes(s: &AgentSurfaceSnapshot) -> Vec<(String, String, Outcome)>
     let mut out = Vec::new();
     for c in &s.components {
         for x in &c.observations {
-            out.push((c.registration_id.clone(), x.capability_id.clone(), o(x.available)));
+            out.push((c.registration_id.clone(), x.capability_id.to_string(), o(x.available)));
         }
         for x in &c.actions {
-            out.push((c.registration_id.clone(), x.capability_id.clone(), o(x.available)));
+            out.push((c.registration_id.clone(), x.capability_id.to_string(), o(x.available)));
         }
     }
     for p in &s.procedures {
-        out.push((p.registration_id.clone(), p.capability_id.clone(), o(p.available)));
+        out.push((p.registration_id.clone(), p.capability_id.to_string(), o(p.available)));
     }
     out.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
     out

@@ -19,10 +19,10 @@ fn live_capability_ids(registry: &AgentSurfaceRegistry) -> BTreeSet<String> {
     let snap = registry.snapshot(&Default::default());
     let mut ids = BTreeSet::new();
     for c in &snap.components {
-        ids.extend(c.observations.iter().map(|o| o.capability_id.clone()));
-        ids.extend(c.actions.iter().map(|a| a.capability_id.clone()));
+        ids.extend(c.observations.iter().map(|o| o.capability_id.to_string()));
+        ids.extend(c.actions.iter().map(|a| a.capability_id.to_string()));
     }
-    ids.extend(snap.procedures.iter().map(|p| p.capability_id.clone()));
+    ids.extend(snap.procedures.iter().map(|p| p.capability_id.to_string()));
     ids
 }
 
