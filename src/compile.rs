@@ -7,7 +7,7 @@ use crate::contracts::{build_contract, BuiltContract};
 use crate::diagnostics::{sort_diagnostics, Diagnostic};
 use crate::evaluate::Evaluator;
 use crate::extract::{MacroCall, CORE_PACKAGE};
-use crate::inputs::{Input, Inputs};
+use crate::inputs::Inputs;
 use crate::project::{LoadError, Prefiltered, Project};
 use crate::rules;
 use crate::source::{FileId, Span};
@@ -227,13 +227,11 @@ impl ResultCache {
                 }
             }
         }
-        // Inputs are deduplicated, but a read and a load of one file are two inputs.
-        let mut last: Option<&Path> = None;
-        for read in read_paths(&result.inputs) {
-            if last != Some(read) {
-                inner.readers.entry(read.to_path_buf()).or_default().push(path.to_path_buf());
-            }
-            last = Some(read);
+        let mut reads = read_paths(&result.inputs);
+        reads.sort_unstable_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
+        reads.dedup();
+        for read in reads {
+            inner.readers.entry(read.to_path_buf()).or_default().push(path.to_path_buf());
         }
         inner.entries.insert(path.to_path_buf(), CachedResult { result, trusted: true });
     }
@@ -250,13 +248,15 @@ impl ResultCache {
     }
 }
 
-/// The files an input list read or loaded, in its order (a file's read and load may follow
-/// each other or not: callers tolerate repeats).
-fn read_paths(inputs: &Inputs) -> impl Iterator<Item = &Path> {
-    inputs.list.iter().filter_map(|i| match i {
-        Input::Read { path, .. } | Input::Load { path, .. } => Some(path.as_path()),
-        Input::Resolve { .. } => None,
-    })
+/// The files an input list read or loaded (with repeats: a read and a load of one file, or
+/// one file in several shared lookups).
+fn read_paths(inputs: &Inputs) -> Vec<&Path> {
+    let mut out = Vec::new();
+    inputs.all(|i| {
+        out.extend(i.read_path());
+        true
+    });
+    out
 }
 
 /// Compiles a project.
@@ -278,7 +278,7 @@ pub fn compile_shared(project: Arc<Project>) -> Result<Compilation, ConfigError>
         Some((mut results, dirty)) => {
             let fresh: Vec<(usize, FileOutcome)> = dirty
                 .par_iter()
-                .filter_map(|p| discovered.files.binary_search(p).ok())
+                .filter_map(|p| discovered.files.binary_search_by(|f| crate::discover::path_bytes(f).cmp(crate::discover::path_bytes(p))).ok())
                 .map(|i| (i, file_result(&project, &discovered.files[i], &limits)))
                 .collect();
             for r in results.iter_mut().flatten() {
@@ -323,7 +323,7 @@ fn file_result(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> F
         return Some((cached, true));
     }
     let (mut result, inputs) = crate::inputs::record(|| compile_file(project, path, limits));
-    result.load_diagnostics = project.load_diagnostics(std::iter::once(&inputs));
+    result.load_diagnostics = inputs.all_diagnostics();
     result.inputs = inputs;
     let result = Arc::new(result);
     if result.inputs.untracked {

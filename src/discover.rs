@@ -49,7 +49,12 @@ impl FileFilter {
     }
 }
 
-/// Walks the project root and returns the source files, sorted by path.
+/// A path's bytes: the order [`discover`] sorts by.
+pub fn path_bytes(p: &Path) -> &[u8] {
+    p.as_os_str().as_encoded_bytes()
+}
+
+/// Walks the project root and returns the source files, sorted by path bytes.
 pub fn discover(config: &Config) -> Result<Vec<PathBuf>, ConfigError> {
     discover_with_skipped(config).map(|(files, _)| files)
 }
@@ -91,8 +96,10 @@ pub fn discover_with_skipped(config: &Config) -> Result<(Vec<PathBuf>, Vec<Strin
             files.push(path.to_path_buf());
         }
     }
-    files.sort();
-    files.dedup();
+    // By bytes: the order only has to be deterministic, and `Path`'s own comparison parses
+    // components (it was a twentieth of a cold compile).
+    files.sort_unstable_by(|a, b| path_bytes(a).cmp(path_bytes(b)));
+    files.dedup_by(|a, b| path_bytes(a) == path_bytes(b));
     skipped.sort();
     Ok((files, skipped))
 }

@@ -541,7 +541,7 @@ impl<'p> Evaluator<'p> {
         }
         if name != "default" {
             let project = self.project;
-            let found = project.star_export(&m.file.path, name, || self.find_star_export(&m, name, &mut HashSet::new()));
+            let found = project.star_export(&m.file.path, name, || self.find_star_export(&m, name, &mut Vec::new()));
             if let Some(target) = found {
                 return self.eval_export(&target, name, use_span);
             }
@@ -576,10 +576,12 @@ impl<'p> Evaluator<'p> {
     }
 
     /// Which module behind `export *` declares `name` (first match in source order).
-    fn find_star_export(&mut self, m: &M, name: &str, visited: &mut HashSet<PathBuf>) -> Option<PathBuf> {
-        if !visited.insert(m.file.path.clone()) {
+    fn find_star_export(&mut self, m: &M, name: &str, visited: &mut Vec<crate::source::FileId>) -> Option<PathBuf> {
+        // By file id: a barrel has tens of modules, and hashing paths dominated this search.
+        if visited.contains(&m.file.id) {
             return None;
         }
+        visited.push(m.file.id);
         for (source, _) in &m.index.star_exports {
             let Some(target) = self.project.resolve(&m.file.path, source) else { continue };
             let Ok(tm) = self.project.load(&target) else { continue };

@@ -10,9 +10,11 @@
 //!
 //! [`Project::unchanged`]: crate::project::Project::unchanged
 
+use crate::diagnostics::Diagnostic;
 use crate::source::FileId;
 use std::cell::RefCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One input of a compile result.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -27,20 +29,25 @@ pub enum Input {
 }
 
 /// The inputs one computation used.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Inputs {
-    /// Sorted, without duplicates.
+    /// Its own inputs: sorted, without duplicates.
     pub list: Vec<Input>,
+    /// The inputs of memoized lookups it reused (an `export *` search), shared rather than
+    /// copied: a contract file reuses the same barrel searches many times.
+    pub shared: Vec<Arc<Inputs>>,
     /// It also consulted something no input describes (a folder listing for a "did you mean"):
     /// its result must not be reused.
     pub untracked: bool,
+    /// The reading and parsing diagnostics of the modules it loaded.
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Input {
     /// A total order on the bytes of the paths: `Path`'s own comparison parses components,
-    /// which dominated recording (a contract file notes thousands of inputs through barrels).
+    /// which dominated recording.
     fn cmp_bytes(&self, other: &Input) -> std::cmp::Ordering {
-        fn b(p: &std::path::Path) -> &[u8] {
+        fn b(p: &Path) -> &[u8] {
             p.as_os_str().as_encoded_bytes()
         }
         fn id(f: &Option<FileId>) -> Option<u32> {
@@ -63,12 +70,54 @@ impl Input {
             Input::Resolve { .. } => 2,
         }
     }
+
+    /// The file it read or loaded, if any.
+    pub fn read_path(&self) -> Option<&Path> {
+        match self {
+            Input::Read { path, .. } | Input::Load { path, .. } => Some(path),
+            Input::Resolve { .. } => None,
+        }
+    }
 }
 
 impl Inputs {
-    fn absorb(&mut self, other: &Inputs) {
-        self.list.extend(other.list.iter().cloned());
-        self.untracked |= other.untracked;
+    /// Calls `f` with every input, its own and the shared ones' (each shared set once), until
+    /// `f` returns false; returns whether it never did.
+    pub fn all<'a>(&'a self, mut f: impl FnMut(&'a Input) -> bool) -> bool {
+        let mut seen: Vec<*const Inputs> = Vec::new();
+        self.all_inner(&mut f, &mut seen)
+    }
+
+    fn all_inner<'a>(&'a self, f: &mut impl FnMut(&'a Input) -> bool, seen: &mut Vec<*const Inputs>) -> bool {
+        if !self.list.iter().all(&mut *f) {
+            return false;
+        }
+        for s in &self.shared {
+            let p = Arc::as_ptr(s);
+            if seen.contains(&p) {
+                continue;
+            }
+            seen.push(p);
+            if !s.all_inner(f, seen) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Every load diagnostic, its own and the shared ones' (repeats are possible: sorting the
+    /// compile's diagnostics drops them).
+    pub fn all_diagnostics(&self) -> Vec<Diagnostic> {
+        let mut out = self.diagnostics.clone();
+        for s in &self.shared {
+            out.extend(s.all_diagnostics());
+        }
+        out
+    }
+
+    /// Whether anything it reused consulted untracked state.
+    fn is_untracked(&self) -> bool {
+        self.untracked || self.shared.iter().any(|s| s.is_untracked())
     }
 }
 
@@ -86,7 +135,19 @@ fn with_recording(f: impl FnOnce(&mut Inputs)) {
 
 /// Notes an input of whatever is being recorded on this thread (nothing when nothing is).
 pub fn note(input: Input) {
-    with_recording(|i| i.list.push(input));
+    with_recording(|i| {
+        // Consecutive repeats are common (the same module asked for twice in a row).
+        if i.list.last() != Some(&input) {
+            i.list.push(input)
+        }
+    });
+}
+
+/// Notes the diagnostics of a module the recorded computation loaded.
+pub fn note_diagnostics(diagnostics: &[Diagnostic]) {
+    if !diagnostics.is_empty() {
+        with_recording(|i| i.diagnostics.extend(diagnostics.iter().cloned()));
+    }
 }
 
 /// Notes that the recorded computation consulted something untracked.
@@ -96,12 +157,16 @@ pub fn note_untracked() {
 
 /// Notes every input of an earlier recording (a memoized lookup reused by this computation
 /// depends on what computing it read).
-pub fn replay(inputs: &Inputs) {
-    with_recording(|i| i.absorb(inputs));
+pub fn replay(inputs: &Arc<Inputs>) {
+    with_recording(|i| {
+        if !i.shared.iter().any(|s| Arc::ptr_eq(s, inputs)) {
+            i.shared.push(inputs.clone());
+        }
+    });
 }
 
-/// Runs `f`, returning what it read. Recordings nest: the inputs of an inner recording are
-/// also the outer one's.
+/// Runs `f`, returning what it read. A recording inside another one is its own: the outer one
+/// gets its inputs only by [`replay`].
 pub fn record<R>(f: impl FnOnce() -> R) -> (R, Inputs) {
     /// Restores the outer recording even if `f` panics (the servers catch panics per request).
     struct Restore(Option<Option<Inputs>>);
@@ -113,18 +178,13 @@ pub fn record<R>(f: impl FnOnce() -> R) -> (R, Inputs) {
         }
     }
     let outer = RECORDING.with(|r| r.borrow_mut().replace(Inputs::default()));
-    let mut restore = Restore(Some(outer));
+    let restore = Restore(Some(outer));
     let result = f();
     let mut inputs = RECORDING.with(|r| r.borrow_mut().take()).unwrap_or_default();
-    let outer = restore.0.take().flatten();
+    drop(restore);
     inputs.list.sort_unstable_by(Input::cmp_bytes);
     inputs.list.dedup_by(|a, b| a.cmp_bytes(b).is_eq());
-    RECORDING.with(|r| {
-        *r.borrow_mut() = outer.map(|mut o| {
-            o.absorb(&inputs);
-            o
-        })
-    });
+    inputs.untracked = inputs.is_untracked();
     (result, inputs)
 }
 
@@ -136,16 +196,31 @@ mod tests {
         Input::Read { path: p.into(), file: None }
     }
 
-    #[test]
-    fn nested_recordings_reach_the_outer_one() {
-        let ((), outer) = record(|| {
-            note(read("/a"));
-            let ((), inner) = record(|| note(read("/b")));
-            assert_eq!(inner.list, vec![read("/b")]);
-            note(read("/a"));
+    fn flat(i: &Inputs) -> Vec<Input> {
+        let mut out = Vec::new();
+        i.all(|x| {
+            out.push(x.clone());
+            true
         });
-        assert_eq!(outer.list, vec![read("/a"), read("/b")], "sorted, deduplicated, inner included");
-        note(read("/c")); // nothing is recording: dropped
+        out
+    }
+
+    #[test]
+    fn reused_recordings_are_shared_not_copied() {
+        let ((), outer) = record(|| {
+            note(read("/b"));
+            let ((), inner) = record(|| note(read("/c")));
+            assert_eq!(inner.list, vec![read("/c")]);
+            let inner = Arc::new(inner);
+            replay(&inner);
+            replay(&inner);
+            note(read("/a"));
+            note(read("/b"));
+        });
+        assert_eq!(outer.list, vec![read("/a"), read("/b")], "its own: sorted, deduplicated");
+        assert_eq!(outer.shared.len(), 1, "the same lookup reused twice is one shared set");
+        assert_eq!(flat(&outer), vec![read("/a"), read("/b"), read("/c")]);
+        note(read("/d")); // nothing is recording: dropped
     }
 
     #[test]
@@ -164,10 +239,10 @@ mod tests {
     }
 
     #[test]
-    fn untracked_inputs_propagate() {
-        let ((), outer) = record(|| {
-            record(note_untracked);
-        });
+    fn untracked_inputs_propagate_through_replays() {
+        let ((), inner) = record(note_untracked);
+        let inner = Arc::new(inner);
+        let ((), outer) = record(|| replay(&inner));
         assert!(outer.untracked);
     }
 }
