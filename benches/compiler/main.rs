@@ -37,7 +37,7 @@ struct Options {
     iterations: usize,
     dir: Option<PathBuf>,
     generate_only: Option<PathBuf>,
-    /// `--profile warm|warm-rescan|cold|check`: only loop that figure (for perf/callgrind), `iterations` times.
+    /// `--profile warm|warm-rescan|cold|floor|check`: only loop that figure (for perf/callgrind), `iterations` times.
     profile: Option<String>,
 }
 
@@ -365,7 +365,13 @@ fn profile_loop(o: &Options, gen_opts: &gen::GenOptions, what: &str) {
     match what {
         "cold" => {
             for _ in 0..o.iterations {
-                compile_shared(Arc::new(project_at(&root).expect("project"))).expect("compile");
+                agent_surface::compile::compile(project_at(&root).expect("project")).expect("compile");
+            }
+        }
+        "floor" => {
+            let config = Config::load(&root).expect("config");
+            for _ in 0..o.iterations {
+                floor(&config, Floor::PrefilterParse);
             }
         }
         "warm" | "warm-rescan" => {
@@ -391,7 +397,7 @@ fn profile_loop(o: &Options, gen_opts: &gen::GenOptions, what: &str) {
                 compile_files(project, std::slice::from_ref(&s.check_file));
             }
         }
-        other => panic!("--profile warm|warm-rescan|cold|check, not {other}"),
+        other => panic!("--profile warm|warm-rescan|cold|floor|check, not {other}"),
     }
     println!("{what}: {} iterations in {:.0} ms", o.iterations, ms_since(t));
 }

@@ -41,7 +41,19 @@ pub fn cmp_utf16(a: &str, b: &str) -> std::cmp::Ordering {
 
 fn sorted_entries(m: &Map<String, Value>) -> Vec<(&String, &Value)> {
     let mut entries: Vec<(&String, &Value)> = m.iter().collect();
-    entries.sort_by(|a, b| cmp_utf16(a.0, b.0));
+    // serde_json's map is usually ordered by bytes already, which is UTF-16 order for every key
+    // without characters above U+D7FF: check before sorting (the manifest has many objects).
+    let ordered = entries.windows(2).all(|w| {
+        let (a, b) = (w[0].0, w[1].0);
+        if a.is_ascii() && b.is_ascii() {
+            a < b
+        } else {
+            cmp_utf16(a, b).is_lt()
+        }
+    });
+    if !ordered {
+        entries.sort_by(|a, b| cmp_utf16(a.0, b.0));
+    }
     entries
 }
 
@@ -138,21 +150,30 @@ fn write_number(out: &mut String, n: &Number) {
 /// non-ASCII characters are written literally.
 fn write_string(out: &mut String, s: &str) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0C}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            c => out.push(c),
+    // Copied in runs between the bytes that need escaping (all ASCII, so runs end on char
+    // boundaries).
+    let mut run = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x0C => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1F => "",
+            _ => continue,
+        };
+        out.push_str(&s[run..i]);
+        if escape.is_empty() {
+            out.push_str(&format!("\\u{b:04x}"));
+        } else {
+            out.push_str(escape);
         }
+        run = i + 1;
     }
+    out.push_str(&s[run..]);
     out.push('"');
 }
 
