@@ -41,11 +41,22 @@
 //! assert_eq!(issues[1].message, "must have at least 1 item");
 //! ```
 
+#[cfg(test)]
+mod differential;
+mod fast;
+mod formats;
+mod pattern;
+
+pub use formats::{is_date, is_date_time, is_email, is_uri, is_uuid};
+
 use crate::canonical::canonical_json;
 use crate::limits::AgentSurfaceLimits;
 use crate::schema::{check_schema, SchemaViolation, SchemaViolationKind, LOCAL_REF_PREFIX};
+use fast::Verdict;
+use formats::{check_format, format_message};
 use serde::Serialize;
 use serde_json::{Number, Value};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -172,41 +183,57 @@ impl Validator {
     /// instance order. `instance` itself is never modified.
     ///
     /// Outputs are validated with the same call; defaults are then applied to outputs too.
+    /// [`Validator::validate_cow`] avoids the copy when no default applies.
     pub fn validate(&self, instance: &Value) -> Result<Value, Vec<ValidationIssue>> {
-        self.validate_owned(instance.clone())
+        self.validate_cow(instance).map(Cow::into_owned)
+    }
+
+    /// [`Validator::validate`] without a copy when none is needed: a valid `instance` to which
+    /// no default applies comes back borrowed; a copy is made only when a default is inserted.
+    pub fn validate_cow<'a>(
+        &self,
+        instance: &'a Value,
+    ) -> Result<Cow<'a, Value>, Vec<ValidationIssue>> {
+        let inner = &*self.inner;
+        match inner.fast(instance) {
+            Verdict::Valid => Ok(Cow::Borrowed(instance)),
+            Verdict::Invalid => match inner.collect(instance) {
+                Some(issues) => Err(issues),
+                None => inner
+                    .apply(instance.clone(), Some(instance))
+                    .map(Cow::Owned),
+            },
+            Verdict::ValidWithDefaults | Verdict::Unknown => inner
+                .apply(instance.clone(), Some(instance))
+                .map(Cow::Owned),
+        }
     }
 
     /// [`Validator::validate`] for a value the caller owns: no copy is made. The value is
     /// consumed either way.
-    pub fn validate_owned(&self, mut instance: Value) -> Result<Value, Vec<ValidationIssue>> {
+    pub fn validate_owned(&self, instance: Value) -> Result<Value, Vec<ValidationIssue>> {
         let inner = &*self.inner;
-        let mut issues = Vec::new();
-        let mut run = Run {
-            path: Vec::new(),
-            budget: inner.budget_for(&instance),
-            exhausted_at: None,
-        };
-        inner.eval(inner.root, &mut instance, &mut run, &mut issues);
-        if let Some(path) = run.exhausted_at {
-            // Sticky: work cut short may have let a branch look valid, so the run fails.
-            issues.push(ValidationIssue {
-                path,
-                keyword: "anyOf".into(),
-                message: "is too complex to validate against this schema (evaluation budget \
-                          exhausted)"
-                    .into(),
-            });
-        }
-        if issues.is_empty() {
-            Ok(instance)
-        } else {
-            Err(issues)
+        match inner.fast(&instance) {
+            Verdict::Valid => Ok(instance),
+            Verdict::Invalid => match inner.collect(&instance) {
+                Some(issues) => Err(issues),
+                None => inner.apply(instance, None),
+            },
+            Verdict::ValidWithDefaults | Verdict::Unknown => inner.apply(instance, None),
         }
     }
 
     /// `true` if `instance` is valid (defaults count as applied, as in [`Validator::validate`]).
+    /// Always the same answer as `validate(instance).is_ok()`, usually without building
+    /// anything: it stops at the first failure and copies nothing unless it cannot decide
+    /// otherwise (a default to insert in a schema with `$ref`/`anyOf`, see [`Compiled::fast`]).
     pub fn is_valid(&self, instance: &Value) -> bool {
-        self.validate(instance).is_ok()
+        let inner = &*self.inner;
+        match inner.fast(instance) {
+            Verdict::Valid | Verdict::ValidWithDefaults => true,
+            Verdict::Invalid => false,
+            Verdict::Unknown => inner.apply(instance.clone(), Some(instance)).is_ok(),
+        }
     }
 }
 
@@ -234,11 +261,94 @@ enum Format {
     Uri,
 }
 
+/// A string as the fast comparisons see it first: its length and up to 8 of its bytes, which
+/// determine a string of at most 8 bytes completely; longer ones also compare `[8..]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Tag {
+    len: usize,
+    head: u64,
+}
+
+impl Tag {
+    #[inline]
+    fn of(s: &str) -> Tag {
+        let b = s.as_bytes();
+        let n = b.len();
+        let u32_at = |i: usize| {
+            let w: [u8; 4] = b[i..i + 4].try_into().unwrap_or_default();
+            u64::from(u32::from_le_bytes(w))
+        };
+        let head = if n >= 8 {
+            u64::from_le_bytes(b[..8].try_into().unwrap_or_default())
+        } else if n >= 4 {
+            // The first and the last four bytes overlap and cover all of them.
+            u32_at(0) | u32_at(n - 4) << 32
+        } else if n > 0 {
+            u64::from(b[0]) | u64::from(b[n / 2]) << 8 | u64::from(b[n - 1]) << 16
+        } else {
+            0
+        };
+        Tag { len: n, head }
+    }
+
+    /// `a` (whose tag is `self`) equals `b`, whose tag is known to be equal too.
+    #[inline]
+    fn rest_equal(&self, a: &str, b: &str) -> bool {
+        self.len <= 8 || a.as_bytes()[8..] == b.as_bytes()[8..]
+    }
+}
+
+/// `enum`, with its string members listed apart (with their tags) so a string is compared only
+/// with strings, mostly without `memcmp`.
+struct EnumSet {
+    values: Vec<Value>,
+    strings: Vec<(Tag, String)>,
+    only_strings: bool,
+    message: String,
+}
+
+impl EnumSet {
+    #[inline]
+    fn contains_str(&self, s: &str) -> bool {
+        let t = Tag::of(s);
+        self.strings
+            .iter()
+            .any(|(u, x)| *u == t && t.rest_equal(s, x))
+    }
+
+    fn contains(&self, value: &Value) -> bool {
+        match value {
+            Value::String(s) => self.contains_str(s),
+            _ if self.only_strings => false,
+            _ => self.values.iter().any(|v| json_equal(v, value)),
+        }
+    }
+}
+
+/// `pattern`: regress always (it defines the semantics), plus the simple matcher when the
+/// pattern is in its class (see [`pattern`]).
+struct Pattern {
+    regex: regress::Regex,
+    simple: Option<pattern::Simple>,
+    message: String,
+}
+
+impl Pattern {
+    #[inline]
+    fn is_match(&self, s: &str) -> bool {
+        match &self.simple {
+            Some(m) => m.is_match(s),
+            None => self.regex.find(s).is_some(),
+        }
+    }
+}
+
 enum Keyword {
-    /// Type bits plus the names in schema order (for the message).
-    Type(u8, Vec<&'static str>),
-    Enum(Vec<Value>),
-    Const(Value),
+    /// Type bits plus the message (which lists the names in schema order).
+    Type(u8, String),
+    Enum(Box<EnumSet>),
+    /// The value and the message.
+    Const(Value, String),
     Properties(Vec<(String, NodeId)>),
     Required(Vec<String>),
     /// `additionalProperties: false`; holds the sibling `properties` names.
@@ -249,7 +359,7 @@ enum Keyword {
     UniqueItems,
     MinLength(u64),
     MaxLength(u64),
-    Pattern(Box<regress::Regex>, String),
+    Pattern(Box<Pattern>),
     Format(Format),
     Minimum(Number),
     Maximum(Number),
@@ -265,6 +375,67 @@ impl Keyword {
     fn is_in_place_applicator(&self) -> bool {
         matches!(self, Keyword::Ref(_) | Keyword::AnyOf(_))
     }
+
+    /// The schema keyword, as issues name it.
+    fn name(&self) -> &'static str {
+        match self {
+            Keyword::Type(..) => "type",
+            Keyword::Enum(_) => "enum",
+            Keyword::Const(..) => "const",
+            Keyword::Properties(_) => "properties",
+            Keyword::Required(_) => "required",
+            Keyword::NoAdditionalProperties(_) => "additionalProperties",
+            Keyword::Items(_) => "items",
+            Keyword::MinItems(_) => "minItems",
+            Keyword::MaxItems(_) => "maxItems",
+            Keyword::UniqueItems => "uniqueItems",
+            Keyword::MinLength(_) => "minLength",
+            Keyword::MaxLength(_) => "maxLength",
+            Keyword::Pattern(_) => "pattern",
+            Keyword::Format(_) => "format",
+            Keyword::Minimum(_) => "minimum",
+            Keyword::Maximum(_) => "maximum",
+            Keyword::ExclusiveMinimum(_) => "exclusiveMinimum",
+            Keyword::ExclusiveMaximum(_) => "exclusiveMaximum",
+            Keyword::MultipleOf(..) => "multipleOf",
+            Keyword::AnyOf(_) => "anyOf",
+            Keyword::Ref(_) => "$ref",
+        }
+    }
+
+    /// The message of a failed leaf keyword whose message depends on the schema only.
+    fn message(&self) -> String {
+        match self {
+            Keyword::Type(_, m) | Keyword::Const(_, m) => m.clone(),
+            Keyword::Enum(set) => set.message.clone(),
+            Keyword::Pattern(p) => p.message.clone(),
+            Keyword::MinItems(n) => format!("must have at least {}", count(*n, "item")),
+            Keyword::MaxItems(n) => format!("must have at most {}", count(*n, "item")),
+            Keyword::MinLength(n) => format!("must be at least {}", count(*n, "character")),
+            Keyword::MaxLength(n) => format!("must be at most {}", count(*n, "character")),
+            Keyword::Format(f) => format_message(*f).to_string(),
+            Keyword::Minimum(m) => format!("must be greater than or equal to {}", number_text(m)),
+            Keyword::Maximum(m) => format!("must be less than or equal to {}", number_text(m)),
+            Keyword::ExclusiveMinimum(m) => format!("must be greater than {}", number_text(m)),
+            Keyword::ExclusiveMaximum(m) => format!("must be less than {}", number_text(m)),
+            Keyword::MultipleOf(n, _) => format!("must be a multiple of {}", number_text(n)),
+            _ => String::new(),
+        }
+    }
+}
+
+/// `minLength`: at least `n` code points (a code point is 1 to 4 bytes, so the byte length
+/// often decides without counting).
+#[inline]
+fn length_at_least(s: &str, n: u64) -> bool {
+    let bytes = s.len() as u64;
+    bytes >= n && (bytes / 4 >= n || s.chars().count() as u64 >= n)
+}
+
+/// `maxLength`: at most `n` code points.
+#[inline]
+fn length_at_most(s: &str, n: u64) -> bool {
+    s.len() as u64 <= n || s.chars().count() as u64 <= n
 }
 
 #[derive(Default)]
@@ -275,6 +446,21 @@ struct Node {
     defaults: Vec<(String, Value)>,
     /// Some keyword is `$ref` or `anyOf`: evaluate those first (see [`Compiled::eval`]).
     has_applicators: bool,
+    /// The same keywords arranged for the read-only fast path ([`Compiled::fast`]).
+    fast: fast::FastNode,
+    /// For each of `defaults`, what inserting it costs ([`DefaultCost`]); computed only when
+    /// [`Compiled::virtual_defaults`].
+    default_costs: Vec<DefaultCost>,
+}
+
+/// What evaluating an inserted default against its subschema costs in the slow path: `spends`
+/// units of budget (its issues are dropped, and with no `$ref`/`anyOf` in the schema the walk is
+/// fixed), provided no compound value in it sits deeper than `reach` levels below the object
+/// it is inserted into plus the instance depth limit (else the count would differ).
+#[derive(Clone, Copy, Debug, Default)]
+struct DefaultCost {
+    spends: u64,
+    reach: usize,
 }
 
 struct Compiled {
@@ -287,6 +473,10 @@ struct Compiled {
     /// Every property name that has a `default` somewhere (the anyOf quick check cannot know
     /// whether such a property will be filled in, so it does not require it).
     defaulted_names: HashSet<String>,
+    /// No `$ref` or `anyOf` is reachable from the root, so each instance value is checked by
+    /// exactly one node, and defaults can be accounted for without inserting them (see
+    /// [`Compiled::fast`] and [`Compiled::collect`]).
+    virtual_defaults: bool,
 }
 
 struct Compiler<'a> {
@@ -307,6 +497,28 @@ fn ref_name(reference: &str) -> Option<String> {
         .strip_prefix(LOCAL_REF_PREFIX)
         .filter(|n| !n.is_empty() && !n.contains('/'))
         .map(|n| n.replace("~1", "/").replace("~0", "~"))
+}
+
+/// The nodes reachable from `root` through any keyword.
+fn reachable(nodes: &[Node], root: NodeId) -> Vec<NodeId> {
+    let mut seen = vec![false; nodes.len()];
+    let mut stack = vec![root];
+    let mut out = Vec::new();
+    while let Some(id) = stack.pop() {
+        if std::mem::replace(&mut seen[id], true) {
+            continue;
+        }
+        out.push(id);
+        for kw in &nodes[id].keywords {
+            match kw {
+                Keyword::Properties(props) => stack.extend(props.iter().map(|(_, c)| *c)),
+                Keyword::Items(c) | Keyword::Ref(c) => stack.push(*c),
+                Keyword::AnyOf(bs) => stack.extend(bs.iter().copied()),
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// Non-negative integer keyword values (check_schema accepted them, so integral and >= 0).
@@ -356,14 +568,31 @@ impl<'a> Compiler<'a> {
             .iter()
             .flat_map(|n| n.defaults.iter().map(|(name, _)| name.clone()))
             .collect();
-        Ok(Compiled {
+        let mut nodes = c.nodes;
+        for node in &mut nodes {
+            node.fast = fast::FastNode::of(&node.keywords, &node.defaults, options);
+        }
+        let virtual_defaults = !reachable(&nodes, root)
+            .into_iter()
+            .any(|id| nodes[id].has_applicators);
+        let mut compiled = Compiled {
             schema: schema.clone(),
             options,
-            nodes: c.nodes,
+            nodes,
             root,
             has_defaults,
             defaulted_names,
-        })
+            virtual_defaults,
+        };
+        if virtual_defaults && has_defaults {
+            let costs: Vec<Vec<DefaultCost>> = (0..compiled.nodes.len())
+                .map(|id| compiled.default_costs(id))
+                .collect();
+            for (node, costs) in compiled.nodes.iter_mut().zip(costs) {
+                node.default_costs = costs;
+            }
+        }
+        Ok(compiled)
     }
 
     /// The node id of definition `name`, reserved on first use; its body is compiled later
@@ -452,10 +681,40 @@ impl<'a> Compiler<'a> {
                     bits |= bit;
                     statics.push(name);
                 }
-                Keyword::Type(bits, statics)
+                Keyword::Type(bits, format!("must be {}", type_phrase(&statics)))
             }
-            "enum" => Keyword::Enum(value.as_array().cloned().unwrap_or_default()),
-            "const" => Keyword::Const(value.clone()),
+            "enum" => {
+                let values = value.as_array().cloned().unwrap_or_default();
+                let strings: Vec<(Tag, String)> = values
+                    .iter()
+                    .filter_map(|v| v.as_str().map(|s| (Tag::of(s), s.to_string())))
+                    .collect();
+                let listed = values
+                    .iter()
+                    .map(canonical_json)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let message = if listed.chars().count() <= 200 {
+                    format!("must be one of: {listed}")
+                } else {
+                    "must be one of the allowed values".to_string()
+                };
+                Keyword::Enum(Box::new(EnumSet {
+                    only_strings: strings.len() == values.len(),
+                    values,
+                    strings,
+                    message,
+                }))
+            }
+            "const" => {
+                let text = canonical_json(value);
+                let message = if text.chars().count() <= 200 {
+                    format!("must be {text}")
+                } else {
+                    "must be the value the schema specifies".to_string()
+                };
+                Keyword::Const(value.clone(), message)
+            }
             "properties" => {
                 let mut props = Vec::new();
                 if let Some(map) = value.as_object() {
@@ -498,7 +757,11 @@ impl<'a> Compiler<'a> {
             "pattern" => {
                 let source = value.as_str().unwrap_or_default();
                 match regress::Regex::with_flags(source, "u") {
-                    Ok(re) => Keyword::Pattern(Box::new(re), source.to_string()),
+                    Ok(regex) => Keyword::Pattern(Box::new(Pattern {
+                        regex,
+                        simple: pattern::Simple::compile(source),
+                        message: format!("must match the pattern {}", quote(source)),
+                    })),
                     Err(e) => {
                         self.violations.push(SchemaViolation {
                             pointer: ptr.clone(),
@@ -662,15 +925,52 @@ enum Seg<'s> {
 }
 
 fn pointer(path: &[Seg<'_>]) -> String {
-    let mut out = String::new();
+    let len: usize = path
+        .iter()
+        .map(|seg| match seg {
+            Seg::Key(k) => k.len() + 1,
+            Seg::Index(_) => 4,
+        })
+        .sum();
+    let mut out = String::with_capacity(len);
     for seg in path {
         out.push('/');
         match seg {
-            Seg::Key(k) => out.push_str(&k.replace('~', "~0").replace('/', "~1")),
-            Seg::Index(i) => out.push_str(&i.to_string()),
+            Seg::Key(k) => {
+                if k.contains(['~', '/']) {
+                    for c in k.chars() {
+                        match c {
+                            '~' => out.push_str("~0"),
+                            '/' => out.push_str("~1"),
+                            c => out.push(c),
+                        }
+                    }
+                } else {
+                    out.push_str(k);
+                }
+            }
+            Seg::Index(i) => push_decimal(&mut out, *i as u64),
         }
     }
     out
+}
+
+/// Appends `n` in decimal (what `n.to_string()` gives, without the formatting machinery).
+fn push_decimal(out: &mut String, mut n: u64) {
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    while n > 0 {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
 }
 
 fn issue(path: &[Seg<'_>], keyword: &str, message: String) -> ValidationIssue {
@@ -681,12 +981,76 @@ fn issue(path: &[Seg<'_>], keyword: &str, message: String) -> ValidationIssue {
     }
 }
 
+/// The fixed part of the work budget (see [`total_budget`]).
+const BASE_BUDGET: u64 = 10_000;
+
+/// Work allowed for one pass over an instance of `values` JSON values with a schema of `nodes`
+/// nodes: generous for any sensible evaluation (each schema node applied to each instance value
+/// a few times), but it stops the exponential blow-up that nested `anyOf`s with several
+/// recursive alternatives could otherwise cause on hostile input.
+fn total_budget(values: u64, nodes: u64) -> u64 {
+    BASE_BUDGET.saturating_add(values.saturating_mul(nodes).saturating_mul(4))
+}
+
+/// The budget of one pass, in node evaluations. Its per-value part is computed only once the
+/// fixed part is used up, so typical inputs are never counted; the total is the same.
+struct Budget<'i> {
+    left: u64,
+    /// The instance whose values the per-value part counts, until it is counted.
+    pending: Option<&'i Value>,
+    nodes: u64,
+}
+
+impl<'i> Budget<'i> {
+    fn lazy(instance: &'i Value, nodes: u64) -> Self {
+        Budget {
+            left: BASE_BUDGET,
+            pending: Some(instance),
+            nodes,
+        }
+    }
+
+    fn fixed(total: u64) -> Self {
+        Budget {
+            left: total,
+            pending: None,
+            nodes: 0,
+        }
+    }
+
+    /// Takes `n` units; `false` (and nothing left) if fewer remain.
+    #[inline]
+    fn spend(&mut self, n: u64) -> bool {
+        if self.left >= n {
+            self.left -= n;
+            return true;
+        }
+        self.refill(n)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self, n: u64) -> bool {
+        if let Some(v) = self.pending.take() {
+            let extra = total_budget(value_count(v), self.nodes) - BASE_BUDGET;
+            self.left = self.left.saturating_add(extra);
+        }
+        if self.left >= n {
+            self.left -= n;
+            true
+        } else {
+            self.left = 0;
+            false
+        }
+    }
+}
+
 /// State of one validation run.
 struct Run<'s> {
     /// Pointer segments from the instance root to the value being checked.
     path: Vec<Seg<'s>>,
-    /// Node evaluations left (see [`Compiled::budget_for`]).
-    budget: u64,
+    /// Node evaluations left (see [`total_budget`]).
+    budget: Budget<'s>,
     /// Where the budget ran out, if it did.
     exhausted_at: Option<String>,
 }
@@ -694,15 +1058,45 @@ struct Run<'s> {
 impl Run<'_> {
     /// Takes one unit of work; `false` once the budget is spent.
     fn spend(&mut self) -> bool {
-        if self.budget == 0 {
-            if self.exhausted_at.is_none() {
-                self.exhausted_at = Some(pointer(&self.path));
-            }
-            return false;
+        if self.budget.spend(1) {
+            return true;
         }
-        self.budget -= 1;
-        true
+        if self.exhausted_at.is_none() {
+            self.exhausted_at = Some(pointer(&self.path));
+        }
+        false
     }
+}
+
+/// Appends the budget issue if the run ran out (sticky: work cut short may have let a branch
+/// look valid, so the run fails).
+fn finish(run: &mut Run<'_>, issues: &mut Vec<ValidationIssue>) {
+    if let Some(path) = run.exhausted_at.take() {
+        issues.push(ValidationIssue {
+            path,
+            keyword: "anyOf".into(),
+            message: "is too complex to validate against this schema (evaluation budget \
+                      exhausted)"
+                .into(),
+        });
+    }
+}
+
+/// Levels of objects and arrays below `v` that contain another object or array: `None` for a
+/// scalar, `Some(0)` for an object or array of scalars. Iterative (`v` may be deep).
+fn compound_depth(v: &Value) -> Option<usize> {
+    let mut deepest = None;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match v {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        deepest = deepest.max(Some(d));
+        stack.extend(children.map(|c| (c, d + 1)));
+    }
+    deepest
 }
 
 /// Number of JSON values in `v` (iterative: `v` may be deeper than the stack allows).
@@ -721,16 +1115,71 @@ fn value_count(v: &Value) -> u64 {
 }
 
 impl Compiled {
-    /// Work allowed for one run: generous for any sensible evaluation (each schema node applied
-    /// to each instance value a few times), but it stops the exponential blow-up that nested
-    /// `anyOf`s with several recursive alternatives could otherwise cause on hostile input.
-    fn budget_for(&self, instance: &Value) -> u64 {
-        let nodes = self.nodes.len().max(1) as u64;
-        10_000u64.saturating_add(
-            value_count(instance)
-                .saturating_mul(nodes)
-                .saturating_mul(4),
-        )
+    fn node_count(&self) -> u64 {
+        self.nodes.len().max(1) as u64
+    }
+
+    /// The reference evaluation: applies the schema to `instance`, inserting defaults, and
+    /// collects every issue. `original` is `instance` as given, when the caller still has it
+    /// (the budget then counts its values only if needed).
+    fn apply(
+        &self,
+        mut instance: Value,
+        original: Option<&Value>,
+    ) -> Result<Value, Vec<ValidationIssue>> {
+        let nodes = self.node_count();
+        let budget = match original {
+            Some(o) => Budget::lazy(o, nodes),
+            None => Budget::fixed(total_budget(value_count(&instance), nodes)),
+        };
+        let mut issues = Vec::new();
+        let mut run = Run {
+            path: Vec::new(),
+            budget,
+            exhausted_at: None,
+        };
+        self.eval(self.root, &mut instance, &mut run, &mut issues);
+        finish(&mut run, &mut issues);
+        if issues.is_empty() {
+            Ok(instance)
+        } else {
+            Err(issues)
+        }
+    }
+
+    /// What inserting each default of node `id` costs (see [`DefaultCost`]): the default is
+    /// evaluated once, here, exactly as the slow path would evaluate it at the first level.
+    fn default_costs(&self, id: NodeId) -> Vec<DefaultCost> {
+        let node = &self.nodes[id];
+        let children: HashMap<&str, NodeId> = node
+            .keywords
+            .iter()
+            .filter_map(|kw| match kw {
+                Keyword::Properties(props) => Some(props),
+                _ => None,
+            })
+            .flatten()
+            .map(|(name, child)| (name.as_str(), *child))
+            .collect();
+        node.defaults
+            .iter()
+            .map(|(name, default)| {
+                let Some(&child) = children.get(name.as_str()) else {
+                    return DefaultCost::default();
+                };
+                let mut value = default.clone();
+                let mut run = Run {
+                    path: vec![Seg::Key(name)],
+                    budget: Budget::fixed(u64::MAX),
+                    exhausted_at: None,
+                };
+                self.eval(child, &mut value, &mut run, &mut Vec::new());
+                DefaultCost {
+                    spends: u64::MAX - run.budget.left,
+                    reach: compound_depth(&value).map_or(0, |d| d + 1),
+                }
+            })
+            .collect()
     }
 
     /// Applies node `id` to `value`, appending issues to `out`.
@@ -838,6 +1287,42 @@ impl Compiled {
         }
     }
 
+    /// The verdict of a leaf keyword (no issue built): the one definition every path uses.
+    /// Applicators pass here (they are evaluated by the callers).
+    #[inline]
+    fn passes(&self, kw: &Keyword, value: &Value) -> bool {
+        match (kw, value) {
+            (Keyword::Type(bits, _), v) => has_type(v, *bits),
+            (Keyword::Enum(set), v) => set.contains(v),
+            (Keyword::Const(c, _), v) => json_equal(c, v),
+            (Keyword::Required(names), Value::Object(map)) => {
+                names.iter().all(|n| map.contains_key(n))
+            }
+            (Keyword::NoAdditionalProperties(allowed), Value::Object(map)) => {
+                map.keys().all(|k| allowed.iter().any(|a| a.len() == k.len() && a == k))
+            }
+            (Keyword::MinItems(n), Value::Array(items)) => items.len() as u64 >= *n,
+            (Keyword::MaxItems(n), Value::Array(items)) => items.len() as u64 <= *n,
+            (Keyword::UniqueItems, Value::Array(items)) => first_duplicate(items).is_none(),
+            (Keyword::MinLength(n), Value::String(s)) => length_at_least(s, *n),
+            (Keyword::MaxLength(n), Value::String(s)) => length_at_most(s, *n),
+            (Keyword::Pattern(p), Value::String(s)) => p.is_match(s),
+            (Keyword::Format(f), Value::String(s)) => {
+                !self.options.assert_formats || check_format(*f, s)
+            }
+            (Keyword::Minimum(m), Value::Number(x)) => cmp_numbers(x, m) != Ordering::Less,
+            (Keyword::Maximum(m), Value::Number(x)) => cmp_numbers(x, m) != Ordering::Greater,
+            (Keyword::ExclusiveMinimum(m), Value::Number(x)) => {
+                cmp_numbers(x, m) == Ordering::Greater
+            }
+            (Keyword::ExclusiveMaximum(m), Value::Number(x)) => {
+                cmp_numbers(x, m) == Ordering::Less
+            }
+            (Keyword::MultipleOf(_, d), Value::Number(x)) => Decimal::of(x).is_multiple_of(d),
+            _ => true,
+        }
+    }
+
     /// Leaf assertions (no recursion).
     #[inline(never)]
     fn assert(
@@ -847,215 +1332,41 @@ impl Compiled {
         path: &[Seg<'_>],
         out: &mut Vec<ValidationIssue>,
     ) {
-        match kw {
-            Keyword::Type(bits, names) => {
-                if !has_type(value, *bits) {
-                    out.push(issue(
-                        path,
-                        "type",
-                        format!("must be {}", type_phrase(names)),
-                    ));
-                }
-            }
-            Keyword::Enum(values) => {
-                if !values.iter().any(|v| json_equal(v, value)) {
-                    let listed = values
-                        .iter()
-                        .map(canonical_json)
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    let message = if listed.chars().count() <= 200 {
-                        format!("must be one of: {listed}")
-                    } else {
-                        "must be one of the allowed values".to_string()
-                    };
-                    out.push(issue(path, "enum", message));
-                }
-            }
-            Keyword::Const(c) => {
-                if !json_equal(c, value) {
-                    let text = canonical_json(c);
-                    let message = if text.chars().count() <= 200 {
-                        format!("must be {text}")
-                    } else {
-                        "must be the value the schema specifies".to_string()
-                    };
-                    out.push(issue(path, "const", message));
-                }
-            }
-            Keyword::Required(names) => {
-                if let Value::Object(map) = value {
-                    for name in names {
-                        if !map.contains_key(name) {
-                            out.push(issue(
-                                path,
-                                "required",
-                                format!("must have the required property {}", quote(name)),
-                            ));
-                        }
-                    }
-                }
-            }
-            Keyword::NoAdditionalProperties(allowed) => {
-                if let Value::Object(map) = value {
-                    for key in map.keys() {
-                        if !allowed.iter().any(|a| a == key) {
-                            out.push(issue(
-                                path,
-                                "additionalProperties",
-                                format!(
-                                    "must not have the property {} (unknown property)",
-                                    quote(key)
-                                ),
-                            ));
-                        }
-                    }
-                }
-            }
-            Keyword::MinItems(n) => {
-                if let Value::Array(items) = value {
-                    if (items.len() as u64) < *n {
+        match (kw, value) {
+            (Keyword::Required(names), Value::Object(map)) => {
+                for name in names {
+                    if !map.contains_key(name) {
                         out.push(issue(
                             path,
-                            "minItems",
-                            format!("must have at least {}", count(*n, "item")),
+                            "required",
+                            required_message(name),
                         ));
                     }
                 }
             }
-            Keyword::MaxItems(n) => {
-                if let Value::Array(items) = value {
-                    if items.len() as u64 > *n {
-                        out.push(issue(
-                            path,
-                            "maxItems",
-                            format!("must have at most {}", count(*n, "item")),
-                        ));
+            (Keyword::NoAdditionalProperties(allowed), Value::Object(map)) => {
+                for key in map.keys() {
+                    if !allowed.iter().any(|a| a.len() == key.len() && a == key) {
+                        out.push(issue(path, "additionalProperties", unknown_property(key)));
                     }
                 }
             }
-            Keyword::UniqueItems => {
-                if let Value::Array(items) = value {
-                    if let Some((a, b)) = first_duplicate(items) {
-                        out.push(issue(
-                            path,
-                            "uniqueItems",
-                            format!(
-                                "must not contain duplicate items (items {a} and {b} are equal)"
-                            ),
-                        ));
-                    }
+            (Keyword::UniqueItems, Value::Array(items)) => {
+                if let Some((a, b)) = first_duplicate(items) {
+                    // "must not contain duplicate items (items {a} and {b} are equal)"
+                    let mut m = String::with_capacity(64);
+                    m.push_str("must not contain duplicate items (items ");
+                    push_decimal(&mut m, a as u64);
+                    m.push_str(" and ");
+                    push_decimal(&mut m, b as u64);
+                    m.push_str(" are equal)");
+                    out.push(issue(path, "uniqueItems", m));
                 }
             }
-            Keyword::MinLength(n) => {
-                if let Value::String(s) = value {
-                    if (s.chars().count() as u64) < *n {
-                        out.push(issue(
-                            path,
-                            "minLength",
-                            format!("must be at least {}", count(*n, "character")),
-                        ));
-                    }
+            _ => {
+                if !self.passes(kw, value) {
+                    out.push(issue(path, kw.name(), kw.message()));
                 }
-            }
-            Keyword::MaxLength(n) => {
-                if let Value::String(s) = value {
-                    if s.chars().count() as u64 > *n {
-                        out.push(issue(
-                            path,
-                            "maxLength",
-                            format!("must be at most {}", count(*n, "character")),
-                        ));
-                    }
-                }
-            }
-            Keyword::Pattern(re, source) => {
-                if let Value::String(s) = value {
-                    if re.find(s).is_none() {
-                        out.push(issue(
-                            path,
-                            "pattern",
-                            format!("must match the pattern {}", quote(source)),
-                        ));
-                    }
-                }
-            }
-            Keyword::Format(f) => {
-                if let (true, Value::String(s)) = (self.options.assert_formats, value) {
-                    if !check_format(*f, s) {
-                        out.push(issue(path, "format", format_message(*f).to_string()));
-                    }
-                }
-            }
-            Keyword::Minimum(m) => self.bound(
-                value,
-                m,
-                path,
-                out,
-                "minimum",
-                |o| o != Ordering::Less,
-                "greater than or equal to",
-            ),
-            Keyword::Maximum(m) => self.bound(
-                value,
-                m,
-                path,
-                out,
-                "maximum",
-                |o| o != Ordering::Greater,
-                "less than or equal to",
-            ),
-            Keyword::ExclusiveMinimum(m) => self.bound(
-                value,
-                m,
-                path,
-                out,
-                "exclusiveMinimum",
-                |o| o == Ordering::Greater,
-                "greater than",
-            ),
-            Keyword::ExclusiveMaximum(m) => self.bound(
-                value,
-                m,
-                path,
-                out,
-                "exclusiveMaximum",
-                |o| o == Ordering::Less,
-                "less than",
-            ),
-            Keyword::MultipleOf(n, d) => {
-                if let Value::Number(x) = value {
-                    if !Decimal::of(x).is_multiple_of(d) {
-                        out.push(issue(
-                            path,
-                            "multipleOf",
-                            format!("must be a multiple of {}", number_text(n)),
-                        ));
-                    }
-                }
-            }
-            Keyword::Properties(_) | Keyword::Items(_) | Keyword::AnyOf(_) | Keyword::Ref(_) => {}
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn bound(
-        &self,
-        value: &Value,
-        limit: &Number,
-        path: &[Seg<'_>],
-        out: &mut Vec<ValidationIssue>,
-        keyword: &str,
-        ok: impl Fn(Ordering) -> bool,
-        relation: &str,
-    ) {
-        if let Value::Number(x) = value {
-            if !ok(cmp_numbers(x, limit)) {
-                out.push(issue(
-                    path,
-                    keyword,
-                    format!("must be {relation} {}", number_text(limit)),
-                ));
             }
         }
     }
@@ -1179,17 +1490,239 @@ impl Compiled {
                                 out.push(issue(
                                     &run.path,
                                     "required",
-                                    format!("must have the required property {}", quote(name)),
+                                    required_message(name),
                                 ));
                             }
                         }
                     }
                 }
-                Keyword::Enum(_) | Keyword::Const(_) | Keyword::UniqueItems
+                Keyword::Enum(_) | Keyword::Const(..) | Keyword::UniqueItems
                     if self.has_defaults && (value.is_object() || value.is_array()) => {}
                 _ => self.assert(kw, value, &run.path, out),
             }
         }
+    }
+}
+
+/// Why [`Compiled::collect`] gave up: only [`Compiled::apply`] can produce the issues.
+struct Fallback;
+
+impl Compiled {
+    /// Every issue of an invalid instance, without copying it: exactly what [`Compiled::apply`]
+    /// returns, possible when nothing is ever inserted (no defaults), or when no `$ref`/`anyOf`
+    /// is reachable ([`Compiled::virtual_defaults`]): then a default that would be inserted
+    /// into an object only counts as present for that node's `required`, is allowed by its
+    /// `additionalProperties`, and costs its known budget in `properties` (its own issues are
+    /// dropped). `None` when it cannot tell (`enum`/`const`/`uniqueItems` on an object or array
+    /// that could hold defaults, budget running out inside an inserted default, ...).
+    fn collect(&self, instance: &Value) -> Option<Vec<ValidationIssue>> {
+        if self.has_defaults && !self.virtual_defaults {
+            return None;
+        }
+        let mut run = Run {
+            path: Vec::new(),
+            budget: Budget::lazy(instance, self.node_count()),
+            exhausted_at: None,
+        };
+        let mut issues = Vec::new();
+        self.collect_node(self.root, instance, &mut run, &mut issues)
+            .ok()?;
+        finish(&mut run, &mut issues);
+        debug_assert!(
+            !issues.is_empty(),
+            "the fast path found an instance invalid in which the collection finds no issue"
+        );
+        (!issues.is_empty()).then_some(issues)
+    }
+
+    /// [`Compiled::eval`] without inserting (see [`Compiled::collect`]).
+    fn collect_node<'s>(
+        &'s self,
+        id: NodeId,
+        value: &Value,
+        run: &mut Run<'s>,
+        out: &mut Vec<ValidationIssue>,
+    ) -> Result<(), Fallback> {
+        let node = &self.nodes[id];
+        if !run.spend() {
+            return Ok(());
+        }
+        if run.path.len() > MAX_INSTANCE_DEPTH && (value.is_object() || value.is_array()) {
+            out.push(issue(
+                &run.path,
+                "$ref",
+                format!("is nested too deeply (at most {MAX_INSTANCE_DEPTH} levels are checked)"),
+            ));
+            return Ok(());
+        }
+        // Bit i: `node.defaults[i]` would be inserted.
+        let mut missing = 0u64;
+        if let (false, Value::Object(map)) = (node.defaults.is_empty(), value) {
+            if node.defaults.len() > 64 {
+                return Err(Fallback);
+            }
+            for (i, (name, _)) in node.defaults.iter().enumerate() {
+                if !map.contains_key(name) {
+                    missing |= 1 << i;
+                }
+            }
+        }
+        if !node.has_applicators {
+            for kw in &node.keywords {
+                self.collect_keyword(kw, node, value, run, out, missing)?;
+            }
+            return Ok(());
+        }
+        // Applicators first, issues in keyword order, as in `eval` (no defaults here: a node
+        // with applicators is reachable, so the schema has none).
+        let mut early: Vec<(usize, Vec<ValidationIssue>)> = Vec::new();
+        for (i, kw) in node.keywords.iter().enumerate() {
+            if kw.is_in_place_applicator() {
+                let mut issues = Vec::new();
+                self.collect_keyword(kw, node, value, run, &mut issues, missing)?;
+                early.push((i, issues));
+            }
+        }
+        let mut early = early.into_iter().peekable();
+        for (i, kw) in node.keywords.iter().enumerate() {
+            if early.peek().is_some_and(|(j, _)| *j == i) {
+                out.extend(early.next().map(|(_, v)| v).unwrap_or_default());
+            } else {
+                self.collect_keyword(kw, node, value, run, out, missing)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn collect_keyword<'s>(
+        &'s self,
+        kw: &'s Keyword,
+        node: &'s Node,
+        value: &Value,
+        run: &mut Run<'s>,
+        out: &mut Vec<ValidationIssue>,
+        missing: u64,
+    ) -> Result<(), Fallback> {
+        let inserted = |name: &str| {
+            missing != 0
+                && node
+                    .defaults
+                    .iter()
+                    .enumerate()
+                    .any(|(i, (n, _))| missing & (1 << i) != 0 && n == name)
+        };
+        match kw {
+            Keyword::Properties(props) => {
+                if let Value::Object(map) = value {
+                    for (name, child) in props {
+                        if let Some(v) = map.get(name.as_str()) {
+                            run.path.push(Seg::Key(name));
+                            let r = self.collect_node(*child, v, run, out);
+                            run.path.pop();
+                            r?;
+                        } else if inserted(name) {
+                            // What evaluating the inserted default would cost; its issues
+                            // would be dropped.
+                            let i = node.defaults.iter().position(|(n, _)| n == name);
+                            let cost = i.map(|i| node.default_costs[i]).ok_or(Fallback)?;
+                            if run.path.len() + cost.reach > MAX_INSTANCE_DEPTH
+                                || !run.budget.spend(cost.spends)
+                            {
+                                return Err(Fallback);
+                            }
+                        }
+                    }
+                }
+            }
+            Keyword::Items(child) => {
+                if let Value::Array(items) = value {
+                    for (i, item) in items.iter().enumerate() {
+                        run.path.push(Seg::Index(i));
+                        let r = self.collect_node(*child, item, run, out);
+                        run.path.pop();
+                        r?;
+                    }
+                }
+            }
+            Keyword::AnyOf(branches) => self.collect_any_of(branches, value, run, out)?,
+            Keyword::Ref(target) => self.collect_node(*target, value, run, out)?,
+            Keyword::Required(names) if missing != 0 => {
+                if let Value::Object(map) = value {
+                    for name in names {
+                        if !map.contains_key(name) && !inserted(name) {
+                            out.push(issue(
+                                &run.path,
+                                "required",
+                                required_message(name),
+                            ));
+                        }
+                    }
+                }
+            }
+            Keyword::Enum(_) | Keyword::Const(..)
+                if self.has_defaults && (value.is_object() || value.is_array()) =>
+            {
+                return Err(Fallback)
+            }
+            Keyword::UniqueItems
+                if self.has_defaults
+                    && value.as_array().is_some_and(|a| {
+                        a.iter().any(|x| x.is_object() || x.is_array())
+                    }) =>
+            {
+                return Err(Fallback)
+            }
+            _ => self.assert(kw, value, &run.path, out),
+        }
+        Ok(())
+    }
+
+    /// [`Compiled::any_of`] without copies (only reached when the schema has no defaults).
+    fn collect_any_of<'s>(
+        &'s self,
+        branches: &'s [NodeId],
+        value: &Value,
+        run: &mut Run<'s>,
+        out: &mut Vec<ValidationIssue>,
+    ) -> Result<(), Fallback> {
+        if self.has_defaults {
+            return Err(Fallback);
+        }
+        let mut rejected: Vec<Vec<ValidationIssue>> = Vec::new();
+        let mut candidates = Vec::new();
+        for &branch in branches {
+            let mut issues = Vec::new();
+            self.quick(branch, value, run, &mut issues, true);
+            if issues.is_empty() {
+                candidates.push(branch);
+            } else {
+                rejected.push(issues);
+            }
+        }
+        let mut failed = Vec::new();
+        for &branch in &candidates {
+            if run.exhausted_at.is_some() {
+                return Ok(());
+            }
+            let mut issues = Vec::new();
+            self.collect_node(branch, value, run, &mut issues)?;
+            if issues.is_empty() && run.exhausted_at.is_none() {
+                return Ok(());
+            }
+            failed.extend(issues);
+        }
+        if candidates.is_empty() {
+            let fewest = rejected.iter().map(Vec::len).min().unwrap_or(0);
+            out.extend(rejected.into_iter().filter(|r| r.len() == fewest).flatten());
+        } else {
+            out.extend(failed);
+        }
+        out.push(issue(
+            &run.path,
+            "anyOf",
+            "must match at least one of the allowed alternatives (anyOf)".into(),
+        ));
+        Ok(())
     }
 }
 
@@ -1246,14 +1779,57 @@ fn count(n: u64, noun: &str) -> String {
 /// A JSON string literal for messages, shortened to 64 characters (property names come from the
 /// instance and may be long).
 fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_quoted(&mut out, s);
+    out
+}
+
+/// Appends what [`quote`] returns: `s` escaped as `JSON.stringify` (and [`canonical_json`])
+/// write it, cut after 64 code points with `…` before the closing quote.
+fn push_quoted(out: &mut String, s: &str) {
     const MAX: usize = 64;
-    if s.chars().count() <= MAX {
-        canonical_json(&Value::String(s.to_string()))
-    } else {
-        let short: String = s.chars().take(MAX).collect();
-        let text = canonical_json(&Value::String(short));
-        format!("{}…\"", &text[..text.len() - 1])
+    let (text, cut) = match s.char_indices().nth(MAX) {
+        Some((i, _)) => (&s[..i], true),
+        None => (s, false),
+    };
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0C}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                use std::fmt::Write;
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
     }
+    if cut {
+        out.push('…');
+    }
+    out.push('"');
+}
+
+/// The `required` message for property `name`.
+fn required_message(name: &str) -> String {
+    let mut m = String::with_capacity(name.len().min(256) + 36);
+    m.push_str("must have the required property ");
+    push_quoted(&mut m, name);
+    m
+}
+
+/// The `additionalProperties` message for instance property `key`.
+fn unknown_property(key: &str) -> String {
+    let mut m = String::with_capacity(key.len().min(256) + 48);
+    m.push_str("must not have the property ");
+    push_quoted(&mut m, key);
+    m.push_str(" (unknown property)");
+    m
 }
 
 /// ECMAScript number text (`1e+21`, `0.5`), as the schema shows it to a JavaScript agent.
@@ -1291,6 +1867,20 @@ fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
     // Typical arrays are short: comparing pairs beats canonicalizing every item into a bucket
     // key (same answer: the smallest later index, then the smallest earlier one).
     if items.len() <= 16 {
+        if items.iter().all(Value::is_string) {
+            // Strings only (ids, tags): no dispatch on the type.
+            let text = |i: usize| items[i].as_str().unwrap_or_default().as_bytes();
+            for j in 1..items.len() {
+                let b = text(j);
+                if let Some(i) = (0..j).find(|&i| {
+                    let a = text(i);
+                    a.len() == b.len() && a == b
+                }) {
+                    return Some((i, j));
+                }
+            }
+            return None;
+        }
         for j in 1..items.len() {
             if let Some(i) = (0..j).find(|&i| json_equal(&items[i], &items[j])) {
                 return Some((i, j));
@@ -1312,6 +1902,7 @@ fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
     best
 }
 
+#[derive(Clone, Copy, Debug)]
 enum Num {
     Int(i128),
     Float(f64),
@@ -1354,7 +1945,13 @@ fn cmp_int_float(i: i128, f: f64) -> Ordering {
 /// Compares two JSON numbers by exact mathematical value, whatever their representation
 /// (`u64`, `i64` or `f64`): no precision is lost for integers beyond 2^53.
 pub fn cmp_numbers(a: &Number, b: &Number) -> Ordering {
-    match (num(a), num(b)) {
+    cmp_num(num(a), num(b))
+}
+
+/// [`cmp_numbers`] on converted numbers (a schema's bounds are converted once).
+#[inline]
+fn cmp_num(a: Num, b: Num) -> Ordering {
+    match (a, b) {
         (Num::Int(x), Num::Int(y)) => x.cmp(&y),
         (Num::Float(x), Num::Float(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
         (Num::Int(x), Num::Float(y)) => cmp_int_float(x, y),
@@ -1436,401 +2033,6 @@ impl Decimal {
         }
         r == 0
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Formats
-// ---------------------------------------------------------------------------------------------
-
-fn format_message(f: Format) -> &'static str {
-    match f {
-        Format::DateTime => {
-            "must be a date-time (RFC 3339, e.g. \"2024-01-31T09:30:00Z\" or \"2024-01-31T09:30:00+01:00\")"
-        }
-        Format::Date => "must be a date (RFC 3339 full-date YYYY-MM-DD, e.g. \"2024-01-31\")",
-        Format::Uuid => "must be a UUID (8-4-4-4-12 hexadecimal digits)",
-        Format::Email => "must be an email address",
-        Format::Uri => "must be an absolute URI with a scheme (e.g. \"https://example.com/a\")",
-    }
-}
-
-fn check_format(f: Format, s: &str) -> bool {
-    match f {
-        Format::DateTime => is_date_time(s),
-        Format::Date => is_date(s),
-        Format::Uuid => is_uuid(s),
-        Format::Email => is_email(s),
-        Format::Uri => is_uri(s),
-    }
-}
-
-fn ascii_number(b: &[u8]) -> Option<u32> {
-    if b.is_empty() || b.len() > 9 || !b.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(b.iter().fold(0, |acc, d| acc * 10 + u32::from(d - b'0')))
-}
-
-fn days_in_month(year: u32, month: u32) -> u32 {
-    match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        _ if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        _ => 28,
-    }
-}
-
-/// RFC 3339 `full-date`: `YYYY-MM-DD` with real month and day ranges (proleptic Gregorian).
-fn parse_date(b: &[u8]) -> bool {
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
-    }
-    let (Some(y), Some(m), Some(d)) = (
-        ascii_number(&b[0..4]),
-        ascii_number(&b[5..7]),
-        ascii_number(&b[8..10]),
-    ) else {
-        return false;
-    };
-    (1..=12).contains(&m) && d >= 1 && d <= days_in_month(y, m)
-}
-
-/// `date` format: RFC 3339 `full-date`.
-pub fn is_date(s: &str) -> bool {
-    parse_date(s.as_bytes())
-}
-
-/// `date-time` format: RFC 3339 `date-time` (`T`/`Z` case-insensitive, fraction optional,
-/// offset `Z` or `±HH:MM`). A leap second (`:60`) is accepted only at 23:59 UTC.
-pub fn is_date_time(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() < 20 || !parse_date(&b[..10]) || !matches!(b[10], b'T' | b't') {
-        return false;
-    }
-    let t = &b[11..];
-    if t[2] != b':' || t[5] != b':' {
-        return false;
-    }
-    let (Some(hh), Some(mm), Some(ss)) = (
-        ascii_number(&t[0..2]),
-        ascii_number(&t[3..5]),
-        ascii_number(&t[6..8]),
-    ) else {
-        return false;
-    };
-    if hh > 23 || mm > 59 || ss > 60 {
-        return false;
-    }
-    let mut rest = &t[8..];
-    if rest.first() == Some(&b'.') {
-        let digits = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
-        if digits == 0 {
-            return false;
-        }
-        rest = &rest[1 + digits..];
-    }
-    // Offset in minutes east of UTC.
-    let offset: i64 = match rest {
-        [b'Z' | b'z'] => 0,
-        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
-            let (Some(oh), Some(om)) = (ascii_number(&[*h1, *h2]), ascii_number(&[*m1, *m2]))
-            else {
-                return false;
-            };
-            if oh > 23 || om > 59 {
-                return false;
-            }
-            let minutes = i64::from(oh * 60 + om);
-            if *sign == b'+' {
-                minutes
-            } else {
-                -minutes
-            }
-        }
-        _ => return false,
-    };
-    if ss == 60 {
-        let utc = (i64::from(hh * 60 + mm) - offset).rem_euclid(24 * 60);
-        if utc != 23 * 60 + 59 {
-            return false;
-        }
-    }
-    true
-}
-
-/// `uuid` format: `8-4-4-4-12` hexadecimal digits, any case, any version or variant.
-pub fn is_uuid(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => *c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        })
-}
-
-/// RFC 3986 `dec-octet` dotted quad (no leading zeros).
-fn is_ipv4(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('.').collect();
-    parts.len() == 4
-        && parts.iter().all(|p| {
-            !p.is_empty()
-                && p.len() <= 3
-                && p.bytes().all(|c| c.is_ascii_digit())
-                && (p.len() == 1 || !p.starts_with('0'))
-                && p.parse::<u16>().is_ok_and(|v| v <= 255)
-        })
-}
-
-/// RFC 3986 `IPv6address` (an embedded IPv4 part must be a strict dotted quad).
-fn is_ipv6(s: &str) -> bool {
-    fn groups(part: &str, ipv4_last: bool) -> Option<usize> {
-        if part.is_empty() {
-            return Some(0);
-        }
-        let pieces: Vec<&str> = part.split(':').collect();
-        let mut n = 0;
-        for (i, p) in pieces.iter().enumerate() {
-            if i + 1 == pieces.len() && ipv4_last && p.contains('.') {
-                if !is_ipv4(p) {
-                    return None;
-                }
-                n += 2;
-            } else if (1..=4).contains(&p.len()) && p.bytes().all(|c| c.is_ascii_hexdigit()) {
-                n += 1;
-            } else {
-                return None;
-            }
-        }
-        Some(n)
-    }
-    match s.find("::") {
-        Some(i) => {
-            let (head, tail) = (&s[..i], &s[i + 2..]);
-            if tail.contains("::") {
-                return false;
-            }
-            matches!((groups(head, false), groups(tail, true)), (Some(h), Some(t)) if h + t <= 7)
-        }
-        None => groups(s, true) == Some(8),
-    }
-}
-
-fn is_unreserved(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~')
-}
-
-fn is_sub_delim(c: u8) -> bool {
-    matches!(
-        c,
-        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
-    )
-}
-
-/// Every byte is `allowed` or part of a `%HH` escape.
-fn all_uri_chars(s: &[u8], allowed: impl Fn(u8) -> bool) -> bool {
-    let mut i = 0;
-    while i < s.len() {
-        if s[i] == b'%' {
-            if i + 2 >= s.len() || !(s[i + 1].is_ascii_hexdigit() && s[i + 2].is_ascii_hexdigit()) {
-                return false;
-            }
-            i += 3;
-        } else if allowed(s[i]) {
-            i += 1;
-        } else {
-            return false;
-        }
-    }
-    true
-}
-
-fn is_pchar(c: u8) -> bool {
-    is_unreserved(c) || is_sub_delim(c) || c == b':' || c == b'@'
-}
-
-/// `uri` format: an absolute URI per RFC 3986 (`scheme ":" hier-part ["?" query] ["#"
-/// fragment]`); ASCII only (an IRI needs `iri`, which the subset does not support).
-pub fn is_uri(s: &str) -> bool {
-    if !s.is_ascii() {
-        return false;
-    }
-    let b = s.as_bytes();
-    let Some(colon) = b.iter().position(|&c| c == b':') else {
-        return false;
-    };
-    let scheme = &b[..colon];
-    if scheme.is_empty()
-        || !scheme[0].is_ascii_alphabetic()
-        || !scheme
-            .iter()
-            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
-    {
-        return false;
-    }
-    let mut rest = &b[colon + 1..];
-    if let Some(hash) = rest.iter().position(|&c| c == b'#') {
-        if !all_uri_chars(&rest[hash + 1..], |c| is_pchar(c) || c == b'/' || c == b'?') {
-            return false;
-        }
-        rest = &rest[..hash];
-    }
-    if let Some(q) = rest.iter().position(|&c| c == b'?') {
-        if !all_uri_chars(&rest[q + 1..], |c| is_pchar(c) || c == b'/' || c == b'?') {
-            return false;
-        }
-        rest = &rest[..q];
-    }
-    let path = if let Some(after) = rest.strip_prefix(b"//") {
-        let end = after.iter().position(|&c| c == b'/').unwrap_or(after.len());
-        if !is_authority(&after[..end]) {
-            return false;
-        }
-        &after[end..]
-    } else {
-        rest
-    };
-    all_uri_chars(path, |c| is_pchar(c) || c == b'/')
-}
-
-/// RFC 3986 `authority = [ userinfo "@" ] host [ ":" port ]`.
-fn is_authority(a: &[u8]) -> bool {
-    let (userinfo, hostport) = match a.iter().position(|&c| c == b'@') {
-        Some(at) => (Some(&a[..at]), &a[at + 1..]),
-        None => (None, a),
-    };
-    if let Some(u) = userinfo {
-        if !all_uri_chars(u, |c| is_unreserved(c) || is_sub_delim(c) || c == b':') {
-            return false;
-        }
-    }
-    let (host_ok, port) = if hostport.first() == Some(&b'[') {
-        let Some(close) = hostport.iter().position(|&c| c == b']') else {
-            return false;
-        };
-        let literal = std::str::from_utf8(&hostport[1..close]).unwrap_or("");
-        let after = &hostport[close + 1..];
-        let port = match after {
-            [] => &[][..],
-            [b':', port @ ..] => port,
-            _ => return false,
-        };
-        (is_ipv6(literal) || is_ipv_future(literal), port)
-    } else {
-        let (host, port) = match hostport.iter().position(|&c| c == b':') {
-            Some(c) => (&hostport[..c], &hostport[c + 1..]),
-            None => (hostport, &[][..]),
-        };
-        (
-            all_uri_chars(host, |c| is_unreserved(c) || is_sub_delim(c)),
-            port,
-        )
-    };
-    host_ok && port.iter().all(u8::is_ascii_digit)
-}
-
-/// RFC 3986 `IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )`.
-fn is_ipv_future(s: &str) -> bool {
-    let b = s.as_bytes();
-    if !matches!(b.first(), Some(b'v' | b'V')) {
-        return false;
-    }
-    let Some(dot) = b.iter().position(|&c| c == b'.') else {
-        return false;
-    };
-    let hex = &b[1..dot];
-    let tail = &b[dot + 1..];
-    !hex.is_empty()
-        && hex.iter().all(u8::is_ascii_hexdigit)
-        && !tail.is_empty()
-        && tail
-            .iter()
-            .all(|&c| is_unreserved(c) || is_sub_delim(c) || c == b':')
-}
-
-/// RFC 5322 `atext`.
-fn is_atext(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~".contains(&c)
-}
-
-/// `email` format: RFC 5321 `Mailbox`. The local part is a dot-atom (no leading, trailing or
-/// doubled dot) or a quoted string; the domain is a hostname (labels of letters, digits and
-/// inner hyphens) or an address literal `[IPv4]` / `[IPv6:...]`. ASCII only (`idn-email` is
-/// not in the subset).
-pub fn is_email(s: &str) -> bool {
-    let b = s.as_bytes();
-    if !s.is_ascii() || b.is_empty() {
-        return false;
-    }
-    // Local part.
-    let domain_start = if b[0] == b'"' {
-        let mut i = 1;
-        loop {
-            match b.get(i) {
-                None => return false,
-                Some(b'"') => break,
-                Some(b'\\') => {
-                    if !b.get(i + 1).is_some_and(|c| (32..=126).contains(c)) {
-                        return false;
-                    }
-                    i += 2;
-                }
-                Some(c) if (32..=126).contains(c) => i += 1,
-                Some(_) => return false,
-            }
-        }
-        // b[i] is the closing quote.
-        if b.get(i + 1) != Some(&b'@') || i + 1 > 64 {
-            return false;
-        }
-        i + 2
-    } else {
-        let Some(at) = b.iter().position(|&c| c == b'@') else {
-            return false;
-        };
-        let local = &b[..at];
-        if local.is_empty()
-            || local.len() > 64
-            || !local
-                .split(|&c| c == b'.')
-                .all(|atom| !atom.is_empty() && atom.iter().all(|&c| is_atext(c)))
-        {
-            return false;
-        }
-        at + 1
-    };
-    let domain = &s[domain_start..];
-    if let Some(literal) = domain.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
-        return match literal.strip_prefix("IPv6:") {
-            Some(v6) => is_ipv6(v6),
-            None => is_email_ipv4(literal),
-        };
-    }
-    is_hostname(domain)
-}
-
-/// RFC 5321 `IPv4-address-literal` (`Snum` is 1 to 3 digits up to 255).
-fn is_email_ipv4(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('.').collect();
-    parts.len() == 4
-        && parts.iter().all(|p| {
-            (1..=3).contains(&p.len())
-                && p.bytes().all(|c| c.is_ascii_digit())
-                && p.parse::<u16>().is_ok_and(|v| v <= 255)
-        })
-}
-
-/// Dot-separated labels of 1 to 63 letters, digits and hyphens, not starting or ending with a
-/// hyphen; at most 253 characters.
-fn is_hostname(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 253
-        && s.split('.').all(|label| {
-            let l = label.as_bytes();
-            (1..=63).contains(&l.len())
-                && l.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
-                && l[0] != b'-'
-                && l[l.len() - 1] != b'-'
-        })
 }
 
 #[cfg(test)]
