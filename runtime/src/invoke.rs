@@ -845,7 +845,8 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
         Some(schema) => {
             let validator = shared.validator(schema);
             let raw = req.input.clone().unwrap_or(Value::Object(Map::new()));
-            match validator.and_then(|v| v.validate(&raw).map_err(Some)) {
+            // Owned: a valid input with no default to insert is not copied again.
+            match validator.and_then(|v| v.validate_owned(raw).map_err(Some)) {
                 Ok(v) => Some(v),
                 Err(Some(issues)) => {
                     let issues: Vec<Value> = issues.iter().map(|i| serde_json::to_value(i).unwrap_or(Value::Null)).collect();
@@ -1020,7 +1021,7 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
     if let Some(schema) = output_schema {
         match shared.validator(schema) {
             Ok(v) => {
-                if v.validate(&output).is_err() {
+                if !v.is_valid(&output) {
                     shared.log(LogLevel::Error, format!("{} returned output that does not match its schema", req.capability_id));
                     return Err(err(ErrorCode::ExecutionFailed, "the capability returned invalid output").detail("reason", "invalid-output"));
                 }

@@ -7,7 +7,6 @@ use agent_surface_runtime::limits::AgentSurfaceLimits;
 use agent_surface_runtime::validate::Validator;
 use serde_json::{json, Value};
 use std::borrow::Cow;
-use std::time::{Duration, Instant};
 
 fn compile(schema: Value) -> Validator {
     Validator::new(&schema, &AgentSurfaceLimits::default()).expect("in the subset")
@@ -95,11 +94,9 @@ fn the_budget_stops_exponential_unions_on_every_entry_point() {
     for _ in 0..60 {
         x = json!({ "c": x });
     }
-    let started = Instant::now();
     assert!(!v.is_valid(&x));
     assert!(too_complex(&v.validate(&x).unwrap_err()));
     assert!(too_complex(&v.validate_owned(x.clone()).unwrap_err()));
-    assert!(started.elapsed() < Duration::from_secs(20));
 }
 
 #[test]
@@ -165,4 +162,20 @@ fn fuzz_target_invariants_on_generated_inputs() {
     let [pairs, compiled, valid, _] = std::array::from_fn(|i| stats[i].load(std::sync::atomic::Ordering::Relaxed));
     eprintln!("generated: {pairs} pairs, {compiled} compiled, {valid} valid");
     assert!(compiled > 1000 && valid > 100, "{pairs} {compiled} {valid}");
+}
+
+#[test]
+fn compiled_patterns_are_shared_and_invalid_ones_refused_every_time() {
+    // Patterns are compiled once per process; the second schema with the same pattern gets the
+    // same answers, and an invalid pattern is refused again, not remembered as valid.
+    let schema = json!({"type": "string", "pattern": "^a(b|c)+$"});
+    for _ in 0..2 {
+        let v = compile(schema.clone());
+        assert!(v.is_valid(&json!("abcb")));
+        assert!(!v.is_valid(&json!("abd")));
+    }
+    for _ in 0..2 {
+        let err = Validator::new(&json!({"type": "string", "pattern": "a{"}), &AgentSurfaceLimits::default()).unwrap_err();
+        assert!(err[0].message.contains("not a valid ECMAScript regular expression"), "{:?}", err[0].message);
+    }
 }

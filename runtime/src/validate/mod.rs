@@ -756,7 +756,7 @@ impl<'a> Compiler<'a> {
             "maxLength" => Keyword::MaxLength(as_count(value)),
             "pattern" => {
                 let source = value.as_str().unwrap_or_default();
-                match regress::Regex::with_flags(source, "u") {
+                match compiled_pattern(source) {
                     Ok(regex) => Keyword::Pattern(Box::new(Pattern {
                         regex,
                         simple: pattern::Simple::compile(source),
@@ -767,12 +767,11 @@ impl<'a> Compiler<'a> {
                             pointer: ptr.clone(),
                             kind: SchemaViolationKind::InvalidPattern {
                                 pattern: source.to_string(),
-                                error: e.text.clone(),
+                                error: e.clone(),
                             },
                             message: format!(
                                 "\"pattern\" is not a valid ECMAScript regular expression in \
-                                 Unicode mode (the `u` flag JSON Schema patterns use): {}",
-                                e.text
+                                 Unicode mode (the `u` flag JSON Schema patterns use): {e}"
                             ),
                             help: Some(
                                 "Unicode mode is stricter: escape only syntax characters \
@@ -2776,4 +2775,26 @@ mod tests {
             assert!(v.is_valid(&x), "{x}");
         }
     }
+}
+
+/// A pattern compiled in Unicode mode, or regress's reason it is not one. Compiled once per
+/// process: the same patterns (ids, zod's `date-time` and `uuid` expressions) recur in every
+/// schema of an app, and compiling them was a tenth of a cold compile. The cache is bounded
+/// (a long-lived server meets patterns without end).
+fn compiled_pattern(source: &str) -> Result<regress::Regex, String> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    const MAX_CACHED: usize = 1024;
+    static CACHE: OnceLock<Mutex<HashMap<String, Result<regress::Regex, String>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(source) {
+        return hit.clone();
+    }
+    let compiled = regress::Regex::with_flags(source, "u").map_err(|e| e.text);
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() >= MAX_CACHED {
+        cache.clear();
+    }
+    cache.insert(source.to_string(), compiled.clone());
+    compiled
 }
