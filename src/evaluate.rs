@@ -8,7 +8,7 @@ use crate::diagnostics::{closest, Code, Diagnostic};
 use crate::extract::{str_value, Binding, Export, ImportKind, CORE_PACKAGE};
 use crate::parse::span_of;
 use crate::project::{LoadError, ModuleInfo, Project};
-use crate::source::Span;
+use crate::source::{PathKey, Span};
 use crate::value::{js_number_string, Node, Prop as VProp, Val};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -37,8 +37,8 @@ const CORE_FUNCTIONS: &[&str] = &[
 pub struct Evaluator<'p> {
     pub(crate) project: &'p Project,
     pub diagnostics: Vec<Diagnostic>,
-    stack: Vec<(PathBuf, String)>,
-    cache: HashMap<(PathBuf, String), Option<Node>>,
+    stack: Vec<(PathKey, String)>,
+    cache: HashMap<(PathKey, String), Option<Node>, rustc_hash::FxBuildHasher>,
     /// The zod schemas built so far (identity matters: see [`crate::zod::model`]).
     pub(crate) zod: crate::zod::model::Arena,
     /// `z.toJSONSchema` calls in output mode → whether input mode would differ.
@@ -59,7 +59,7 @@ impl<'p> Evaluator<'p> {
             project,
             diagnostics: Vec::new(),
             stack: Vec::new(),
-            cache: HashMap::new(),
+            cache: HashMap::default(),
             zod: Default::default(),
             zod_output_mode: HashMap::new(),
             output_mode_schemas: Default::default(),
@@ -364,7 +364,7 @@ impl<'p> Evaluator<'p> {
     fn eval_binding(&mut self, m: &M, name: &str, binding: &Binding, use_span: Span) -> Option<Node> {
         match binding {
             Binding::Const { init: Some(r), .. } => {
-                let key = (m.file.path.clone(), name.to_string());
+                let key = (PathKey::new(&m.file.path), name.to_string());
                 let item = &m.module.body[r.item];
                 let decl = match item {
                     ModuleItem::Stmt(Stmt::Decl(Decl::Var(v))) => &v.decls[r.declarator],
@@ -375,7 +375,7 @@ impl<'p> Evaluator<'p> {
                 self.with_cache(key, use_span, |ev| ev.eval(m, init))
             }
             Binding::Enum { item, span } => {
-                let key = (m.file.path.clone(), name.to_string());
+                let key = (PathKey::new(&m.file.path), name.to_string());
                 let (item, span) = (*item, *span);
                 self.with_cache(key, use_span, |ev| ev.eval_enum(m, item, span))
             }
@@ -431,14 +431,14 @@ impl<'p> Evaluator<'p> {
     }
 
     /// Runs `f` with cycle detection and caching under `key`.
-    fn with_cache(&mut self, key: (PathBuf, String), use_span: Span, f: impl FnOnce(&mut Self) -> Option<Node>) -> Option<Node> {
+    fn with_cache(&mut self, key: (PathKey, String), use_span: Span, f: impl FnOnce(&mut Self) -> Option<Node>) -> Option<Node> {
         if let Some(cached) = self.cache.get(&key) {
             return cached.clone();
         }
         if self.stack.contains(&key) {
             let mut chain: Vec<String> = Vec::new();
             for (p, n) in self.stack.iter().skip_while(|k| **k != key).chain(std::iter::once(&key)) {
-                let step = format!("`{}` ({})", n.trim_start_matches("export:"), self.project.rel(p));
+                let step = format!("`{}` ({})", n.trim_start_matches("export:"), self.project.rel(&p.0));
                 if chain.last() != Some(&step) {
                     chain.push(step);
                 }
@@ -510,7 +510,7 @@ impl<'p> Evaluator<'p> {
 
     /// Evaluates export `name` of the module at `path`, following re-exports and barrels.
     pub fn eval_export(&mut self, path: &Path, name: &str, use_span: Span) -> Option<Node> {
-        let key = (path.to_path_buf(), format!("export:{name}"));
+        let key = (PathKey::new(path), format!("export:{name}"));
         let path = path.to_path_buf();
         let name = name.to_string();
         self.with_cache(key, use_span, move |ev| ev.eval_export_uncached(&path, &name, use_span)).map(|n| n.via(use_span))

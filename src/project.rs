@@ -12,7 +12,7 @@ use crate::config::{Config, ConfigError};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::extract::{index_module, ModuleIndex};
 use crate::inputs::{self, Input, Inputs};
-use crate::source::{relative_path, FileId, SourceDb, SourceFile, Span};
+use crate::source::{path_key_bytes, relative_path, FileId, PathKey, PathMap, SourceDb, SourceFile, Span};
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -88,13 +88,13 @@ pub enum ChangeTracking {
 /// what was reported changed.
 #[derive(Default)]
 struct Session {
-    files: HashMap<PathBuf, Result<Arc<SourceFile>, LoadError>>,
-    prefiltered: HashMap<PathBuf, Prefiltered>,
-    slots: HashMap<PathBuf, Slot>,
-    resolved: HashMap<(PathBuf, String), Option<PathBuf>>,
+    files: PathMap<Result<Arc<SourceFile>, LoadError>>,
+    prefiltered: PathMap<Prefiltered>,
+    slots: PathMap<Slot>,
+    resolved: HashMap<(PathKey, String), Option<PathBuf>, rustc_hash::FxBuildHasher>,
     /// `export *` lookups: (barrel, name) → the module behind it that declares `name`, and the
     /// inputs of that search (a file that reuses the answer depends on them too).
-    star_exports: HashMap<(PathBuf, String), (Option<PathBuf>, Arc<Inputs>)>,
+    star_exports: HashMap<(PathKey, String), (Option<PathBuf>, Arc<Inputs>), rustc_hash::FxBuildHasher>,
 }
 
 /// Changes reported since the last compile, and the walk they invalidate.
@@ -121,7 +121,7 @@ pub struct Project {
     tracking: Mutex<Tracking>,
     /// Parsed modules across compiles, by path and content hash: an unchanged file is never
     /// parsed twice.
-    cache: Mutex<HashMap<PathBuf, (u64, Loaded)>>,
+    cache: Mutex<PathMap<(u64, Loaded)>>,
     /// Compile results of contract files across compiles, with their inputs.
     pub(crate) results: crate::compile::ResultCache,
     /// Unsaved buffers (stdin, editors, the Vite transform) that replace the file on disk.
@@ -228,11 +228,11 @@ impl Project {
         } else {
             // Files outside the watched folder (a `paths` alias into a sibling package) change
             // unreported: they are read again every time.
-            let unwatched: Vec<PathBuf> = s.files.keys().filter(|p| !self.is_watched(p)).cloned().collect();
+            let unwatched: Vec<PathBuf> = s.files.keys().filter(|p| !self.is_watched(&p.0)).map(|p| p.0.clone()).collect();
             t.changed.extend(unwatched);
             for p in &t.changed {
-                s.files.remove(p);
-                s.prefiltered.remove(p);
+                s.files.remove(path_key_bytes(p));
+                s.prefiltered.remove(path_key_bytes(p));
             }
             self.results.files_changed(&t.changed);
             t.changed.clear();
@@ -270,7 +270,7 @@ impl Project {
     /// Drops cached modules of files that were deleted.
     pub fn forget(&self, path: &Path) {
         let path = normalize(path);
-        self.cache.lock().unwrap_or_else(|e| e.into_inner()).remove(&path);
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).remove(path_key_bytes(&path));
         self.results.forget(&path);
         self.db.forget(&path);
         self.file_changed(&path);
@@ -299,7 +299,7 @@ impl Project {
     /// are parsed.
     pub fn prefilter(&self, path: &Path) -> Prefiltered {
         let path = normalize(path);
-        if let Some(p) = self.session().prefiltered.get(&path) {
+        if let Some(p) = self.session().prefiltered.get(path_key_bytes(&path)) {
             return *p;
         }
         let found = match self.read_raw(&path) {
@@ -310,7 +310,7 @@ impl Project {
                 if declares || crate::compile::mentions_instance_id(&bytes) {
                     // Read once: the candidate's entry is made from these bytes.
                     let read = self.file_from_bytes(&path, bytes);
-                    self.session().files.entry(path.clone()).or_insert(read);
+                    self.session().files.entry(PathKey::new(&path)).or_insert(read);
                     Prefiltered::Candidate { declares }
                 } else if std::str::from_utf8(&bytes).is_ok() {
                     Prefiltered::Skipped
@@ -320,7 +320,7 @@ impl Project {
                 }
             }
         };
-        self.session().prefiltered.insert(path, found);
+        self.session().prefiltered.insert(PathKey(path), found);
         found
     }
 
@@ -328,12 +328,12 @@ impl Project {
     /// files are an error carrying a file entry for the diagnostic.
     pub fn read(&self, path: &Path) -> Result<Arc<SourceFile>, LoadError> {
         let path = normalize(path);
-        let cached = self.session().files.get(&path).cloned();
+        let cached = self.session().files.get(path_key_bytes(&path)).cloned();
         let r = match cached {
             Some(r) => r,
             None => {
                 let r = self.read_uncached(&path);
-                self.session().files.entry(path.clone()).or_insert(r).clone()
+                self.session().files.entry(PathKey::new(&path)).or_insert(r).clone()
             }
         };
         inputs::note(Input::Read { path, file: file_id_of(&r) });
@@ -375,7 +375,13 @@ impl Project {
     /// unchanged text from earlier compiles.
     pub fn load(&self, path: &Path) -> Result<Arc<ModuleInfo>, LoadError> {
         let path = normalize(path);
-        let slot: Slot = self.session().slots.entry(path.clone()).or_default().clone();
+        let slot: Slot = {
+            let mut s = self.session();
+            match s.slots.get(path_key_bytes(&path)) {
+                Some(slot) => slot.clone(),
+                None => s.slots.entry(PathKey::new(&path)).or_default().clone(),
+            }
+        };
         let loaded = slot.get_or_init(|| self.load_cached(&path));
         // Noted here too: another thread may have loaded it for its own file. A load is also a
         // read: one input says both.
@@ -396,12 +402,12 @@ impl Project {
                 let diagnostic = Diagnostic::new(Code::UnreadableFile, Span::new(file.id, at, at), format!("cannot read {}: {reason}", file.rel)).label("not UTF-8");
                 let loaded = Loaded { result: Err(LoadError::Unreadable { file: file.clone(), reason }), diagnostics: vec![diagnostic] };
                 // Kept like a parse, so later compiles that reuse a result report it too.
-                self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(path.to_path_buf(), (file.hash, loaded.clone()));
+                self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(PathKey::new(path), (file.hash, loaded.clone()));
                 return loaded;
             }
             Err(e) => return Loaded { result: Err(e), diagnostics: Vec::new() },
         };
-        if let Some((hash, loaded)) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(path) {
+        if let Some((hash, loaded)) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(path_key_bytes(path)) {
             if *hash == file.hash && loaded_file_id(loaded) == Some(file.id) {
                 return loaded.clone();
             }
@@ -414,7 +420,7 @@ impl Project {
             }
             Err(diagnostics) => Loaded { result: Err(LoadError::Syntax { file: file.clone() }), diagnostics },
         };
-        self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(path.to_path_buf(), (file.hash, loaded.clone()));
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(PathKey::new(path), (file.hash, loaded.clone()));
         loaded
     }
 
@@ -431,8 +437,8 @@ impl Project {
             let s = self.session();
             inputs.all(|input| {
                 let same = match input {
-                    Input::Read { path, file } | Input::Load { path, file } => s.files.get(path).map(|r| file_id_of(r) == *file),
-                    Input::Resolve { dir, specifier, found } => s.resolved.get(&(dir.clone(), specifier.clone())).map(|r| r == found),
+                    Input::Read { path, file } | Input::Load { path, file } => s.files.get(path_key_bytes(path)).map(|r| file_id_of(r) == *file),
+                    Input::Resolve { dir, specifier, found } => s.resolved.get(&(PathKey::new(dir), specifier.clone())).map(|r| r == found),
                 };
                 if same.is_none() {
                     pending.push(input);
@@ -457,7 +463,7 @@ impl Project {
 
     /// [`Project::resolve`] from a module in folder `dir`.
     pub fn resolve_in(&self, dir: &Path, specifier: &str) -> Option<PathBuf> {
-        let key = (dir.to_path_buf(), specifier.to_string());
+        let key = (PathKey::new(dir), specifier.to_string());
         let cached = self.session().resolved.get(&key).cloned();
         let found = match cached {
             Some(r) => r,
@@ -474,7 +480,7 @@ impl Project {
     /// The module behind the `export *` of `barrel` that declares `name`, computed by `find` once
     /// per compile.
     pub fn star_export(&self, barrel: &Path, name: &str, find: impl FnOnce() -> Option<PathBuf>) -> Option<PathBuf> {
-        let key = (barrel.to_path_buf(), name.to_string());
+        let key = (PathKey::new(barrel), name.to_string());
         let cached = self.session().star_exports.get(&key).cloned();
         if let Some((found, searched)) = cached {
             inputs::replay(&searched);

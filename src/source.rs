@@ -150,6 +150,48 @@ impl SourceDb {
     }
 }
 
+/// A path as a hash-map key, hashed and compared by its bytes: `Path`'s own `Hash` walks
+/// components, and hashing paths that way was a tenth of a cold compile. The compiler's paths
+/// are normalized ([`crate::project::normalize`]), so equal bytes means the same path.
+#[derive(Clone, Debug)]
+pub struct PathKey(pub PathBuf);
+
+impl PathKey {
+    pub fn new(path: &Path) -> Self {
+        PathKey(path.to_path_buf())
+    }
+}
+
+/// The bytes a [`PathKey`] is compared by: look a key up with `map.get(path_key_bytes(p))`.
+pub fn path_key_bytes(path: &Path) -> &[u8] {
+    path.as_os_str().as_encoded_bytes()
+}
+
+impl PartialEq for PathKey {
+    fn eq(&self, other: &Self) -> bool {
+        path_key_bytes(&self.0) == path_key_bytes(&other.0)
+    }
+}
+
+impl Eq for PathKey {}
+
+impl std::hash::Hash for PathKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // As `[u8]` hashes, so `Borrow<[u8]>` lookups find it.
+        path_key_bytes(&self.0).hash(state)
+    }
+}
+
+impl std::borrow::Borrow<[u8]> for PathKey {
+    fn borrow(&self) -> &[u8] {
+        path_key_bytes(&self.0)
+    }
+}
+
+/// A map keyed by paths, with a fast hasher (keys are not attacker-chosen: they are the
+/// project's own files).
+pub type PathMap<V> = HashMap<PathKey, V, rustc_hash::FxBuildHasher>;
+
 /// `/`-separated path of `path` relative to `root` (falls back to the path itself).
 pub fn relative_path(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
