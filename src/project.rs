@@ -589,6 +589,11 @@ pub fn normalize(path: &Path) -> PathBuf {
     if is_normal(path) {
         return path.to_path_buf();
     }
+    normalize_components(path)
+}
+
+/// [`normalize`] component by component (what the byte check in [`is_normal`] short-cuts).
+fn normalize_components(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
@@ -630,22 +635,7 @@ mod tests {
     fn normalizes_lexically() {
         assert_eq!(normalize(Path::new("/a/./b/../c.ts")), PathBuf::from("/a/c.ts"));
         for p in ["/a/b.ts", "/a//b.ts", "/a/./b", "./a", "../a", "a/..", "/a/b/", "/", "a", ".", "/a/b/.", "x/../../y"] {
-            let slow: PathBuf = {
-                let mut out = PathBuf::new();
-                for c in Path::new(p).components() {
-                    match c {
-                        Component::CurDir => {}
-                        Component::ParentDir => {
-                            if !out.pop() {
-                                out.push("..");
-                            }
-                        }
-                        other => out.push(other.as_os_str()),
-                    }
-                }
-                out
-            };
-            assert_eq!(normalize(Path::new(p)).as_os_str(), slow.as_os_str(), "{p}");
+            assert_eq!(normalize(Path::new(p)).as_os_str(), normalize_components(Path::new(p)).as_os_str(), "{p}");
         }
     }
 

@@ -1385,17 +1385,7 @@ impl Compiled {
         run: &mut Run<'s>,
         out: &mut Vec<ValidationIssue>,
     ) {
-        let mut rejected: Vec<Vec<ValidationIssue>> = Vec::new();
-        let mut candidates = Vec::new();
-        for &branch in branches {
-            let mut issues = Vec::new();
-            self.quick(branch, value, run, &mut issues, true);
-            if issues.is_empty() {
-                candidates.push(branch);
-            } else {
-                rejected.push(issues);
-            }
-        }
+        let (candidates, rejected) = self.pre_check_branches(branches, value, run);
         let mut failed = Vec::new();
         for &branch in &candidates {
             if run.exhausted_at.is_some() {
@@ -1438,6 +1428,23 @@ impl Compiled {
     /// deeper. Assertions that defaults could still satisfy are left to the full evaluation:
     /// `required` for a name that has a default somewhere, and `enum`/`const`/`uniqueItems` on
     /// objects and arrays when the schema has defaults.
+    /// The `anyOf` pre-check: the branches a quick look cannot reject, and the issues of those
+    /// it rejects.
+    fn pre_check_branches<'s>(&'s self, branches: &'s [NodeId], value: &Value, run: &mut Run<'s>) -> (Vec<NodeId>, Vec<Vec<ValidationIssue>>) {
+        let mut rejected: Vec<Vec<ValidationIssue>> = Vec::new();
+        let mut candidates = Vec::new();
+        for &branch in branches {
+            let mut issues = Vec::new();
+            self.quick(branch, value, run, &mut issues, true);
+            if issues.is_empty() {
+                candidates.push(branch);
+            } else {
+                rejected.push(issues);
+            }
+        }
+        (candidates, rejected)
+    }
+
     fn quick<'s>(
         &'s self,
         id: NodeId,
@@ -1687,17 +1694,7 @@ impl Compiled {
         if self.has_defaults {
             return Err(Fallback);
         }
-        let mut rejected: Vec<Vec<ValidationIssue>> = Vec::new();
-        let mut candidates = Vec::new();
-        for &branch in branches {
-            let mut issues = Vec::new();
-            self.quick(branch, value, run, &mut issues, true);
-            if issues.is_empty() {
-                candidates.push(branch);
-            } else {
-                rejected.push(issues);
-            }
-        }
+        let (candidates, rejected) = self.pre_check_branches(branches, value, run);
         let mut failed = Vec::new();
         for &branch in &candidates {
             if run.exhausted_at.is_some() {
