@@ -46,17 +46,8 @@ fn authority() -> CapabilityAuthority {
             }
         }
     });
-    let contracts = m["contracts"].as_array_mut().unwrap();
-    contracts.push(annotated);
-    for c in contracts.iter_mut() {
-        let h = contract_hash(c);
-        c["contractHash"] = Value::String(h);
-    }
-    contracts.sort_by(|a, b| a["id"].as_str().unwrap().cmp(b["id"].as_str().unwrap()));
-    let n = contracts.len();
-    m["completeness"]["contracts"] = n.into();
-    let h = manifest_hash(&m);
-    m["manifestHash"] = Value::String(h);
+    m["contracts"].as_array_mut().unwrap().push(annotated);
+    common::rehash(&mut m);
     CapabilityAuthority::new(m).unwrap()
 }
 

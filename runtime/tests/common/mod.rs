@@ -92,6 +92,14 @@ pub fn test_manifest() -> Value {
     contracts.push(procedure("domain:test.wipe", "destructive", "required", "full", ids, Value::Null));
     contracts.push(procedure("domain:test.send", "external-side-effect", "never", "metadata", obj(json!({"to": {"type": "string", "default": "ops"}})), Value::Null));
     contracts.push(procedure("domain:test.touch", "mutation", "never", "metadata", obj(json!({"x": {"type": "integer", "default": 0}})), Value::Null));
+    rehash(&mut m);
+    m
+}
+
+/// Makes an edited manifest consistent again, as the compiler would write it: every
+/// `contractHash`, the contracts sorted by id, the count and the `manifestHash`.
+pub fn rehash(m: &mut Value) {
+    let contracts = m["contracts"].as_array_mut().unwrap();
     for c in contracts.iter_mut() {
         let h = contract_hash(c);
         c["contractHash"] = Value::String(h);
@@ -99,9 +107,8 @@ pub fn test_manifest() -> Value {
     contracts.sort_by(|a, b| a["id"].as_str().unwrap().cmp(b["id"].as_str().unwrap()));
     let n = contracts.len();
     m["completeness"]["contracts"] = n.into();
-    let h = manifest_hash(&m);
+    let h = manifest_hash(m);
     m["manifestHash"] = Value::String(h);
-    m
 }
 
 pub fn test_authority() -> CapabilityAuthority {
