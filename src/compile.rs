@@ -12,7 +12,7 @@ use crate::project::{LoadError, Prefiltered, Project};
 use crate::rules;
 use crate::source::{FileId, Span};
 use agent_surface_runtime::limits::AgentSurfaceLimits;
-use agent_surface_runtime::manifest::{CapabilityContractManifest, Generator, HashedContract, SourceLocation};
+use agent_surface_runtime::manifest::{AssembledManifest, CapabilityContractManifest, Generator, HashedContract, SourceLocation};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -59,7 +59,7 @@ pub struct Compilation {
     pub failed: u32,
     pub diagnostics: Vec<Diagnostic>,
     /// Assembled on first use: an editor wants only the diagnostics.
-    manifest: OnceLock<CapabilityContractManifest>,
+    manifest: OnceLock<AssembledManifest>,
     pub elapsed: Duration,
     /// Candidate files whose result of an earlier compile was reused (their inputs unchanged).
     pub reused: usize,
@@ -68,8 +68,12 @@ pub struct Compilation {
 impl Compilation {
     /// The manifest of the contracts that compiled (incomplete when some failed).
     pub fn manifest(&self) -> &CapabilityContractManifest {
+        self.assembled().manifest()
+    }
+
+    fn assembled(&self) -> &AssembledManifest {
         self.manifest.get_or_init(|| {
-            CapabilityContractManifest::assemble_hashed(
+            AssembledManifest::new(
                 Generator { name: GENERATOR_NAME.into(), version: GENERATOR_VERSION.into() },
                 self.contracts.iter().map(|c| c.hashed.clone()).collect(),
                 self.failed,
@@ -428,9 +432,9 @@ fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> 
     out
 }
 
-/// The manifest bytes as written to disk.
+/// The manifest bytes as written to disk (written from the contracts' canonical texts).
 pub fn manifest_text(c: &Compilation) -> String {
-    c.manifest().to_pretty_json()
+    c.assembled().to_pretty_json()
 }
 
 /// For a span, "file:line:column" (1-based, UTF-16 column).

@@ -194,6 +194,20 @@ pub type PathMap<V> = HashMap<PathKey, V, rustc_hash::FxBuildHasher>;
 
 /// `/`-separated path of `path` relative to `root` (falls back to the path itself).
 pub fn relative_path(root: &Path, path: &Path) -> String {
+    // The walker's paths are `root` joined with normal components: cut the prefix as bytes
+    // (`strip_prefix` and `components` parse every component, a fiftieth of a cold compile).
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let (root, path) = (root.as_os_str().as_bytes(), path.as_os_str().as_bytes());
+        let root = root.strip_suffix(b"/").unwrap_or(root);
+        if let Some(rest) = path.strip_prefix(root).and_then(|r| r.strip_prefix(b"/")) {
+            let normal = !rest.is_empty() && rest.split(|&b| b == b'/').all(|seg| !seg.is_empty() && seg != b".");
+            if let (true, Ok(rest)) = (normal, std::str::from_utf8(rest)) {
+                return rest.to_string();
+            }
+        }
+    }
     let rel = path.strip_prefix(root).unwrap_or(path);
     let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
     parts.join("/")
@@ -218,5 +232,29 @@ mod tests {
     #[test]
     fn relative_paths_use_forward_slashes() {
         assert_eq!(relative_path(Path::new("/r"), Path::new("/r/src/a.ts")), "src/a.ts");
+    }
+
+    #[test]
+    fn the_byte_fast_path_agrees_with_components() {
+        let by_components = |root: &str, path: &str| {
+            let rel = Path::new(path).strip_prefix(root).unwrap_or(Path::new(path));
+            rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/")
+        };
+        let cases = [
+            ("/r", "/r/src/a.ts"),
+            ("/r/", "/r/src/a.ts"),
+            ("/", "/src/a.ts"),
+            ("/r", "/rx/a.ts"),
+            ("/r", "/r//src/a.ts"),
+            ("/r", "/r/./src/a.ts"),
+            ("/r", "/r/src/../a.ts"),
+            ("/r", "/r/src/"),
+            ("/r", "/r"),
+            ("/r", "/other/a.ts"),
+            ("/r", "/r/é/ü.ts"),
+        ];
+        for (root, path) in cases {
+            assert_eq!(relative_path(Path::new(root), Path::new(path)), by_components(root, path), "{root} {path}");
+        }
     }
 }

@@ -10,14 +10,18 @@
 
 mod common;
 
-use agent_surface::compile::{compile, compile_shared, project_at, Compilation};
+use agent_surface::compile::{compile, compile_shared, manifest_text, project_at, Compilation};
 use agent_surface::project::{ChangeTracking, Project};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// What a compile shows a user: the manifest and the diagnostics.
+/// What a compile shows a user: the manifest file and the diagnostics. The file is written
+/// from the contracts' canonical texts (kept across compiles); it must be exactly what
+/// serializing the manifest gives.
 fn observable(c: &Compilation) -> (String, String) {
-    (c.manifest().to_pretty_json(), agent_surface::render::json::render(&c.diagnostics, &c.project.db))
+    let text = manifest_text(c);
+    assert_eq!(text, c.manifest().to_pretty_json(), "the spliced manifest text differs from the serialized manifest");
+    (text, agent_surface::render::json::render(&c.diagnostics, &c.project.db))
 }
 
 enum Edit {

@@ -39,6 +39,103 @@ pub fn cmp_utf16(a: &str, b: &str) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
+/// The members of an object in canonical order, each as its canonical `"key":value` text. For
+/// writing several canonical texts of one object that differ in a few members (a contract's
+/// hash leaves out `source`, its text does not) while serializing each member once.
+pub fn canonical_members(m: &Map<String, Value>) -> Vec<(&str, String)> {
+    sorted_entries(m)
+        .into_iter()
+        .map(|(k, v)| (k.as_str(), canonical_member(k, v)))
+        .collect()
+}
+
+/// One member's canonical text, `"key":value`.
+pub fn canonical_member(key: &str, v: &Value) -> String {
+    let mut out = String::new();
+    write_string(&mut out, key);
+    out.push(':');
+    write_compact(&mut out, v);
+    out
+}
+
+/// `{` + the members' texts joined by `,` + `}`: the canonical object of [`canonical_members`].
+pub fn join_members<'a>(members: impl IntoIterator<Item = &'a str>) -> String {
+    let mut out = String::from("{");
+    for (i, text) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(text);
+    }
+    out.push('}');
+    out
+}
+
+/// The pretty form ([`canonical_json_pretty`]) of canonical compact text, without parsing it:
+/// the indentation goes between the tokens [`canonical_json`] wrote. Only for such text (no
+/// whitespace between tokens); for it, `pretty_from_canonical(&canonical_json(v)) ==
+/// canonical_json_pretty(v)`.
+pub fn pretty_from_canonical(compact: &str) -> String {
+    let b = compact.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len() + b.len() / 2);
+    let mut level = 0usize;
+    let newline = |out: &mut Vec<u8>, level: usize| {
+        out.push(b'\n');
+        out.resize(out.len() + 2 * level, b' ');
+    };
+    // Bytes are copied in runs between the structural characters.
+    let (mut i, mut run) = (0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            open @ (b'{' | b'[') => {
+                let close = if open == b'{' { b'}' } else { b']' };
+                if b.get(i + 1) == Some(&close) {
+                    // `{}` and `[]` stay as they are.
+                    i += 2;
+                    continue;
+                }
+                out.extend_from_slice(&b[run..=i]);
+                level += 1;
+                newline(&mut out, level);
+                i += 1;
+                run = i;
+            }
+            b'}' | b']' => {
+                out.extend_from_slice(&b[run..i]);
+                level = level.saturating_sub(1);
+                newline(&mut out, level);
+                out.push(b[i]);
+                i += 1;
+                run = i;
+            }
+            b',' => {
+                out.extend_from_slice(&b[run..=i]);
+                newline(&mut out, level);
+                i += 1;
+                run = i;
+            }
+            b':' => {
+                out.extend_from_slice(&b[run..=i]);
+                out.push(b' ');
+                i += 1;
+                run = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.extend_from_slice(&b[run.min(b.len())..]);
+    out.push(b'\n');
+    // Only ASCII was inserted, between tokens: still the UTF-8 it was.
+    String::from_utf8(out).expect("indenting UTF-8 text between tokens keeps it UTF-8")
+}
+
 fn sorted_entries(m: &Map<String, Value>) -> Vec<(&String, &Value)> {
     let mut entries: Vec<(&String, &Value)> = m.iter().collect();
     // serde_json's map is usually ordered by bytes already, which is UTF-16 order for every key
@@ -301,9 +398,34 @@ mod tests {
         assert_eq!(canonical_json_pretty(&json!({})), "{}\n");
         assert_eq!(canonical_json_pretty(&json!([])), "[]\n");
         assert_eq!(canonical_json_pretty(&json!(1e21)), "1e+21\n");
+        assert_eq!(pretty_from_canonical(&canonical_json(&v)), want);
         // Pretty output parses back to the same canonical value.
         let back: Value = serde_json::from_str(&canonical_json_pretty(&v)).unwrap();
         assert_eq!(canonical_json(&back), canonical_json(&v));
+    }
+
+    #[test]
+    fn pretty_from_canonical_text_equals_pretty_from_the_value() {
+        let mut values = vectors();
+        values.extend([
+            json!({}),
+            json!([]),
+            json!("a\"{b}[c],d:e\\"),
+            json!({"k\"}": [{}, [], {"x": []}], "": {"": ""}, "\u{1F600}": 1e21, "\u{E000}": -0.5}),
+            json!([[[1]], {"a": [{"b": {}}]}, null, true, "\n\t\u{0}"]),
+        ]);
+        for v in &values {
+            assert_eq!(pretty_from_canonical(&canonical_json(v)), canonical_json_pretty(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn members_join_to_the_canonical_object() {
+        let v = json!({"b": [1, {"d": 2}], "a": {}, "\u{1F600}": 1, "\u{E000}": 2});
+        let Value::Object(m) = &v else { unreachable!() };
+        let joined = format!("{{{}}}", canonical_members(m).into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(","));
+        assert_eq!(joined, canonical_json(&v));
+        assert_eq!(canonical_members(m)[0].0, "a");
     }
 
     #[test]

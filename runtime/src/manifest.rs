@@ -4,7 +4,7 @@
 //! `contractHash` covers a contract without `source` (moving code does not change it);
 //! `manifestHash` covers the whole document except itself.
 
-use crate::canonical::{blake3_hex, canonical_json, canonical_json_pretty, cmp_utf16};
+use crate::canonical::{blake3_hex, canonical_json, canonical_json_pretty, canonical_member, canonical_members, cmp_utf16, join_members, pretty_from_canonical};
 use crate::effects::{Audit, Confirmation, Effect, Governance};
 use crate::ids::component_contract_id;
 use serde::{Deserialize, Serialize};
@@ -331,30 +331,136 @@ pub struct HashedContract {
 
 impl HashedContract {
     pub fn new(mut contract: ManifestContract) -> Self {
-        // One serialization serves both: the hash is over the value without `source` and
-        // `contractHash` (as [`contract_hash`] computes it), the text over all of it.
-        let mut value = contract.to_value();
-        let Value::Object(fields) = &mut value else { unreachable!("a contract serializes to an object") };
-        let source = fields.remove("source");
+        // One serialization, and each member written once: the hash is over every member but
+        // `source` and `contractHash` (as [`contract_hash`] computes it), the text over all.
+        let Value::Object(mut fields) = contract.to_value() else { unreachable!("a contract serializes to an object") };
         fields.remove("contractHash");
-        let hash = blake3_hex(&value);
-        let Value::Object(fields) = &mut value else { unreachable!() };
-        if let Some(source) = source {
-            fields.insert("source".into(), source);
+        let mut members = canonical_members(&fields);
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(b"{");
+        for (i, (_, text)) in members.iter().filter(|(key, _)| *key != "source").enumerate() {
+            if i > 0 {
+                hasher.update(b",");
+            }
+            hasher.update(text.as_bytes());
         }
-        fields.insert("contractHash".into(), Value::String(hash.clone()));
+        hasher.update(b"}");
+        let hash = format!("blake3:{}", hasher.finalize().to_hex());
+        let at = members.partition_point(|(key, _)| cmp_utf16(key, "contractHash").is_lt());
+        members.insert(at, ("contractHash", canonical_member("contractHash", &Value::String(hash.clone()))));
+        let canonical: std::sync::Arc<str> = join_members(members.iter().map(|(_, text)| text.as_str())).into();
         match &mut contract {
             ManifestContract::Component(c) => c.contract_hash = hash,
             ManifestContract::Procedure(o) | ManifestContract::ExternalTool(o) => o.contract_hash = hash,
         }
-        let canonical = canonical_json(&value).into();
-        debug_assert_eq!(canonical, canonical_json(&contract.to_value()).into());
+        debug_assert_eq!(&*canonical, canonical_json(&contract.to_value()));
+        debug_assert_eq!(contract.contract_hash(), contract_hash(&contract.to_value()));
         HashedContract { contract, canonical }
     }
 
     pub fn contract(&self) -> &ManifestContract {
         &self.contract
     }
+}
+
+/// A manifest assembled from hashed contracts that keeps their canonical texts (in manifest
+/// order), so that neither its hash nor its file serializes a contract again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AssembledManifest {
+    manifest: CapabilityContractManifest,
+    contract_texts: Vec<std::sync::Arc<str>>,
+}
+
+impl AssembledManifest {
+    /// Sorts the contracts, computes the `manifestHash`, and marks the manifest incomplete iff
+    /// `failed > 0` (as [`CapabilityContractManifest::assemble`] does).
+    pub fn new(generator: Generator, mut hashed: Vec<HashedContract>, failed: u32) -> Self {
+        hashed.sort_by(contract_order);
+        let status = if failed > 0 {
+            CompletenessStatus::Incomplete
+        } else {
+            CompletenessStatus::Complete
+        };
+        let count = u32::try_from(hashed.len()).unwrap_or(u32::MAX);
+        let mut manifest = CapabilityContractManifest {
+            format_version: FORMAT_VERSION,
+            generator,
+            completeness: Completeness {
+                status,
+                contracts: count,
+                failed,
+            },
+            contracts: Vec::new(),
+            manifest_hash: String::new(),
+        };
+        let contract_texts: Vec<std::sync::Arc<str>> = hashed.iter().map(|h| h.canonical.clone()).collect();
+        let mut hasher = blake3::Hasher::new();
+        write_spliced(&manifest, &contract_texts, false, |bytes| {
+            hasher.update(bytes);
+        });
+        manifest.manifest_hash = format!("blake3:{}", hasher.finalize().to_hex());
+        manifest.contracts = hashed.into_iter().map(|h| h.contract).collect();
+        AssembledManifest { manifest, contract_texts }
+    }
+
+    pub fn manifest(&self) -> &CapabilityContractManifest {
+        &self.manifest
+    }
+
+    pub fn into_manifest(self) -> CapabilityContractManifest {
+        self.manifest
+    }
+
+    /// `canonical_json` of the manifest, spliced from the contracts' texts.
+    pub fn canonical_json(&self) -> String {
+        let mut out = Vec::new();
+        write_spliced(&self.manifest, &self.contract_texts, true, |bytes| out.extend_from_slice(bytes));
+        String::from_utf8(out).expect("canonical texts are UTF-8")
+    }
+
+    /// The on-disk form: the same bytes as [`CapabilityContractManifest::to_pretty_json`].
+    pub fn to_pretty_json(&self) -> String {
+        pretty_from_canonical(&self.canonical_json())
+    }
+}
+
+/// Writes the canonical document of `manifest`, key by key, with these canonical texts as its
+/// `contracts` (its own are not read), and with or without its `manifestHash` member (the hash
+/// is over the document without it).
+fn write_spliced(
+    manifest: &CapabilityContractManifest,
+    contract_texts: &[std::sync::Arc<str>],
+    with_hash: bool,
+    mut sink: impl FnMut(&[u8]),
+) {
+    let shell = CapabilityContractManifest {
+        format_version: manifest.format_version,
+        generator: manifest.generator.clone(),
+        completeness: manifest.completeness.clone(),
+        contracts: Vec::new(),
+        manifest_hash: manifest.manifest_hash.clone(),
+    };
+    let Value::Object(mut fields) = shell.to_value() else { unreachable!("a manifest serializes to an object") };
+    if !with_hash {
+        fields.remove("manifestHash");
+    }
+    for (i, (key, text)) in canonical_members(&fields).into_iter().enumerate() {
+        sink(if i == 0 { b"{" } else { b"," });
+        if key == "contracts" {
+            // `"contracts":[` then the texts.
+            sink(&text.as_bytes()[..text.len() - 1]);
+            for (j, c) in contract_texts.iter().enumerate() {
+                if j > 0 {
+                    sink(b",");
+                }
+                sink(c.as_bytes());
+            }
+            sink(b"]");
+        } else {
+            sink(text.as_bytes());
+        }
+    }
+    sink(b"}");
 }
 
 impl CapabilityContractManifest {
@@ -370,28 +476,8 @@ impl CapabilityContractManifest {
 
     /// [`Self::assemble`] of contracts hashed already: the `manifestHash` is computed from
     /// their canonical texts, without serializing any contract again.
-    pub fn assemble_hashed(generator: Generator, mut hashed: Vec<HashedContract>, failed: u32) -> Self {
-        hashed.sort_by(contract_order);
-        let status = if failed > 0 {
-            CompletenessStatus::Incomplete
-        } else {
-            CompletenessStatus::Complete
-        };
-        let count = u32::try_from(hashed.len()).unwrap_or(u32::MAX);
-        let mut m = CapabilityContractManifest {
-            format_version: FORMAT_VERSION,
-            generator,
-            completeness: Completeness {
-                status,
-                contracts: count,
-                failed,
-            },
-            contracts: Vec::new(),
-            manifest_hash: String::new(),
-        };
-        m.manifest_hash = manifest_hash_with(&m, hashed.iter().map(|h| &*h.canonical));
-        m.contracts = hashed.into_iter().map(|h| h.contract).collect();
-        m
+    pub fn assemble_hashed(generator: Generator, hashed: Vec<HashedContract>, failed: u32) -> Self {
+        AssembledManifest::new(generator, hashed, failed).manifest
     }
 
     pub fn to_value(&self) -> Value {
@@ -445,37 +531,6 @@ pub fn manifest_hash(manifest: &Value) -> String {
         m.remove("manifestHash");
     }
     blake3_hex(&v)
-}
-
-/// [`manifest_hash`] of `shell` (a manifest whose `contracts` are left empty) holding contracts
-/// with these canonical texts, in order: the canonical document is written key by key, the
-/// contracts spliced in as they are.
-fn manifest_hash_with<'c>(shell: &CapabilityContractManifest, contracts: impl Iterator<Item = &'c str>) -> String {
-    let Value::Object(mut fields) = shell.to_value() else { unreachable!("a manifest serializes to an object") };
-    fields.remove("manifestHash");
-    let mut keys: Vec<&String> = fields.keys().collect();
-    keys.sort_by(|a, b| cmp_utf16(a, b));
-    let mut hasher = blake3::Hasher::new();
-    let mut contracts = Some(contracts);
-    for (i, key) in keys.into_iter().enumerate() {
-        hasher.update(if i == 0 { b"{" } else { b"," });
-        hasher.update(canonical_json(&Value::String(key.clone())).as_bytes());
-        hasher.update(b":");
-        if key == "contracts" {
-            hasher.update(b"[");
-            for (j, c) in contracts.take().into_iter().flatten().enumerate() {
-                if j > 0 {
-                    hasher.update(b",");
-                }
-                hasher.update(c.as_bytes());
-            }
-            hasher.update(b"]");
-        } else {
-            hasher.update(canonical_json(&fields[key.as_str()]).as_bytes());
-        }
-    }
-    hasher.update(b"}");
-    format!("blake3:{}", hasher.finalize().to_hex())
 }
 
 /// A stored hash that does not match the content. `pointer` locates the hash field.
@@ -778,6 +833,31 @@ pub(crate) mod tests {
         ] {
             assert_eq!(m.manifest_hash, manifest_hash(&m.to_value()));
             assert!(verify_hashes(&m.to_value()).is_ok());
+        }
+    }
+
+    #[test]
+    fn an_assembled_manifest_writes_the_same_bytes_as_its_value() {
+        let mut unusual = sample_procedure();
+        unusual.description = "quotes \" braces {}[] commas, colons: \u{1F600} \u{E000}".into();
+        unusual.meta.insert("\u{1F600}".into(), json!({"": [], "n": 1e21, "m": -0.5, "o": {}}));
+        for contracts in [
+            vec![],
+            vec![ManifestContract::Component(sample_component())],
+            sample_manifest().contracts,
+            vec![ManifestContract::Procedure(unusual), ManifestContract::Component(sample_component())],
+        ] {
+            for failed in [0, 2] {
+                let hashed: Vec<HashedContract> = contracts.iter().cloned().map(HashedContract::new).collect();
+                let assembled = AssembledManifest::new(generator(), hashed, failed);
+                let m = assembled.manifest();
+                assert_eq!(*m, CapabilityContractManifest::assemble(generator(), contracts.clone(), failed));
+                assert_eq!(assembled.canonical_json(), canonical_json(&m.to_value()));
+                assert_eq!(assembled.to_pretty_json(), m.to_pretty_json());
+                for c in &m.contracts {
+                    assert_eq!(c.contract_hash(), contract_hash(&c.to_value()));
+                }
+            }
         }
     }
 

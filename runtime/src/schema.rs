@@ -418,11 +418,12 @@ impl Checker<'_> {
             "pattern" => {
                 match value {
                     Value::String(p) => {
-                        if let Err(e) = regress::Regex::with_flags(p, "u") {
+                        if let Err(error) = crate::validate::compiled_pattern(p) {
+                            let message = format!("\"pattern\" is not a valid ECMAScript regular expression: {error}");
                             self.push(
                             ptr,
-                            SchemaViolationKind::InvalidPattern { pattern: p.clone(), error: e.text.clone() },
-                            format!("\"pattern\" is not a valid ECMAScript regular expression: {}", e.text),
+                            SchemaViolationKind::InvalidPattern { pattern: p.clone(), error },
+                            message,
                             Some("patterns use ECMAScript syntax in unicode mode (the `u` flag JSON Schema validators use): escape a literal `]`, `}` or `{`, and escape only punctuation".into()),
                         );
                         }

@@ -48,6 +48,7 @@ mod formats;
 mod pattern;
 
 pub use formats::{is_date, is_date_time, is_email, is_uri, is_uuid};
+pub(crate) use pattern::compiled_pattern;
 
 use crate::canonical::canonical_json;
 use crate::limits::AgentSurfaceLimits;
@@ -2772,26 +2773,4 @@ mod tests {
             assert!(v.is_valid(&x), "{x}");
         }
     }
-}
-
-/// A pattern compiled in Unicode mode, or regress's reason it is not one. Compiled once per
-/// process: the same patterns (ids, zod's `date-time` and `uuid` expressions) recur in every
-/// schema of an app, and compiling them was a tenth of a cold compile. The cache is bounded
-/// (a long-lived server meets patterns without end).
-fn compiled_pattern(source: &str) -> Result<regress::Regex, String> {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    const MAX_CACHED: usize = 1024;
-    static CACHE: OnceLock<Mutex<HashMap<String, Result<regress::Regex, String>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(source) {
-        return hit.clone();
-    }
-    let compiled = regress::Regex::with_flags(source, "u").map_err(|e| e.text);
-    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-    if cache.len() >= MAX_CACHED {
-        cache.clear();
-    }
-    cache.insert(source.to_string(), compiled.clone());
-    compiled
 }
