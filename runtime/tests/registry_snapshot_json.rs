@@ -9,7 +9,6 @@ mod common;
 use agent_surface_runtime::authority::CapabilityAuthority;
 use agent_surface_runtime::binding::{execute_fn, read_sync, ActionBinding, ComponentBinder, ObservationBinding};
 use agent_surface_runtime::clock::ManualClock;
-use agent_surface_runtime::manifest::{contract_hash, manifest_hash};
 use agent_surface_runtime::policy::{discovery_policy, DiscoveryDecision};
 use agent_surface_runtime::registry::{AgentSurfaceRegistry, AvailabilityOverride, RegistrationPatch, RegistryOptions};
 use agent_surface_runtime::snapshot::{AgentRouteInfo, AgentSurfaceSnapshot, SnapshotBudget, SnapshotContext};
