@@ -88,11 +88,21 @@ pub fn pretty_from_canonical(compact: &str) -> String {
     while i < b.len() {
         match b[i] {
             b'"' => {
+                // To the first `"` not escaped by a `\\`.
                 i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &b[i.min(b.len())..]) {
+                        Some(at) if b[i + at] == b'\\' => i += at + 2,
+                        Some(at) => {
+                            i += at + 1;
+                            break;
+                        }
+                        None => {
+                            i = b.len();
+                            break;
+                        }
+                    }
                 }
-                i += 1;
             }
             open @ (b'{' | b'[') => {
                 let close = if open == b'{' { b'}' } else { b']' };
@@ -247,6 +257,12 @@ fn write_number(out: &mut String, n: &Number) {
 /// non-ASCII characters are written literally.
 fn write_string(out: &mut String, s: &str) {
     out.push('"');
+    // Most strings need no escaping; a branch-free scan (vectorized) finds that out.
+    if !s.bytes().fold(false, |any, b| any | (b < 0x20) | (b == b'"') | (b == b'\\')) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     // Copied in runs between the bytes that need escaping (all ASCII, so runs end on char
     // boundaries).
     let mut run = 0;
