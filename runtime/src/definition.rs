@@ -181,10 +181,10 @@ impl Violations<'_> {
     }
 
     fn schema(&mut self, base: &[String], field: &str, schema: &Value) {
-        // Compiling the validator checks the subset (`check_schema`) and then what only
-        // compiling finds: a `$ref` that loops back to the same value without descending. A
+        // What compiling a validator refuses: the subset (`check_schema`) and then what only
+        // compiling finds, a `$ref` that loops back to the same value without descending. A
         // contract whose schema cannot be compiled could never be invoked (found by fuzzing).
-        let violations = Validator::new(schema, self.limits).err().unwrap_or_default();
+        let violations = Validator::check(schema, self.limits).err().unwrap_or_default();
         for sv in violations {
             let mut pointer = base.to_vec();
             pointer.push(field.into());

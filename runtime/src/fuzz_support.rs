@@ -179,15 +179,17 @@ fn count(i: usize) {
     SCHEMA_STATS[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Invariants for one (schema, instance): no panic; `check_schema`'s verdict and
-/// `Validator::new`'s agree except for what only compiling can find (patterns, `$ref` loops);
+/// Invariants for one (schema, instance): no panic; `Validator::check` reports exactly what
+/// `Validator::new` refuses; `check_schema`'s verdict and `Validator::new`'s agree except for what only compiling can find (patterns, `$ref` loops);
 /// `validate` and `is_valid` agree and are deterministic; a success's output (defaults
 /// applied) validates again to itself (defaults are idempotent).
 pub fn validate_pair(schema: &Value, instance: &Value) {
     count(0);
     let limits = AgentSurfaceLimits::default();
     let checked = check_schema(schema, &limits);
-    let v = match Validator::new(schema, &limits) {
+    let compiled = Validator::new(schema, &limits);
+    assert_eq!(Validator::check(schema, &limits), compiled.as_ref().map(|_| ()).map_err(Clone::clone), "Validator::check and Validator::new disagree");
+    let v = match compiled {
         Ok(v) => v,
         Err(violations) => {
             if checked.is_empty() {

@@ -174,6 +174,16 @@ impl Validator {
         })
     }
 
+    /// Exactly the violations [`Validator::new`] reports, without building what validating
+    /// needs: for checking a schema (every contract's schemas are checked when compiling).
+    pub fn check(schema: &Value, limits: &AgentSurfaceLimits) -> Result<(), Vec<SchemaViolation>> {
+        let violations = check_schema(schema, limits);
+        if !violations.is_empty() {
+            return Err(violations);
+        }
+        Compiler::build_nodes(schema).map(|_| ())
+    }
+
     /// The schema this validator was compiled from.
     pub fn schema(&self) -> &Value {
         &self.inner.schema
@@ -534,6 +544,13 @@ impl<'a> Compiler<'a> {
         schema: &'a Value,
         options: ValidatorOptions,
     ) -> Result<Compiled, Vec<SchemaViolation>> {
+        let (c, root) = Self::build_nodes(schema)?;
+        c.finish(root, options)
+    }
+
+    /// The nodes of every definition and of the root, and what only building them finds
+    /// (patterns regress refuses, `$ref` loops that never descend).
+    fn build_nodes(schema: &'a Value) -> Result<(Self, NodeId), Vec<SchemaViolation>> {
         let mut c = Compiler {
             root: schema,
             nodes: Vec::new(),
@@ -563,6 +580,13 @@ impl<'a> Compiler<'a> {
         if !c.violations.is_empty() {
             return Err(c.violations);
         }
+        Ok((c, root))
+    }
+
+    /// What validating needs beyond the nodes: fast paths, default bookkeeping.
+    fn finish(self, root: NodeId, options: ValidatorOptions) -> Result<Compiled, Vec<SchemaViolation>> {
+        let schema = self.root;
+        let c = self;
         let has_defaults = c.nodes.iter().any(|n| !n.defaults.is_empty());
         let defaulted_names = c
             .nodes
