@@ -98,7 +98,9 @@ pub struct SourceDb {
 #[derive(Default, Debug)]
 struct SourceDbInner {
     files: Vec<Arc<SourceFile>>,
-    by_path: HashMap<PathBuf, FileId>,
+    /// By the bytes of normalized paths (every file is added through `Project`, which
+    /// normalizes; `lookup` and `forget` normalize what they are given).
+    by_path: PathMap<FileId>,
 }
 
 impl SourceDb {
@@ -119,8 +121,9 @@ impl SourceDb {
     /// Adds a file's current text. The same text keeps its id (and every span into it); new
     /// text for a known path gets a new id, older ids stay valid for older results.
     fn add_with(&self, path: &Path, rel: String, text: Arc<str>, unreadable: Option<String>) -> Arc<SourceFile> {
+        debug_assert_eq!(path, crate::project::normalize(path), "SourceDb paths are normalized");
         let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
-        if let Some(id) = inner.by_path.get(path) {
+        if let Some(id) = inner.by_path.get(path_key_bytes(path)) {
             let existing = &inner.files[id.0 as usize];
             if existing.text == text && existing.unreadable == unreadable {
                 return existing.clone();
@@ -131,7 +134,7 @@ impl SourceDb {
         file.unreadable = unreadable;
         let file = Arc::new(file);
         inner.files.push(file.clone());
-        inner.by_path.insert(path.to_path_buf(), id);
+        inner.by_path.insert(PathKey::new(path), id);
         file
     }
 
@@ -141,12 +144,14 @@ impl SourceDb {
 
     /// Forgets the path's current file (its id stays valid).
     pub fn forget(&self, path: &Path) {
-        self.inner.write().unwrap_or_else(|e| e.into_inner()).by_path.remove(path);
+        let path = crate::project::normalize(path);
+        self.inner.write().unwrap_or_else(|e| e.into_inner()).by_path.remove(path_key_bytes(&path));
     }
 
     pub fn lookup(&self, path: &Path) -> Option<Arc<SourceFile>> {
+        let path = crate::project::normalize(path);
         let inner = self.inner.read().unwrap_or_else(|e| e.into_inner());
-        inner.by_path.get(path).map(|id| inner.files[id.0 as usize].clone())
+        inner.by_path.get(path_key_bytes(&path)).map(|id| inner.files[id.0 as usize].clone())
     }
 }
 
