@@ -1433,28 +1433,11 @@ impl Compiled {
             }
             failed.extend(issues);
         }
-        if candidates.is_empty() {
-            let fewest = rejected.iter().map(Vec::len).min().unwrap_or(0);
-            out.extend(rejected.into_iter().filter(|r| r.len() == fewest).flatten());
-        } else {
-            out.extend(failed);
-        }
-        out.push(issue(
-            &run.path,
-            "anyOf",
-            "must match at least one of the allowed alternatives (anyOf)".into(),
-        ));
+        any_of_failed(&run.path, candidates.is_empty(), rejected, failed, out);
     }
 
-    /// Cheap, sound pre-check of node `id` for [`Compiled::any_of`]: it reports an issue only
-    /// if full evaluation would certainly report one. It applies the node's own assertions
-    /// (following `$ref` and `anyOf`, which apply to the same value) and, when `descend`, the
-    /// own assertions of the subschemas of properties present in the value; it never goes
-    /// deeper. Assertions that defaults could still satisfy are left to the full evaluation:
-    /// `required` for a name that has a default somewhere, and `enum`/`const`/`uniqueItems` on
-    /// objects and arrays when the schema has defaults.
-    /// The `anyOf` pre-check: the branches a quick look cannot reject, and the issues of those
-    /// it rejects.
+    /// The pre-check of [`Compiled::any_of`]: the branches a quick look cannot reject, and the
+    /// issues of those it rejects.
     fn pre_check_branches<'s>(&'s self, branches: &'s [NodeId], value: &Value, run: &mut Run<'s>) -> (Vec<NodeId>, Vec<Vec<ValidationIssue>>) {
         let mut rejected: Vec<Vec<ValidationIssue>> = Vec::new();
         let mut candidates = Vec::new();
@@ -1470,6 +1453,13 @@ impl Compiled {
         (candidates, rejected)
     }
 
+    /// Cheap, sound pre-check of node `id` for [`Compiled::any_of`]: it reports an issue only
+    /// if full evaluation would certainly report one. It applies the node's own assertions
+    /// (following `$ref` and `anyOf`, which apply to the same value) and, when `descend`, the
+    /// own assertions of the subschemas of properties present in the value; it never goes
+    /// deeper. Assertions that defaults could still satisfy are left to the full evaluation:
+    /// `required` for a name that has a default somewhere, and `enum`/`const`/`uniqueItems` on
+    /// objects and arrays when the schema has defaults.
     fn quick<'s>(
         &'s self,
         id: NodeId,
@@ -1732,19 +1722,28 @@ impl Compiled {
             }
             failed.extend(issues);
         }
-        if candidates.is_empty() {
-            let fewest = rejected.iter().map(Vec::len).min().unwrap_or(0);
-            out.extend(rejected.into_iter().filter(|r| r.len() == fewest).flatten());
-        } else {
-            out.extend(failed);
-        }
-        out.push(issue(
-            &run.path,
-            "anyOf",
-            "must match at least one of the allowed alternatives (anyOf)".into(),
-        ));
+        any_of_failed(&run.path, candidates.is_empty(), rejected, failed, out);
         Ok(())
     }
+}
+
+/// The issues of an `anyOf` no branch matched: those of the branches that got a full
+/// evaluation, or, when the pre-check rejected every branch, those of the branches with the
+/// fewest; then one `anyOf` issue.
+fn any_of_failed(
+    path: &[Seg<'_>],
+    all_rejected: bool,
+    rejected: Vec<Vec<ValidationIssue>>,
+    failed: Vec<ValidationIssue>,
+    out: &mut Vec<ValidationIssue>,
+) {
+    if all_rejected {
+        let fewest = rejected.iter().map(Vec::len).min().unwrap_or(0);
+        out.extend(rejected.into_iter().filter(|r| r.len() == fewest).flatten());
+    } else {
+        out.extend(failed);
+    }
+    out.push(issue(path, "anyOf", "must match at least one of the allowed alternatives (anyOf)".into()));
 }
 
 fn has_type(value: &Value, bits: u8) -> bool {
