@@ -254,9 +254,19 @@ fn run_tools(args: ToolsArgs) -> ExitCode {
         Format::Pretty => {
             let mut s = String::new();
             for (e, size) in entries.iter().zip(&sizes) {
-                s.push_str(&format!("── {} ({size} bytes)\n{}\n", tool_name(e), serde_json::to_string_pretty(e).unwrap_or_default()));
+                s.push_str(&format!(
+                    "── {} ({size} bytes)\n{}\n",
+                    tool_name(e),
+                    serde_json::to_string_pretty(e).unwrap_or_default()
+                ));
             }
-            s.push_str(&format!("{} tool{}, {total} bytes ({}, {} mode)\n", entries.len(), plural(entries.len()), provider.map(|p| p.as_str()).unwrap_or("neutral"), if mode == ToolsetMode::Meta { "meta" } else { "direct" }));
+            s.push_str(&format!(
+                "{} tool{}, {total} bytes ({}, {} mode)\n",
+                entries.len(),
+                plural(entries.len()),
+                provider.map(|p| p.as_str()).unwrap_or("neutral"),
+                if mode == ToolsetMode::Meta { "meta" } else { "direct" }
+            ));
             s
         }
     };
@@ -265,7 +275,11 @@ fn run_tools(args: ToolsArgs) -> ExitCode {
 }
 
 fn tool_name(e: &serde_json::Value) -> String {
-    e.get("name").or_else(|| e.get("function").and_then(|f| f.get("name"))).and_then(|n| n.as_str()).unwrap_or("?").to_string()
+    e.get("name")
+        .or_else(|| e.get("function").and_then(|f| f.get("name")))
+        .and_then(|n| n.as_str())
+        .unwrap_or("?")
+        .to_string()
 }
 
 fn run_serve(args: ServeArgs) -> ExitCode {
@@ -449,7 +463,9 @@ fn run_check(args: CheckArgs) -> ExitCode {
     let diags: Vec<Diagnostic> = c
         .diagnostics
         .iter()
-        .filter(|d| selected.is_empty() || selected.iter().any(|s| c.project.db.get(d.primary.span.file).path.starts_with(s)))
+        .filter(|d| {
+            selected.is_empty() || selected.iter().any(|s| c.project.db.get(d.primary.span.file).path.starts_with(s))
+        })
         .cloned()
         .collect();
     let failed = report(&c, &diags, &args.common);
@@ -503,7 +519,8 @@ fn run_check_stdin(args: &CheckArgs, path: &Path) -> ExitCode {
     let abs = crate::project::normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
     project.set_overlay(abs.clone(), std::sync::Arc::from(text.as_str()));
     let c = crate::compile::compile_files(std::sync::Arc::new(project), std::slice::from_ref(&abs));
-    let diags: Vec<Diagnostic> = c.diagnostics.iter().filter(|d| c.project.db.get(d.primary.span.file).path == abs).cloned().collect();
+    let diags: Vec<Diagnostic> =
+        c.diagnostics.iter().filter(|d| c.project.db.get(d.primary.span.file).path == abs).cloned().collect();
     if report(&c, &diags, &args.common) {
         ExitCode::from(1)
     } else {
@@ -551,8 +568,14 @@ fn run_verify(args: VerifyArgs) -> ExitCode {
         Err(e) => {
             match args.format {
                 Format::Json => {
-                    let doc = VerifyRefused { ok: false, error: VerifyError { kind: e.kind(), message: e.to_string(), contract: e.contract() } };
-                    write_quietly(&mut std::io::stdout(), &format!("{}\n", serde_json::to_string(&doc).expect("serializable")));
+                    let doc = VerifyRefused {
+                        ok: false,
+                        error: VerifyError { kind: e.kind(), message: e.to_string(), contract: e.contract() },
+                    };
+                    write_quietly(
+                        &mut std::io::stdout(),
+                        &format!("{}\n", serde_json::to_string(&doc).expect("serializable")),
+                    );
                 }
                 Format::Pretty => write_quietly(&mut std::io::stderr(), &format!("error: {shown}: {e}\n")),
             }

@@ -12,7 +12,9 @@ use crate::project::{LoadError, Prefiltered, Project};
 use crate::rules;
 use crate::source::{FileId, Span};
 use agent_surface_runtime::limits::AgentSurfaceLimits;
-use agent_surface_runtime::manifest::{AssembledManifest, CapabilityContractManifest, Generator, HashedContract, SourceLocation};
+use agent_surface_runtime::manifest::{
+    AssembledManifest, CapabilityContractManifest, Generator, HashedContract, SourceLocation,
+};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -175,7 +177,10 @@ impl ResultCache {
 
     /// The last whole-project compile's results with the dirty files' taken out, when it was
     /// of this same walk and every change since is known.
-    fn take_incremental(&self, discovered: &Arc<crate::project::Discovered>) -> Option<(Vec<FileOutcome>, Vec<PathBuf>)> {
+    fn take_incremental(
+        &self,
+        discovered: &Arc<crate::project::Discovered>,
+    ) -> Option<(Vec<FileOutcome>, Vec<PathBuf>)> {
         let mut inner = self.lock();
         let (walk, _) = inner.last.as_ref()?;
         if !Arc::ptr_eq(walk, discovered) || inner.dirty.is_none() {
@@ -282,7 +287,12 @@ pub fn compile_shared(project: Arc<Project>) -> Result<Compilation, ConfigError>
         Some((mut results, dirty)) => {
             let fresh: Vec<(usize, FileOutcome)> = dirty
                 .par_iter()
-                .filter_map(|p| discovered.files.binary_search_by(|f| crate::discover::path_bytes(f).cmp(crate::discover::path_bytes(p))).ok())
+                .filter_map(|p| {
+                    discovered
+                        .files
+                        .binary_search_by(|f| crate::discover::path_bytes(f).cmp(crate::discover::path_bytes(p)))
+                        .ok()
+                })
                 .map(|i| (i, file_result(&project, &discovered.files[i], &limits)))
                 .collect();
             for r in results.iter_mut().flatten() {
@@ -376,7 +386,18 @@ fn assemble(
         contracts = unique;
     }
     sort_diagnostics(&mut diagnostics, &project.db);
-    Compilation { project, files, skipped, candidates, contracts, failed, diagnostics, manifest: OnceLock::new(), elapsed: started.elapsed(), reused }
+    Compilation {
+        project,
+        files,
+        skipped,
+        candidates,
+        contracts,
+        failed,
+        diagnostics,
+        manifest: OnceLock::new(),
+        elapsed: started.elapsed(),
+        reused,
+    }
 }
 
 fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> FileResult {
@@ -415,7 +436,15 @@ fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> 
         let mut diags: Vec<Diagnostic> = evaluator.diagnostics.drain(before..).collect();
         let at = file.line_col(call_info.callee_span.lo);
         let source = SourceLocation { file: file.rel.clone(), line: at.line, column: at.column };
-        let built = build_contract(call_info.kind, call_info.span, call_info.callee_span, args, source, &evaluator.output_mode_schemas, &mut diags);
+        let built = build_contract(
+            call_info.kind,
+            call_info.span,
+            call_info.callee_span,
+            args,
+            source,
+            &evaluator.output_mode_schemas,
+            &mut diags,
+        );
         if let Some(built) = &built {
             diags.extend(rules::check_contract(built, limits, &project.db));
         }
@@ -446,7 +475,8 @@ pub fn location(project: &Project, span: Span) -> String {
 
 /// Builds a project from a root directory with its configuration.
 pub fn project_at(root: &std::path::Path) -> Result<Project, ConfigError> {
-    let root = std::path::absolute(root).map_err(|e| ConfigError { file: root.to_path_buf(), message: e.to_string() })?;
+    let root =
+        std::path::absolute(root).map_err(|e| ConfigError { file: root.to_path_buf(), message: e.to_string() })?;
     let root = crate::project::normalize(&root);
     Ok(Project::new(Config::load(&root)?))
 }

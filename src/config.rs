@@ -130,11 +130,15 @@ impl Config {
 }
 
 fn read(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|e| ConfigError { file: path.to_path_buf(), message: format!("cannot read: {e}") })
+    std::fs::read_to_string(path)
+        .map_err(|e| ConfigError { file: path.to_path_buf(), message: format!("cannot read: {e}") })
 }
 
 fn json_error(path: &Path, e: &serde_json::Error) -> ConfigError {
-    ConfigError { file: path.to_path_buf(), message: format!("line {}, column {}: {}", e.line(), e.column(), strip_position(e)) }
+    ConfigError {
+        file: path.to_path_buf(),
+        message: format!("line {}, column {}: {}", e.line(), e.column(), strip_position(e)),
+    }
 }
 
 fn strip_position(e: &serde_json::Error) -> String {
@@ -280,8 +284,13 @@ mod tests {
     #[test]
     fn package_json_section_and_tsconfig_paths() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("package.json"), r#"{"name":"x","agentSurface":{"output":"out/m.json"}}"#).unwrap();
-        std::fs::write(dir.path().join("tsconfig.json"), "{ // app\n \"compilerOptions\": { \"paths\": { \"@/*\": [\"src/*\"], }, } }").unwrap();
+        std::fs::write(dir.path().join("package.json"), r#"{"name":"x","agentSurface":{"output":"out/m.json"}}"#)
+            .unwrap();
+        std::fs::write(
+            dir.path().join("tsconfig.json"),
+            "{ // app\n \"compilerOptions\": { \"paths\": { \"@/*\": [\"src/*\"], }, } }",
+        )
+        .unwrap();
         let c = Config::load(dir.path()).unwrap();
         assert_eq!(c.output, dir.path().join("out/m.json"));
         assert_eq!(c.paths, vec![("@/*".to_string(), vec![dir.path().join("src/*")])]);

@@ -33,13 +33,38 @@ impl BuiltContract {
     }
 }
 
-const COMPONENT_FIELDS: &[&str] = &["type", "description", "meta", "origin", "priority", "policies", "tags", "observations", "actions"];
+const COMPONENT_FIELDS: &[&str] =
+    &["type", "description", "meta", "origin", "priority", "policies", "tags", "observations", "actions"];
 const OBSERVATION_FIELDS: &[&str] = &["description", "output", "meta"];
-const ACTION_FIELDS: &[&str] = &["description", "input", "output", "effect", "idempotent", "reversible", "confirmation", "audit", "meta"];
-const OPERATION_FIELDS: &[&str] =
-    &["id", "description", "input", "output", "effect", "confirmation", "idempotent", "reversible", "audit", "policies", "meta", "tags"];
+const ACTION_FIELDS: &[&str] =
+    &["description", "input", "output", "effect", "idempotent", "reversible", "confirmation", "audit", "meta"];
+const OPERATION_FIELDS: &[&str] = &[
+    "id",
+    "description",
+    "input",
+    "output",
+    "effect",
+    "confirmation",
+    "idempotent",
+    "reversible",
+    "audit",
+    "policies",
+    "meta",
+    "tags",
+];
 /// Fields that belong to `.bind()`, not to the contract: a pointed help instead of "unknown".
-const BINDING_FIELDS: &[&str] = &["read", "execute", "when", "unavailableReason", "precondition", "timeoutMs", "concurrency", "enabled", "instanceId", "internal"];
+const BINDING_FIELDS: &[&str] = &[
+    "read",
+    "execute",
+    "when",
+    "unavailableReason",
+    "precondition",
+    "timeoutMs",
+    "concurrency",
+    "enabled",
+    "instanceId",
+    "internal",
+];
 
 /// Builds a contract from a root macro call's evaluated arguments. Problems are pushed to
 /// `diags`; `None` when the contract cannot be built.
@@ -63,7 +88,11 @@ pub fn build_contract(
     }
     let def = args.into_iter().next().flatten()?;
     if !matches!(def.val, Val::Object(_)) {
-        b.push(Diagnostic::new(Code::InvalidArguments, def.span, format!("the definition must be an object, found {}", def.val.describe())));
+        b.push(Diagnostic::new(
+            Code::InvalidArguments,
+            def.span,
+            format!("the definition must be an object, found {}", def.val.describe()),
+        ));
         return None;
     }
     let tree = match kind {
@@ -88,7 +117,11 @@ pub fn build_contract(
     match serde_json::from_value::<ManifestContract>(json) {
         Ok(contract) => Some(BuiltContract { contract, tree, call_span }),
         Err(e) => {
-            b.push(Diagnostic::new(Code::InvalidField, call_span, format!("internal: the contract does not fit the manifest model: {e}")));
+            b.push(Diagnostic::new(
+                Code::InvalidField,
+                call_span,
+                format!("internal: the contract does not fit the manifest model: {e}"),
+            ));
             None
         }
     }
@@ -147,7 +180,10 @@ impl Builder<'_> {
             } else {
                 format!("{what} fields: {}", allowed.join(", "))
             };
-            self.push(Diagnostic::new(Code::UnknownField, p.key_span, format!("unknown field `{}` in {what}", p.key)).help(help));
+            self.push(
+                Diagnostic::new(Code::UnknownField, p.key_span, format!("unknown field `{}` in {what}", p.key))
+                    .help(help),
+            );
         }
     }
 
@@ -156,7 +192,10 @@ impl Builder<'_> {
     fn required<'n>(&mut self, def: &'n Node, key: &str, what: &str, anchor: Span) -> Option<&'n Prop> {
         let p = def.get(key).filter(|p| !matches!(p.value.val, Val::Undefined));
         if p.is_none() {
-            self.push(Diagnostic::new(Code::MissingField, anchor, format!("{what} is missing the required field `{key}`")).label(format!("needs `{key}`")));
+            self.push(
+                Diagnostic::new(Code::MissingField, anchor, format!("{what} is missing the required field `{key}`"))
+                    .label(format!("needs `{key}`")),
+            );
         }
         p
     }
@@ -209,7 +248,8 @@ impl Builder<'_> {
                     Node::new(p.value.span, Val::Null)
                 }
             },
-            other => self.invalid(&p.value, format!("`{}` must be an object of JSON values, found {}", p.key, other.describe())),
+            other => self
+                .invalid(&p.value, format!("`{}` must be an object of JSON values, found {}", p.key, other.describe())),
         }
     }
 
@@ -219,12 +259,17 @@ impl Builder<'_> {
                 for item in items {
                     if !matches!(item.val, Val::Str(_)) {
                         let item = item.clone();
-                        self.invalid(&item, format!("`{}` must be an array of strings, found {} in it", p.key, item.val.describe()));
+                        self.invalid(
+                            &item,
+                            format!("`{}` must be an array of strings, found {} in it", p.key, item.val.describe()),
+                        );
                     }
                 }
                 p.value.clone()
             }
-            other => self.invalid(&p.value, format!("`{}` must be an array of strings, found {}", p.key, other.describe())),
+            other => {
+                self.invalid(&p.value, format!("`{}` must be an array of strings, found {}", p.key, other.describe()))
+            }
         }
     }
 
@@ -262,12 +307,23 @@ impl Builder<'_> {
             Val::Zod(_) => {
                 let io = if p.key == "input" { "{ io: \"input\" }" } else { "{ io: \"output\" }" };
                 self.push(
-                    Diagnostic::new(Code::InvalidField, p.value.via.unwrap_or(p.value.span), format!("`{}` must be an AgentSchema, found a zod schema", p.key))
-                        .help(format!("wrap it: `fromStandardSchema(X, {{ jsonSchema: z.toJSONSchema(X, {io}) }})`")),
+                    Diagnostic::new(
+                        Code::InvalidField,
+                        p.value.via.unwrap_or(p.value.span),
+                        format!("`{}` must be an AgentSchema, found a zod schema", p.key),
+                    )
+                    .help(format!("wrap it: `fromStandardSchema(X, {{ jsonSchema: z.toJSONSchema(X, {io}) }})`")),
                 );
                 Node::new(p.value.span, Val::Null)
             }
-            other => self.invalid(&p.value, format!("`{}` must be an AgentSchema (fromJsonSchema, fromStandardSchema or emptyObjectSchema), found {}", p.key, other.describe())),
+            other => self.invalid(
+                &p.value,
+                format!(
+                    "`{}` must be an AgentSchema (fromJsonSchema, fromStandardSchema or emptyObjectSchema), found {}",
+                    p.key,
+                    other.describe()
+                ),
+            ),
         }
     }
 
@@ -281,12 +337,23 @@ impl Builder<'_> {
                         Some(c) => format!("did you mean \"{c}\"? expected one of {list}"),
                         None => format!("expected one of {list}"),
                     };
-                    self.push(Diagnostic::new(Code::InvalidField, p.value.via.unwrap_or(p.value.span), format!("\"{s}\" is not a valid `{}`", p.key)).help(help));
+                    self.push(
+                        Diagnostic::new(
+                            Code::InvalidField,
+                            p.value.via.unwrap_or(p.value.span),
+                            format!("\"{s}\" is not a valid `{}`", p.key),
+                        )
+                        .help(help),
+                    );
                     None
                 }
             },
             other => {
-                let d = Diagnostic::new(Code::InvalidField, p.value.span, format!("`{}` must be a string, found {}", p.key, other.describe()));
+                let d = Diagnostic::new(
+                    Code::InvalidField,
+                    p.value.span,
+                    format!("`{}` must be a string, found {}", p.key, other.describe()),
+                );
                 self.push(d);
                 None
             }
@@ -356,13 +423,21 @@ impl Builder<'_> {
         out.push(prop("tags", tags.0, tags.1));
     }
 
-    fn capabilities(&mut self, def: &Node, field: &str, mut each: impl FnMut(&mut Self, &Prop) -> Option<Node>) -> Prop {
+    fn capabilities(
+        &mut self,
+        def: &Node,
+        field: &str,
+        mut each: impl FnMut(&mut Self, &Prop) -> Option<Node>,
+    ) -> Prop {
         let call = self.call_span;
         let Some(p) = self.optional(def, field) else {
             return prop(field, call, Node::new(call, Val::Object(vec![])));
         };
         let Val::Object(entries) = &p.value.val else {
-            let v = self.invalid(&p.value, format!("`{field}` must be an object of named contracts, found {}", p.value.val.describe()));
+            let v = self.invalid(
+                &p.value,
+                format!("`{field}` must be an object of named contracts, found {}", p.value.val.describe()),
+            );
             return prop(field, p.key_span, v);
         };
         let mut out = Vec::new();
@@ -379,11 +454,21 @@ impl Builder<'_> {
         let def = match &entry.value.val {
             Val::Observation(def) => def,
             other => {
-                let hint = matches!(other, Val::Action(_)).then_some(" (an action contract belongs in `actions`)").unwrap_or("");
+                let hint = matches!(other, Val::Action(_))
+                    .then_some(" (an action contract belongs in `actions`)")
+                    .unwrap_or("");
                 self.push(
-                    Diagnostic::new(Code::InvalidField, entry.key_span, format!("observation `{}` must be an observationContract(...), found {}{hint}", entry.key, other.describe()))
-                        .label("not wrapped in observationContract")
-                        .help("observations: { name: observationContract({ description, output }) }"),
+                    Diagnostic::new(
+                        Code::InvalidField,
+                        entry.key_span,
+                        format!(
+                            "observation `{}` must be an observationContract(...), found {}{hint}",
+                            entry.key,
+                            other.describe()
+                        ),
+                    )
+                    .label("not wrapped in observationContract")
+                    .help("observations: { name: observationContract({ description, output }) }"),
                 );
                 return None;
             }
@@ -408,11 +493,21 @@ impl Builder<'_> {
         let def = match &entry.value.val {
             Val::Action(def) => def,
             other => {
-                let hint = matches!(other, Val::Observation(_)).then_some(" (an observation contract belongs in `observations`)").unwrap_or("");
+                let hint = matches!(other, Val::Observation(_))
+                    .then_some(" (an observation contract belongs in `observations`)")
+                    .unwrap_or("");
                 self.push(
-                    Diagnostic::new(Code::InvalidField, entry.key_span, format!("action `{}` must be an actionContract(...), found {}{hint}", entry.key, other.describe()))
-                        .label("not wrapped in actionContract")
-                        .help("actions: { name: actionContract({ description, input, effect }) }"),
+                    Diagnostic::new(
+                        Code::InvalidField,
+                        entry.key_span,
+                        format!(
+                            "action `{}` must be an actionContract(...), found {}{hint}",
+                            entry.key,
+                            other.describe()
+                        ),
+                    )
+                    .label("not wrapped in actionContract")
+                    .help("actions: { name: actionContract({ description, input, effect }) }"),
                 );
                 return None;
             }

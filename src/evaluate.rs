@@ -32,7 +32,6 @@ const CORE_FUNCTIONS: &[&str] = &[
     "fromStandardSchema",
 ];
 
-
 /// One evaluation session; caches constants so each is evaluated (and reported) once.
 pub struct Evaluator<'p> {
     pub(crate) project: &'p Project,
@@ -154,7 +153,10 @@ impl<'p> Evaluator<'p> {
                     Val::Num(n) => out.push_str(&js_number_string(n)),
                     Val::Bool(b) => out.push_str(if b { "true" } else { "false" }),
                     other => {
-                        return self.not_static(v.span, format!("a template substitution must be a string or number, found {}", other.describe()))
+                        return self.not_static(
+                            v.span,
+                            format!("a template substitution must be a string or number, found {}", other.describe()),
+                        )
                     }
                 }
             }
@@ -168,7 +170,10 @@ impl<'p> Evaluator<'p> {
                 let v = self.eval(m, &u.arg)?;
                 match v.val {
                     Val::Num(n) => Some(Node::new(span, Val::Num(if u.op == UnaryOp::Minus { -n } else { n }))),
-                    other => self.not_static(v.span, format!("unary `{}` needs a number, found {}", u.op.as_str(), other.describe())),
+                    other => self.not_static(
+                        v.span,
+                        format!("unary `{}` needs a number, found {}", u.op.as_str(), other.describe()),
+                    ),
                 }
             }
             UnaryOp::Void => Some(Node::new(span, Val::Undefined)),
@@ -178,7 +183,13 @@ impl<'p> Evaluator<'p> {
 
     fn eval_bin(&mut self, m: &M, b: &BinExpr, span: Span) -> Option<Node> {
         if b.op != BinaryOp::Add {
-            return self.not_static(span, format!("the operator `{}` is not evaluated statically (only `+` on strings and numbers)", b.op.as_str()));
+            return self.not_static(
+                span,
+                format!(
+                    "the operator `{}` is not evaluated statically (only `+` on strings and numbers)",
+                    b.op.as_str()
+                ),
+            );
         }
         let l = self.eval(m, &b.left);
         let r = self.eval(m, &b.right);
@@ -189,7 +200,10 @@ impl<'p> Evaluator<'p> {
             (Val::Num(n), Val::Str(c)) => Val::Str(format!("{}{c}", js_number_string(*n))),
             (Val::Num(a), Val::Num(c)) => Val::Num(a + c),
             _ => {
-                return self.not_static(span, format!("`+` of {} and {} is not evaluated statically", l.val.describe(), r.val.describe()))
+                return self.not_static(
+                    span,
+                    format!("`+` of {} and {} is not evaluated statically", l.val.describe(), r.val.describe()),
+                )
             }
         };
         Some(Node::new(span, val))
@@ -212,7 +226,10 @@ impl<'p> Evaluator<'p> {
                 match v.val {
                     Val::Array(inner) => items.extend(inner),
                     other => {
-                        self.not_static::<Node>(v.span, format!("only arrays can be spread into an array, found {}", other.describe()));
+                        self.not_static::<Node>(
+                            v.span,
+                            format!("only arrays can be spread into an array, found {}", other.describe()),
+                        );
                         ok = false;
                     }
                 }
@@ -235,7 +252,10 @@ impl<'p> Evaluator<'p> {
                     Val::Str(s) => Some((s, span)),
                     Val::Num(n) => Some((js_number_string(n), span)),
                     other => {
-                        self.not_static::<Node>(v.span, format!("a computed key must be a string, found {}", other.describe()));
+                        self.not_static::<Node>(
+                            v.span,
+                            format!("a computed key must be a string, found {}", other.describe()),
+                        );
                         None
                     }
                 }
@@ -257,7 +277,10 @@ impl<'p> Evaluator<'p> {
                         Val::Object(inner) => inner.into_iter().for_each(|p| Node::set(&mut props, p)),
                         Val::Undefined | Val::Null => {}
                         other => {
-                            self.not_static::<Node>(v.span, format!("only objects can be spread into an object, found {}", other.describe()));
+                            self.not_static::<Node>(
+                                v.span,
+                                format!("only objects can be spread into an object, found {}", other.describe()),
+                            );
                             ok = false;
                         }
                     },
@@ -268,7 +291,9 @@ impl<'p> Evaluator<'p> {
                         let key = self.prop_key(m, &kv.key);
                         let value = self.eval(m, &kv.value);
                         match (key, value) {
-                            (Some((key, key_span)), Some(value)) => Node::set(&mut props, VProp { key, key_span, value }),
+                            (Some((key, key_span)), Some(value)) => {
+                                Node::set(&mut props, VProp { key, key_span, value })
+                            }
                             _ => ok = false,
                         }
                     }
@@ -285,12 +310,22 @@ impl<'p> Evaluator<'p> {
                         let body = g.function.body.as_ref().and_then(|b| single_return(&b.stmts));
                         match (key, body) {
                             (Some((key, key_span)), Some(expr)) => {
-                                let t = self.zod.add_thunk(crate::zod::model::Thunk { module: m.clone(), expr: Box::new(expr.clone()), span: key_span });
-                                Node::set(&mut props, VProp { key, key_span, value: Node::new(key_span, Val::Getter(t)) });
+                                let t = self.zod.add_thunk(crate::zod::model::Thunk {
+                                    module: m.clone(),
+                                    expr: Box::new(expr.clone()),
+                                    span: key_span,
+                                });
+                                Node::set(
+                                    &mut props,
+                                    VProp { key, key_span, value: Node::new(key_span, Val::Getter(t)) },
+                                );
                             }
                             _ => {
                                 let s = self.sp(m, prop.span());
-                                self.not_static::<Node>(s, "a getter is evaluated only when its body is `return <expression>`");
+                                self.not_static::<Node>(
+                                    s,
+                                    "a getter is evaluated only when its body is `return <expression>`",
+                                );
                                 ok = false;
                             }
                         }
@@ -350,8 +385,9 @@ impl<'p> Evaluator<'p> {
             "NaN" | "Infinity" => self.not_static(use_span, format!("`{name}` is not a JSON number")),
             _ => {
                 let known = m.index.bindings.keys().chain(m.index.imports.keys()).map(String::as_str);
-                let d = Diagnostic::new(Code::UnresolvedName, use_span, format!("`{name}` is not defined in this module"))
-                    .label("not a module-level constant or import");
+                let d =
+                    Diagnostic::new(Code::UnresolvedName, use_span, format!("`{name}` is not defined in this module"))
+                        .label("not a module-level constant or import");
                 let d = match closest(name, known) {
                     Some(c) => d.help(format!("did you mean `{c}`?")),
                     None => d.help("definitions can only use module-level `const` bindings and imports; globals and local variables exist only at run time"),
@@ -368,7 +404,9 @@ impl<'p> Evaluator<'p> {
                 let item = &m.module.body[r.item];
                 let decl = match item {
                     ModuleItem::Stmt(Stmt::Decl(Decl::Var(v))) => &v.decls[r.declarator],
-                    ModuleItem::ModuleDecl(ModuleDecl::ExportDecl(ExportDecl { decl: Decl::Var(v), .. })) => &v.decls[r.declarator],
+                    ModuleItem::ModuleDecl(ModuleDecl::ExportDecl(ExportDecl { decl: Decl::Var(v), .. })) => {
+                        &v.decls[r.declarator]
+                    }
                     _ => return self.not_static(use_span, "internal: constant not found"),
                 };
                 let init = decl.init.as_ref().expect("const with initializer");
@@ -380,13 +418,18 @@ impl<'p> Evaluator<'p> {
                 self.with_cache(key, use_span, |ev| ev.eval_enum(m, item, span))
             }
             Binding::Const { init: None, span } => self.error(
-                Diagnostic::new(Code::NotStatic, use_span, format!("`{name}` is declared without a value")).related(*span, "declared here"),
+                Diagnostic::new(Code::NotStatic, use_span, format!("`{name}` is declared without a value"))
+                    .related(*span, "declared here"),
             ),
             Binding::Mutable { keyword, span } => self.error(
-                Diagnostic::new(Code::MutableBinding, use_span, format!("`{name}` is declared with `{keyword}`; only `const` bindings are evaluated statically"))
-                    .label(format!("`{keyword}` binding"))
-                    .related(*span, format!("declared with `{keyword}` here"))
-                    .help(format!("declare it with `const` if it never changes: `const {name} = ...`")),
+                Diagnostic::new(
+                    Code::MutableBinding,
+                    use_span,
+                    format!("`{name}` is declared with `{keyword}`; only `const` bindings are evaluated statically"),
+                )
+                .label(format!("`{keyword}` binding"))
+                .related(*span, format!("declared with `{keyword}` here"))
+                .help(format!("declare it with `const` if it never changes: `const {name} = ...`")),
             ),
             Binding::Other { what, span } => self.error(
                 Diagnostic::new(Code::NotStatic, use_span, format!("`{name}` is {what}, not a static value"))
@@ -415,7 +458,9 @@ impl<'p> Evaluator<'p> {
                 Some(init) => self.eval(m, init)?,
                 None => match next {
                     Some(n) => Node::new(key_span, Val::Num(n)),
-                    None => return self.not_static(key_span, "an enum member after a string member needs an initializer"),
+                    None => {
+                        return self.not_static(key_span, "an enum member after a string member needs an initializer")
+                    }
                 },
             };
             next = match value.val {
@@ -423,7 +468,10 @@ impl<'p> Evaluator<'p> {
                 _ => None,
             };
             if let Val::Num(n) = value.val {
-                Node::set(&mut props, VProp { key: js_number_string(n), key_span, value: Node::new(key_span, Val::Str(key.clone())) });
+                Node::set(
+                    &mut props,
+                    VProp { key: js_number_string(n), key_span, value: Node::new(key_span, Val::Str(key.clone())) },
+                );
             }
             Node::set(&mut props, VProp { key, key_span, value });
         }
@@ -431,7 +479,12 @@ impl<'p> Evaluator<'p> {
     }
 
     /// Runs `f` with cycle detection and caching under `key`.
-    fn with_cache(&mut self, key: (PathKey, String), use_span: Span, f: impl FnOnce(&mut Self) -> Option<Node>) -> Option<Node> {
+    fn with_cache(
+        &mut self,
+        key: (PathKey, String),
+        use_span: Span,
+        f: impl FnOnce(&mut Self) -> Option<Node>,
+    ) -> Option<Node> {
         if let Some(cached) = self.cache.get(&key) {
             return cached.clone();
         }
@@ -475,11 +528,17 @@ impl<'p> Evaluator<'p> {
         }
         let relative = source.starts_with('.') || source.starts_with('/');
         let d = if relative {
-            let d = Diagnostic::new(Code::UnresolvedName, use_span, format!("cannot resolve `{source}` from {}", m.file.rel))
-                .label(format!("`{name}` is imported from `{source}`"));
+            let d = Diagnostic::new(
+                Code::UnresolvedName,
+                use_span,
+                format!("cannot resolve `{source}` from {}", m.file.rel),
+            )
+            .label(format!("`{name}` is imported from `{source}`"));
             match similar_module(&m.file.path, source) {
                 Some(s) => d.help(format!("did you mean `{s}`?")),
-                None => d.help("check the path: it is resolved like TypeScript does (extensions, index files, `.js` → `.ts`)"),
+                None => d.help(
+                    "check the path: it is resolved like TypeScript does (extensions, index files, `.js` → `.ts`)",
+                ),
             }
         } else {
             Diagnostic::new(Code::NotStatic, use_span, format!("`{name}` comes from the package `{source}`, which the compiler does not evaluate"))
@@ -497,8 +556,12 @@ impl<'p> Evaluator<'p> {
                 format!("cannot evaluate: {} has syntax errors", file.rel),
             )),
             Err(LoadError::Unreadable { file, reason }) => self.error(
-                Diagnostic::new(Code::NotStatic, use_span, format!("cannot evaluate: {} cannot be read ({reason})", file.rel))
-                    .help(format!("fix {} first (see its AS0002 diagnostic): save it as UTF-8", file.rel)),
+                Diagnostic::new(
+                    Code::NotStatic,
+                    use_span,
+                    format!("cannot evaluate: {} cannot be read ({reason})", file.rel),
+                )
+                .help(format!("fix {} first (see its AS0002 diagnostic): save it as UTF-8", file.rel)),
             ),
             Err(LoadError::NotFound) => self.error(Diagnostic::new(
                 Code::UnresolvedName,
@@ -513,7 +576,8 @@ impl<'p> Evaluator<'p> {
         let key = (PathKey::new(path), format!("export:{name}"));
         let path = path.to_path_buf();
         let name = name.to_string();
-        self.with_cache(key, use_span, move |ev| ev.eval_export_uncached(&path, &name, use_span)).map(|n| n.via(use_span))
+        self.with_cache(key, use_span, move |ev| ev.eval_export_uncached(&path, &name, use_span))
+            .map(|n| n.via(use_span))
     }
 
     fn eval_export_uncached(&mut self, path: &Path, name: &str, use_span: Span) -> Option<Node> {
@@ -521,21 +585,29 @@ impl<'p> Evaluator<'p> {
         if let Some(export) = m.index.exports.get(name).cloned() {
             return match export {
                 Export::Local { local, .. } => self.eval_ident(&m, &local, use_span),
-                Export::Reexport { source, imported, span } => match self.resolve_import_source(&m, &source, span, &imported)? {
-                    Resolved::Core => self.core_export(&imported, use_span),
-                    Resolved::File(target) => self.eval_export(&target, &imported, use_span),
-                },
-                Export::ReexportNamespace { source, span } => match self.resolve_import_source(&m, &source, span, name)? {
-                    Resolved::Core => Some(Node::new(use_span, Val::CoreNamespace)),
-                    Resolved::File(target) => Some(Node::new(use_span, Val::Namespace(target))),
-                },
+                Export::Reexport { source, imported, span } => {
+                    match self.resolve_import_source(&m, &source, span, &imported)? {
+                        Resolved::Core => self.core_export(&imported, use_span),
+                        Resolved::File(target) => self.eval_export(&target, &imported, use_span),
+                    }
+                }
+                Export::ReexportNamespace { source, span } => {
+                    match self.resolve_import_source(&m, &source, span, name)? {
+                        Resolved::Core => Some(Node::new(use_span, Val::CoreNamespace)),
+                        Resolved::File(target) => Some(Node::new(use_span, Val::Namespace(target))),
+                    }
+                }
                 Export::DefaultExpr { item, .. } => match &m.module.body[item] {
                     ModuleItem::ModuleDecl(ModuleDecl::ExportDefaultExpr(e)) => self.eval(&m, &e.expr),
                     _ => self.not_static(use_span, "internal: default export not found"),
                 },
                 Export::DefaultOther { span } => self.error(
-                    Diagnostic::new(Code::NotStatic, use_span, format!("the default export of {} is a function or class, not a static value", m.file.rel))
-                        .related(span, "exported here"),
+                    Diagnostic::new(
+                        Code::NotStatic,
+                        use_span,
+                        format!("the default export of {} is a function or class, not a static value", m.file.rel),
+                    )
+                    .related(span, "exported here"),
                 ),
             };
         }
@@ -608,10 +680,17 @@ impl<'p> Evaluator<'p> {
                 match k.val {
                     Val::Str(s) => (s, k.span),
                     Val::Num(n) => (js_number_string(n), k.span),
-                    other => return self.not_static(k.span, format!("a computed member must be a string or number, found {}", other.describe())),
+                    other => {
+                        return self.not_static(
+                            k.span,
+                            format!("a computed member must be a string or number, found {}", other.describe()),
+                        )
+                    }
                 }
             }
-            MemberProp::PrivateName(p) => return self.not_static(self.sp(m, p.span), "private fields are not static values"),
+            MemberProp::PrivateName(p) => {
+                return self.not_static(self.sp(m, p.span), "private fields are not static values")
+            }
         };
         match obj.val {
             Val::Object(props) => match props.iter().position(|p| p.key == key) {
@@ -622,7 +701,9 @@ impl<'p> Evaluator<'p> {
                         _ => "the object".to_string(),
                     };
                     let keys: Vec<&str> = props.iter().map(|p| p.key.as_str()).collect();
-                    let d = Diagnostic::new(Code::UnresolvedName, key_span, format!("{object} has no property `{key}`")).label("no such property");
+                    let d =
+                        Diagnostic::new(Code::UnresolvedName, key_span, format!("{object} has no property `{key}`"))
+                            .label("no such property");
                     let list = keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
                     let d = match closest(&key, keys.iter().copied()) {
                         Some(c) => d.help(format!("did you mean `{c}`? {object} has {list}")),
@@ -677,8 +758,12 @@ impl<'p> Evaluator<'p> {
             }
             "fromStandardSchema" => self.eval_from_standard_schema(m, call, span),
             root => self.error(
-                Diagnostic::new(Code::InvalidArguments, span, format!("`{root}` declares a whole contract and cannot be nested in another definition"))
-                    .help("declare it at module level and bind it separately"),
+                Diagnostic::new(
+                    Code::InvalidArguments,
+                    span,
+                    format!("`{root}` declares a whole contract and cannot be nested in another definition"),
+                )
+                .help("declare it at module level and bind it separately"),
             ),
         }
     }
@@ -689,7 +774,8 @@ impl<'p> Evaluator<'p> {
         match callee {
             Expr::Paren(p) => self.zod_callee(m, &p.expr),
             Expr::Ident(id) => {
-                let zod_import = m.index.imports.get(id.sym.as_str()).is_some_and(|i| crate::zod::is_zod_source(&i.source));
+                let zod_import =
+                    m.index.imports.get(id.sym.as_str()).is_some_and(|i| crate::zod::is_zod_source(&i.source));
                 if !zod_import {
                     return Some(None);
                 }
@@ -720,7 +806,8 @@ impl<'p> Evaluator<'p> {
 
     /// `new RegExp(source, flags?)` with static arguments.
     fn eval_new(&mut self, m: &M, n: &NewExpr, span: Span) -> Option<Node> {
-        let is_regexp = matches!(&*n.callee, Expr::Ident(i) if i.sym == "RegExp" && !m.index.bindings.contains_key("RegExp"));
+        let is_regexp =
+            matches!(&*n.callee, Expr::Ident(i) if i.sym == "RegExp" && !m.index.bindings.contains_key("RegExp"));
         if !is_regexp {
             return self.not_static(span, "`new` creates a runtime object");
         }
@@ -731,7 +818,10 @@ impl<'p> Evaluator<'p> {
             match v.val {
                 Val::Str(s) => strings.push(s),
                 Val::Regex(r) => strings.push(r.source),
-                other => return self.not_static(v.span, format!("new RegExp needs string arguments, found {}", other.describe())),
+                other => {
+                    return self
+                        .not_static(v.span, format!("new RegExp needs string arguments, found {}", other.describe()))
+                }
             }
         }
         let source = js_regexp_source(strings.first().map(String::as_str).unwrap_or(""));
@@ -780,12 +870,21 @@ impl<'p> Evaluator<'p> {
             };
             let label = if call.args.len() > 1 { "unexpected argument" } else { "needs one object argument" };
             return self.error(
-                Diagnostic::new(Code::InvalidArguments, at, format!("`{callee}` takes exactly one object argument, found {} arguments", call.args.len())).label(label),
+                Diagnostic::new(
+                    Code::InvalidArguments,
+                    at,
+                    format!("`{callee}` takes exactly one object argument, found {} arguments", call.args.len()),
+                )
+                .label(label),
             );
         }
         let v = self.eval(m, &call.args[0].expr)?;
         if !matches!(v.val, Val::Object(_)) {
-            return self.error(Diagnostic::new(Code::InvalidArguments, v.span, format!("`{callee}` takes an object literal, found {}", v.val.describe())));
+            return self.error(Diagnostic::new(
+                Code::InvalidArguments,
+                v.span,
+                format!("`{callee}` takes an object literal, found {}", v.val.describe()),
+            ));
         }
         Some(v)
     }
@@ -795,15 +894,20 @@ impl<'p> Evaluator<'p> {
     fn eval_from_standard_schema(&mut self, m: &M, call: &CallExpr, span: Span) -> Option<Node> {
         let Some(options) = call.args.get(1).filter(|_| call.args.len() == 2) else {
             return self.error(
-                Diagnostic::new(Code::InvalidArguments, span, "`fromStandardSchema` takes two arguments: the schema and `{ jsonSchema }`")
-                    .help("fromStandardSchema(Schema, { jsonSchema: z.toJSONSchema(Schema, { io: \"input\" }) })"),
+                Diagnostic::new(
+                    Code::InvalidArguments,
+                    span,
+                    "`fromStandardSchema` takes two arguments: the schema and `{ jsonSchema }`",
+                )
+                .help("fromStandardSchema(Schema, { jsonSchema: z.toJSONSchema(Schema, { io: \"input\" }) })"),
             );
         };
         let json_expr = match &*options.expr {
             Expr::Object(o) => o.props.iter().find_map(|p| match p {
                 PropOrSpread::Prop(p) => match &**p {
-                    swc_ecma_ast::Prop::KeyValue(kv) if matches!(&kv.key, PropName::Ident(i) if i.sym == "jsonSchema")
-                        || matches!(&kv.key, PropName::Str(s) if str_value(s) == "jsonSchema") =>
+                    swc_ecma_ast::Prop::KeyValue(kv)
+                        if matches!(&kv.key, PropName::Ident(i) if i.sym == "jsonSchema")
+                            || matches!(&kv.key, PropName::Str(s) if str_value(s) == "jsonSchema") =>
                     {
                         Some(JsonSchemaExpr::Expr(&kv.value))
                     }
@@ -817,8 +921,12 @@ impl<'p> Evaluator<'p> {
         let options_span = self.sp(m, options.expr.span());
         let Some(json_expr) = json_expr else {
             return self.error(
-                Diagnostic::new(Code::SchemaNotEvaluable, options_span, "the options of `fromStandardSchema` must be an object literal with a `jsonSchema` property")
-                    .help("fromStandardSchema(Schema, { jsonSchema: {...} })"),
+                Diagnostic::new(
+                    Code::SchemaNotEvaluable,
+                    options_span,
+                    "the options of `fromStandardSchema` must be an object literal with a `jsonSchema` property",
+                )
+                .help("fromStandardSchema(Schema, { jsonSchema: {...} })"),
             );
         };
         self.last_converted = None;
@@ -830,7 +938,8 @@ impl<'p> Evaluator<'p> {
             JsonSchemaExpr::Expr(e) => {
                 if let Expr::Call(inner) = unwrap_ts(e) {
                     let Callee::Expr(callee) = &inner.callee else { return None };
-                    let is_zod = matches!(self.zod_callee(m, callee), Some(Some(Val::ZodFn(ref f))) if f == "toJSONSchema");
+                    let is_zod =
+                        matches!(self.zod_callee(m, callee), Some(Some(Val::ZodFn(ref f))) if f == "toJSONSchema");
                     if !is_zod {
                         let s = self.sp(m, inner.span);
                         return self.error(
@@ -844,7 +953,11 @@ impl<'p> Evaluator<'p> {
             }
         }?;
         if !matches!(json.val, Val::Object(_)) {
-            return self.error(Diagnostic::new(Code::InvalidArguments, json.span, format!("`jsonSchema` must be an object, found {}", json.val.describe())));
+            return self.error(Diagnostic::new(
+                Code::InvalidArguments,
+                json.span,
+                format!("`jsonSchema` must be an object, found {}", json.val.describe()),
+            ));
         }
         // The validator and the JSON Schema must describe the same zod schema.
         if let Some((converted, io)) = self.last_converted {
@@ -854,7 +967,8 @@ impl<'p> Evaluator<'p> {
             if let Some(Node { val: Val::Zod(v), span: vspan, via, .. }) = validated {
                 // Two spellings of the same schema are fine; a different schema is not.
                 let same = v == converted
-                    || crate::zod::emit::to_json_schema(&self.zod, v, io).ok() == crate::zod::emit::to_json_schema(&self.zod, converted, io).ok();
+                    || crate::zod::emit::to_json_schema(&self.zod, v, io).ok()
+                        == crate::zod::emit::to_json_schema(&self.zod, converted, io).ok();
                 if !same {
                     return self.error(
                         Diagnostic::new(Code::InvalidArguments, via.unwrap_or(vspan), "`fromStandardSchema` validates one zod schema but its `jsonSchema` is converted from another")
@@ -998,7 +1112,9 @@ pub fn json_to_node(v: &serde_json::Value, span: Span) -> Node {
         Value::Number(n) => Val::Num(n.as_f64().unwrap_or(0.0)),
         Value::String(s) => Val::Str(s.clone()),
         Value::Array(a) => Val::Array(a.iter().map(|x| json_to_node(x, span)).collect()),
-        Value::Object(o) => Val::Object(o.iter().map(|(k, x)| VProp { key: k.clone(), key_span: span, value: json_to_node(x, span) }).collect()),
+        Value::Object(o) => Val::Object(
+            o.iter().map(|(k, x)| VProp { key: k.clone(), key_span: span, value: json_to_node(x, span) }).collect(),
+        ),
     };
     Node::new(span, val)
 }

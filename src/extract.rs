@@ -65,19 +65,34 @@ pub struct ConstRef {
 /// A module-level binding.
 #[derive(Clone, Debug)]
 pub enum Binding {
-    Const { init: Option<ConstRef>, span: Span },
+    Const {
+        init: Option<ConstRef>,
+        span: Span,
+    },
     /// `let` or `var`: never statically evaluated.
-    Mutable { keyword: &'static str, span: Span },
+    Mutable {
+        keyword: &'static str,
+        span: Span,
+    },
     /// A TypeScript `enum` (evaluated to its object, reverse mappings included, as tsc emits it).
-    Enum { item: usize, span: Span },
+    Enum {
+        item: usize,
+        span: Span,
+    },
     /// A function, class, destructured const...: a runtime value.
-    Other { what: &'static str, span: Span },
+    Other {
+        what: &'static str,
+        span: Span,
+    },
 }
 
 impl Binding {
     pub fn span(&self) -> Span {
         match self {
-            Binding::Const { span, .. } | Binding::Mutable { span, .. } | Binding::Enum { span, .. } | Binding::Other { span, .. } => *span,
+            Binding::Const { span, .. }
+            | Binding::Mutable { span, .. }
+            | Binding::Enum { span, .. }
+            | Binding::Other { span, .. } => *span,
         }
     }
 }
@@ -174,8 +189,10 @@ pub fn index_module(file: &SourceFile, module: &Module) -> ModuleIndex {
                             if n.is_type_only {
                                 continue;
                             }
-                            let imported = n.imported.as_ref().map(export_name).unwrap_or_else(|| n.local.sym.to_string());
-                            let kind = if imported == "default" { ImportKind::Default } else { ImportKind::Named(imported) };
+                            let imported =
+                                n.imported.as_ref().map(export_name).unwrap_or_else(|| n.local.sym.to_string());
+                            let kind =
+                                if imported == "default" { ImportKind::Default } else { ImportKind::Named(imported) };
                             (n.local.sym.to_string(), kind, n.span)
                         }
                         ImportSpecifier::Default(d) => (d.local.sym.to_string(), ImportKind::Default, d.span),
@@ -206,21 +223,30 @@ pub fn index_module(file: &SourceFile, module: &Module) -> ModuleIndex {
                             let orig = export_name(&n.orig);
                             let exported = n.exported.as_ref().map(export_name).unwrap_or_else(|| orig.clone());
                             let export = match &source {
-                                Some(source) => Export::Reexport { source: source.clone(), imported: orig, span: sp(n.span) },
+                                Some(source) => {
+                                    Export::Reexport { source: source.clone(), imported: orig, span: sp(n.span) }
+                                }
                                 None => Export::Local { local: orig, span: sp(n.span) },
                             };
                             index.exports.insert(exported, export);
                         }
                         ExportSpecifier::Namespace(ns) => {
                             if let Some(source) = &source {
-                                index.exports.insert(export_name(&ns.name), Export::ReexportNamespace { source: source.clone(), span: sp(ns.span) });
+                                index.exports.insert(
+                                    export_name(&ns.name),
+                                    Export::ReexportNamespace { source: source.clone(), span: sp(ns.span) },
+                                );
                             }
                         }
                         ExportSpecifier::Default(d) => {
                             if let Some(source) = &source {
                                 index.exports.insert(
                                     d.exported.sym.to_string(),
-                                    Export::Reexport { source: source.clone(), imported: "default".into(), span: sp(d.exported.span) },
+                                    Export::Reexport {
+                                        source: source.clone(),
+                                        imported: "default".into(),
+                                        span: sp(d.exported.span),
+                                    },
                                 );
                             }
                         }
@@ -277,7 +303,10 @@ fn declare(index: &mut ModuleIndex, decl: &Decl, item: usize, file: &SourceFile)
                         let mut found = Vec::new();
                         pat_names(pat, &mut found);
                         for n in found {
-                            index.bindings.insert(n.clone(), Binding::Other { what: "a destructured binding", span: binding_span });
+                            index.bindings.insert(
+                                n.clone(),
+                                Binding::Other { what: "a destructured binding", span: binding_span },
+                            );
                             names.push((n, binding_span));
                         }
                     }
@@ -285,7 +314,9 @@ fn declare(index: &mut ModuleIndex, decl: &Decl, item: usize, file: &SourceFile)
             }
         }
         Decl::Fn(f) => {
-            index.bindings.insert(f.ident.sym.to_string(), Binding::Other { what: "a function", span: sp(f.ident.span) });
+            index
+                .bindings
+                .insert(f.ident.sym.to_string(), Binding::Other { what: "a function", span: sp(f.ident.span) });
             names.push((f.ident.sym.to_string(), sp(f.ident.span)));
         }
         Decl::Class(c) => {
@@ -382,7 +413,11 @@ impl MacroFinder<'_> {
                 _ => return None,
             };
             let Expr::Lit(Lit::Str(s)) = &*kv.value else { return None };
-            (key == "instanceId").then(|| BindCall { target: target.sym.to_string(), instance_id: str_value(s), span: span_of(self.file, s.span) })
+            (key == "instanceId").then(|| BindCall {
+                target: target.sym.to_string(),
+                instance_id: str_value(s),
+                span: span_of(self.file, s.span),
+            })
         })
     }
 
@@ -426,7 +461,8 @@ impl Visit for MacroFinder<'_> {
                             span_of(self.file, callee.span()).hi
                         };
                         let rest = &self.file.text[callee_end as usize..span.hi as usize];
-                        let open = rest.find('(').map(|i| callee_end + i as u32 + 1).unwrap_or(span.hi.saturating_sub(1));
+                        let open =
+                            rest.find('(').map(|i| callee_end + i as u32 + 1).unwrap_or(span.hi.saturating_sub(1));
                         (open, false)
                     }
                 };

@@ -45,19 +45,37 @@ pub fn compile_file(data: &[u8]) {
         for label in std::iter::once(&d.primary).chain(&d.related) {
             let f = c.project.db.get(label.span.file);
             let (lo, hi) = (label.span.lo as usize, label.span.hi as usize);
-            assert!(lo <= hi && hi <= f.text.len(), "{}: span {lo}..{hi} outside {} ({} bytes)", d.code.id(), f.rel, f.text.len());
-            assert!(f.text.is_char_boundary(lo) && f.text.is_char_boundary(hi), "{}: span {lo}..{hi} splits a character", d.code.id());
+            assert!(
+                lo <= hi && hi <= f.text.len(),
+                "{}: span {lo}..{hi} outside {} ({} bytes)",
+                d.code.id(),
+                f.rel,
+                f.text.len()
+            );
+            assert!(
+                f.text.is_char_boundary(lo) && f.text.is_char_boundary(hi),
+                "{}: span {lo}..{hi} splits a character",
+                d.code.id()
+            );
             let _ = f.line_col(label.span.lo);
         }
     }
     let _ = crate::render::json::render(&c.diagnostics, &c.project.db);
     let _ = crate::render::sarif::render(&c.diagnostics, &c.project.db);
     let _ = crate::render::github::render(&c.diagnostics, &c.project.db);
-    let _ = crate::render::pretty::render(&c.diagnostics, &c.project.db, crate::render::pretty::PrettyOptions { color: false, width: 100 });
+    let _ = crate::render::pretty::render(
+        &c.diagnostics,
+        &c.project.db,
+        crate::render::pretty::PrettyOptions { color: false, width: 100 },
+    );
 
     let edits = crate::provenance::provenance_edits(&c, &path);
     for e in &edits {
-        assert!(e.offset <= text.len() && text.is_char_boundary(e.offset), "provenance edit at {} is not a char boundary of the file", e.offset);
+        assert!(
+            e.offset <= text.len() && text.is_char_boundary(e.offset),
+            "provenance edit at {} is not a char boundary of the file",
+            e.offset
+        );
     }
     let _ = crate::provenance::apply_edits(&text, &edits);
 
@@ -65,7 +83,10 @@ pub fn compile_file(data: &[u8]) {
         match CapabilityAuthority::new(c.manifest().to_value()) {
             Ok(a) => agent_surface_runtime::fuzz_support::check_accepted(&a),
             Err(AuthorityError::DuplicateId { .. }) => {}
-            Err(e) => panic!("the runtime refuses a manifest the compiler emitted as complete: {e}\n{}", c.manifest().to_pretty_json()),
+            Err(e) => panic!(
+                "the runtime refuses a manifest the compiler emitted as complete: {e}\n{}",
+                c.manifest().to_pretty_json()
+            ),
         }
     }
 }

@@ -55,7 +55,8 @@ impl Input {
         }
         use Input::*;
         match (self, other) {
-            (Read { path: a, file: fa }, Read { path: c, file: fc }) | (Load { path: a, file: fa }, Load { path: c, file: fc }) => b(a).cmp(b(c)).then(id(fa).cmp(&id(fc))),
+            (Read { path: a, file: fa }, Read { path: c, file: fc })
+            | (Load { path: a, file: fa }, Load { path: c, file: fc }) => b(a).cmp(b(c)).then(id(fa).cmp(&id(fc))),
             (Resolve { dir: a, specifier: sa, found: fa }, Resolve { dir: c, specifier: sc, found: fc }) => {
                 b(a).cmp(b(c)).then_with(|| sa.cmp(sc)).then_with(|| fa.as_deref().map(b).cmp(&fc.as_deref().map(b)))
             }

@@ -425,7 +425,8 @@ impl Server {
 
     /// A project with the folder's configuration and the open buffers, or the reason it has none.
     fn new_project(&self, root: &Path, watched: bool) -> Result<Arc<Project>, String> {
-        let config = Config::load(root).map_err(|e| format!("agent-surface: invalid configuration, no diagnostics for {}: {e}", root.display()))?;
+        let config = Config::load(root)
+            .map_err(|e| format!("agent-surface: invalid configuration, no diagnostics for {}: {e}", root.display()))?;
         let project = Project::new(config);
         if watched {
             project.set_change_tracking(ChangeTracking::Reported);
@@ -448,7 +449,14 @@ impl Server {
                 None
             }
         };
-        self.folders.push(Folder { root, project, due: Some(Instant::now()), compiled: false, diagnostics: HashMap::new(), watched });
+        self.folders.push(Folder {
+            root,
+            project,
+            due: Some(Instant::now()),
+            compiled: false,
+            diagnostics: HashMap::new(),
+            watched,
+        });
         self.folders.len() - 1
     }
 
@@ -459,7 +467,10 @@ impl Server {
         match w.watcher.watch(root, notify::RecursiveMode::Recursive) {
             Ok(()) => true,
             Err(e) => {
-                let message = format!("agent-surface: cannot watch {} ({e}); every compile reads the whole folder again", root.display());
+                let message = format!(
+                    "agent-surface: cannot watch {} ({e}); every compile reads the whole folder again",
+                    root.display()
+                );
                 self.log(lsp::MessageType::WARNING, message);
                 false
             }
@@ -500,7 +511,12 @@ impl Server {
 
     /// The folder a file belongs to: the innermost root that contains it.
     fn owner(&self, path: &Path) -> Option<usize> {
-        self.folders.iter().enumerate().filter(|(_, f)| path.starts_with(&f.root)).max_by_key(|(_, f)| f.root.as_os_str().len()).map(|(i, _)| i)
+        self.folders
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| path.starts_with(&f.root))
+            .max_by_key(|(_, f)| f.root.as_os_str().len())
+            .map(|(i, _)| i)
     }
 
     /// The owner, or a project for a file outside every workspace folder: the nearest folder
@@ -509,11 +525,19 @@ impl Server {
         if let Some(i) = self.owner(path) {
             return Some(i);
         }
-        let root = path.ancestors().skip(1).find(|d| {
-            CONFIG_NAMES.iter().any(|n| d.join(n).is_file()) || d.join(".git").exists()
-        })?;
+        let root = path
+            .ancestors()
+            .skip(1)
+            .find(|d| CONFIG_NAMES.iter().any(|n| d.join(n).is_file()) || d.join(".git").exists())?;
         let root = root.to_path_buf();
-        self.log(lsp::MessageType::INFO, format!("agent-surface: {} is outside the workspace folders; using the project at {}", path.display(), root.display()));
+        self.log(
+            lsp::MessageType::INFO,
+            format!(
+                "agent-surface: {} is outside the workspace folders; using the project at {}",
+                path.display(),
+                root.display()
+            ),
+        );
         Some(self.add_folder(root))
     }
 
@@ -632,7 +656,11 @@ impl Server {
     fn publish(&mut self, path: &Path, diagnostics: Vec<lsp::Diagnostic>) {
         let version = self.open.get(path).map(|d| d.version);
         let uri = self.uri_of(path);
-        self.notify::<lsp::notification::PublishDiagnostics>(lsp::PublishDiagnosticsParams { uri, diagnostics, version });
+        self.notify::<lsp::notification::PublishDiagnostics>(lsp::PublishDiagnosticsParams {
+            uri,
+            diagnostics,
+            version,
+        });
     }
 
     // -- requests ------------------------------------------------------------------------------
@@ -677,7 +705,10 @@ impl Server {
                 let p: lsp::DidOpenTextDocumentParams = note_params(n)?;
                 let Some(path) = uri_to_path(&p.text_document.uri).filter(|p| is_source_file(p)) else { return Ok(()) };
                 self.set_overlay(&path, &p.text_document.text);
-                self.open.insert(path.clone(), OpenDoc { uri: p.text_document.uri, version: p.text_document.version, text: p.text_document.text });
+                self.open.insert(
+                    path.clone(),
+                    OpenDoc { uri: p.text_document.uri, version: p.text_document.version, text: p.text_document.text },
+                );
                 if self.caps.pull && !self.current(&path).is_empty() {
                     // The client pulls an open file's diagnostics: clear the pushed ones.
                     self.publish(&path, Vec::new());
@@ -790,7 +821,9 @@ impl Server {
                 crate::watch::FsChange::Path { path, .. } => Some(normalize(path)),
                 crate::watch::FsChange::Rescan => None,
             };
-            if path.as_deref().is_some_and(|p| p.components().any(|c| matches!(c.as_os_str().to_str(), Some("node_modules" | ".git")))) {
+            if path.as_deref().is_some_and(|p| {
+                p.components().any(|c| matches!(c.as_os_str().to_str(), Some("node_modules" | ".git")))
+            }) {
                 continue;
             }
             let mut config = None;
@@ -828,10 +861,11 @@ impl Server {
         if !self.caps.watch_registration {
             return;
         }
-        let watchers: Vec<lsp::FileSystemWatcher> = ["**/*.{ts,tsx,mts,cts}", "**/{agent-surface.config.json,package.json,tsconfig.json}"]
-            .iter()
-            .map(|g| lsp::FileSystemWatcher { glob_pattern: lsp::GlobPattern::String(g.to_string()), kind: None })
-            .collect();
+        let watchers: Vec<lsp::FileSystemWatcher> =
+            ["**/*.{ts,tsx,mts,cts}", "**/{agent-surface.config.json,package.json,tsconfig.json}"]
+                .iter()
+                .map(|g| lsp::FileSystemWatcher { glob_pattern: lsp::GlobPattern::String(g.to_string()), kind: None })
+                .collect();
         let options = lsp::DidChangeWatchedFilesRegistrationOptions { watchers };
         self.request::<lsp::request::RegisterCapability>(lsp::RegistrationParams {
             registrations: vec![lsp::Registration {
@@ -851,7 +885,11 @@ impl Server {
                 let response = match catch_unwind(AssertUnwindSafe(|| self.handle_request(req))) {
                     Ok(Ok(result)) => Response::new_ok(id, result),
                     Ok(Err(Failure(code, message))) => Response::new_err(id, code as i32, message),
-                    Err(_) => Response::new_err(id, ErrorCode::InternalError as i32, format!("agent-surface failed on `{method}` (please report it)")),
+                    Err(_) => Response::new_err(
+                        id,
+                        ErrorCode::InternalError as i32,
+                        format!("agent-surface failed on `{method}` (please report it)"),
+                    ),
                 };
                 self.send(response);
                 true
@@ -861,14 +899,20 @@ impl Server {
                 let method = n.method.clone();
                 match catch_unwind(AssertUnwindSafe(|| self.handle_notification(n))) {
                     Ok(Ok(())) => {}
-                    Ok(Err(e)) => self.log(lsp::MessageType::WARNING, format!("agent-surface: ignored `{method}`: {e}")),
-                    Err(_) => self.log(lsp::MessageType::ERROR, format!("agent-surface failed on `{method}` (please report it)")),
+                    Ok(Err(e)) => {
+                        self.log(lsp::MessageType::WARNING, format!("agent-surface: ignored `{method}`: {e}"))
+                    }
+                    Err(_) => self
+                        .log(lsp::MessageType::ERROR, format!("agent-surface failed on `{method}` (please report it)")),
                 }
                 true
             }
             Message::Response(r) => {
                 if let Err(e) = r.response_result {
-                    self.log(lsp::MessageType::WARNING, format!("agent-surface: the client refused request {}: {}", r.id, e.message));
+                    self.log(
+                        lsp::MessageType::WARNING,
+                        format!("agent-surface: the client refused request {}: {}", r.id, e.message),
+                    );
                 }
                 true
             }
@@ -905,7 +949,10 @@ fn capabilities() -> lsp::ServerCapabilities {
             work_done_progress_options: Default::default(),
         })),
         workspace: Some(lsp::WorkspaceServerCapabilities {
-            workspace_folders: Some(lsp::WorkspaceFoldersServerCapabilities { supported: Some(true), change_notifications: Some(lsp::OneOf::Left(true)) }),
+            workspace_folders: Some(lsp::WorkspaceFoldersServerCapabilities {
+                supported: Some(true),
+                change_notifications: Some(lsp::OneOf::Left(true)),
+            }),
             file_operations: None,
         }),
         ..Default::default()
@@ -917,13 +964,23 @@ fn roots(params: &Value) -> Vec<PathBuf> {
     let mut roots = Vec::new();
     if let Some(folders) = params.get("workspaceFolders").and_then(Value::as_array) {
         for f in folders {
-            if let Some(p) = f.get("uri").and_then(Value::as_str).and_then(|u| u.parse::<lsp::Uri>().ok()).and_then(|u| uri_to_path(&u)) {
+            if let Some(p) = f
+                .get("uri")
+                .and_then(Value::as_str)
+                .and_then(|u| u.parse::<lsp::Uri>().ok())
+                .and_then(|u| uri_to_path(&u))
+            {
                 roots.push(p);
             }
         }
     }
     if roots.is_empty() {
-        if let Some(p) = params.get("rootUri").and_then(Value::as_str).and_then(|u| u.parse::<lsp::Uri>().ok()).and_then(|u| uri_to_path(&u)) {
+        if let Some(p) = params
+            .get("rootUri")
+            .and_then(Value::as_str)
+            .and_then(|u| u.parse::<lsp::Uri>().ok())
+            .and_then(|u| uri_to_path(&u))
+        {
             roots.push(p);
         } else if let Some(p) = params.get("rootPath").and_then(Value::as_str).filter(|p| !p.is_empty()) {
             roots.push(normalize(Path::new(p)));
@@ -944,7 +1001,10 @@ fn client_caps(params: &Value) -> ClientCaps {
     ClientCaps {
         pull,
         refresh: caps.pointer("/workspace/diagnostics/refreshSupport").and_then(Value::as_bool).unwrap_or(false),
-        watch_registration: caps.pointer("/workspace/didChangeWatchedFiles/dynamicRegistration").and_then(Value::as_bool).unwrap_or(false),
+        watch_registration: caps
+            .pointer("/workspace/didChangeWatchedFiles/dynamicRegistration")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
     }
 }
 
@@ -959,7 +1019,14 @@ pub fn run(connection: Connection) -> bool {
         match receiver.recv() {
             Ok(Message::Request(r)) if r.method == "initialize" => break (r.id, r.params),
             Ok(Message::Request(r)) => {
-                let _ = sender.send(Response::new_err(r.id, ErrorCode::ServerNotInitialized as i32, "the server is not initialized".into()).into());
+                let _ = sender.send(
+                    Response::new_err(
+                        r.id,
+                        ErrorCode::ServerNotInitialized as i32,
+                        "the server is not initialized".into(),
+                    )
+                    .into(),
+                );
             }
             Ok(Message::Notification(n)) if n.method == "exit" => return false,
             Ok(_) => {}
@@ -971,7 +1038,16 @@ pub fn run(connection: Connection) -> bool {
         server_info: Some(lsp::ServerInfo { name: SOURCE.into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
     };
     let _ = sender.send(Response::new_ok(id, result).into());
-    let mut server = Server { sender, watcher: FolderWatcher::new(), folders: Vec::new(), open: HashMap::new(), caps: client_caps(&init), next_id: 0, shutdown: false, gone: false };
+    let mut server = Server {
+        sender,
+        watcher: FolderWatcher::new(),
+        folders: Vec::new(),
+        open: HashMap::new(),
+        caps: client_caps(&init),
+        next_id: 0,
+        shutdown: false,
+        gone: false,
+    };
     for root in roots(&init) {
         server.add_folder(root);
     }
@@ -1087,7 +1163,14 @@ mod tests {
         assert_eq!(offset_of(text, lsp::Position::new(1, 99)), 11, "clamped to the line");
         assert_eq!(offset_of(text, lsp::Position::new(9, 0)), text.len());
         let mut s = text.to_string();
-        apply_change(&mut s, lsp::TextDocumentContentChangeEvent { range: Some(lsp::Range::new(lsp::Position::new(1, 2), lsp::Position::new(1, 3))), range_length: None, text: "y".into() });
+        apply_change(
+            &mut s,
+            lsp::TextDocumentContentChangeEvent {
+                range: Some(lsp::Range::new(lsp::Position::new(1, 2), lsp::Position::new(1, 3))),
+                range_length: None,
+                text: "y".into(),
+            },
+        );
         assert_eq!(s, "ab\n😀y é\nlast");
     }
 

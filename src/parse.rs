@@ -67,8 +67,12 @@ pub fn parse_module(file: &SourceFile) -> Result<Module, Vec<Diagnostic>> {
     IN_PARSER.with(|p| p.set(false));
     let Ok((result, mut errors)) = parsed else {
         let at = Span::new(file.id, 0, 0);
-        return Err(vec![Diagnostic::new(Code::SyntaxError, at, "syntax error: the TypeScript parser failed on this file (an internal error of swc)")
-            .label("somewhere in this file")]);
+        return Err(vec![Diagnostic::new(
+            Code::SyntaxError,
+            at,
+            "syntax error: the TypeScript parser failed on this file (an internal error of swc)",
+        )
+        .label("somewhere in this file")]);
     };
     let module = match result {
         Ok(m) => Some(m),

@@ -135,7 +135,12 @@ impl Project {
             config,
             db: SourceDb::new(),
             session: Mutex::default(),
-            tracking: Mutex::new(Tracking { mode: ChangeTracking::Rescan, changed: HashSet::new(), rescan: true, discovered: None }),
+            tracking: Mutex::new(Tracking {
+                mode: ChangeTracking::Rescan,
+                changed: HashSet::new(),
+                rescan: true,
+                discovered: None,
+            }),
             cache: Mutex::default(),
             results: Default::default(),
             overlays: Default::default(),
@@ -228,7 +233,8 @@ impl Project {
         } else {
             // Files outside the watched folder (a `paths` alias into a sibling package) change
             // unreported: they are read again every time.
-            let unwatched: Vec<PathBuf> = s.files.keys().filter(|p| !self.is_watched(&p.0)).map(|p| p.0.clone()).collect();
+            let unwatched: Vec<PathBuf> =
+                s.files.keys().filter(|p| !self.is_watched(&p.0)).map(|p| p.0.clone()).collect();
             t.changed.extend(unwatched);
             for p in &t.changed {
                 s.files.remove(path_key_bytes(p));
@@ -249,7 +255,8 @@ impl Project {
     /// Whether a watcher of the project root reports changes of `path` (`compile --watch` and
     /// the language server skip `node_modules` and `.git`).
     fn is_watched(&self, path: &Path) -> bool {
-        path.starts_with(&self.config.root) && !path.components().any(|c| c.as_os_str() == "node_modules" || c.as_os_str() == ".git")
+        path.starts_with(&self.config.root)
+            && !path.components().any(|c| c.as_os_str() == "node_modules" || c.as_os_str() == ".git")
     }
 
     /// The project's files: the last walk's while no file was added or removed, else a new walk.
@@ -399,10 +406,21 @@ impl Project {
             Ok(f) => f,
             Err(LoadError::Unreadable { file, reason }) => {
                 let at = utf8_error_offset(&reason).unwrap_or(0);
-                let diagnostic = Diagnostic::new(Code::UnreadableFile, Span::new(file.id, at, at), format!("cannot read {}: {reason}", file.rel)).label("not UTF-8");
-                let loaded = Loaded { result: Err(LoadError::Unreadable { file: file.clone(), reason }), diagnostics: vec![diagnostic] };
+                let diagnostic = Diagnostic::new(
+                    Code::UnreadableFile,
+                    Span::new(file.id, at, at),
+                    format!("cannot read {}: {reason}", file.rel),
+                )
+                .label("not UTF-8");
+                let loaded = Loaded {
+                    result: Err(LoadError::Unreadable { file: file.clone(), reason }),
+                    diagnostics: vec![diagnostic],
+                };
                 // Kept like a parse, so later compiles that reuse a result report it too.
-                self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(PathKey::new(path), (file.hash, loaded.clone()));
+                self.cache
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(PathKey::new(path), (file.hash, loaded.clone()));
                 return loaded;
             }
             Err(e) => return Loaded { result: Err(e), diagnostics: Vec::new() },
@@ -416,7 +434,10 @@ impl Project {
         let loaded = match crate::parse::parse_module(&file) {
             Ok(module) => {
                 let index = index_module(&file, &module);
-                Loaded { result: Ok(Arc::new(ModuleInfo { file: file.clone(), module, index })), diagnostics: Vec::new() }
+                Loaded {
+                    result: Ok(Arc::new(ModuleInfo { file: file.clone(), module, index })),
+                    diagnostics: Vec::new(),
+                }
             }
             Err(diagnostics) => Loaded { result: Err(LoadError::Syntax { file: file.clone() }), diagnostics },
         };
@@ -437,8 +458,12 @@ impl Project {
             let s = self.session();
             inputs.all(|input| {
                 let same = match input {
-                    Input::Read { path, file } | Input::Load { path, file } => s.files.get(path_key_bytes(path)).map(|r| file_id_of(r) == *file),
-                    Input::Resolve { dir, specifier, found } => s.resolved.get(&(PathKey::new(dir), specifier.clone())).map(|r| r == found),
+                    Input::Read { path, file } | Input::Load { path, file } => {
+                        s.files.get(path_key_bytes(path)).map(|r| file_id_of(r) == *file)
+                    }
+                    Input::Resolve { dir, specifier, found } => {
+                        s.resolved.get(&(PathKey::new(dir), specifier.clone())).map(|r| r == found)
+                    }
                 };
                 if same.is_none() {
                     pending.push(input);
@@ -574,7 +599,10 @@ fn match_alias<'s>(alias: &str, specifier: &'s str) -> Option<&'s str> {
     match alias.split_once('*') {
         None => (alias == specifier).then_some(""),
         Some((prefix, suffix)) => {
-            if specifier.len() >= prefix.len() + suffix.len() && specifier.starts_with(prefix) && specifier.ends_with(suffix) {
+            if specifier.len() >= prefix.len() + suffix.len()
+                && specifier.starts_with(prefix)
+                && specifier.ends_with(suffix)
+            {
                 Some(&specifier[prefix.len()..specifier.len() - suffix.len()])
             } else {
                 None
@@ -637,7 +665,26 @@ mod tests {
     #[test]
     fn normalizes_lexically() {
         assert_eq!(normalize(Path::new("/a/./b/../c.ts")), PathBuf::from("/a/c.ts"));
-        for p in ["/a/b.ts", "/a//b.ts", "/a/./b", "./a", "../a", "a/..", "/a/b/", "/", "a", ".", "/a/b/.", "x/../../y", "/a/.b/c", "/a/..b/c", "/a/b./c", "/a/b../c", "/.a", "//a"] {
+        for p in [
+            "/a/b.ts",
+            "/a//b.ts",
+            "/a/./b",
+            "./a",
+            "../a",
+            "a/..",
+            "/a/b/",
+            "/",
+            "a",
+            ".",
+            "/a/b/.",
+            "x/../../y",
+            "/a/.b/c",
+            "/a/..b/c",
+            "/a/b./c",
+            "/a/b../c",
+            "/.a",
+            "//a",
+        ] {
             assert_eq!(normalize(Path::new(p)).as_os_str(), normalize_components(Path::new(p)).as_os_str(), "{p}");
         }
     }

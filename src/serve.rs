@@ -78,11 +78,19 @@ impl Server {
     pub fn handle_line(&self, line: &str) -> (Value, bool) {
         let req: Value = match serde_json::from_str(line) {
             Ok(v) => v,
-            Err(e) => return (json!({ "id": null, "error": { "code": "bad-request", "message": format!("not JSON: {e}") } }), false),
+            Err(e) => {
+                return (
+                    json!({ "id": null, "error": { "code": "bad-request", "message": format!("not JSON: {e}") } }),
+                    false,
+                )
+            }
         };
         let id = req.get("id").cloned().unwrap_or(Value::Null);
         let Some(method) = req.get("method").and_then(Value::as_str) else {
-            return (json!({ "id": id, "error": { "code": "bad-request", "message": "a request needs a string `method`" } }), false);
+            return (
+                json!({ "id": id, "error": { "code": "bad-request", "message": "a request needs a string `method`" } }),
+                false,
+            );
         };
         let params = req.get("params").cloned().unwrap_or(json!({}));
         let shutdown = method == "shutdown";
@@ -90,7 +98,9 @@ impl Server {
         let response = match outcome {
             Ok(Ok(result)) => json!({ "id": id, "result": result }),
             Ok(Err(f)) => json!({ "id": id, "error": { "code": f.code, "message": f.message } }),
-            Err(_) => json!({ "id": id, "error": { "code": "internal", "message": "the compiler failed on this request (please report it)" } }),
+            Err(_) => {
+                json!({ "id": id, "error": { "code": "internal", "message": "the compiler failed on this request (please report it)" } })
+            }
         };
         (response, shutdown)
     }
@@ -115,7 +125,10 @@ impl Server {
                 Ok(json!({}))
             }
             "shutdown" => Ok(json!({})),
-            other => Err(bad("unknown-method", format!("unknown method `{other}` (scan, transform, didChange, didRemove, shutdown)"))),
+            other => Err(bad(
+                "unknown-method",
+                format!("unknown method `{other}` (scan, transform, didChange, didRemove, shutdown)"),
+            )),
         }
     }
 
@@ -125,15 +138,23 @@ impl Server {
     }
 
     fn transform(&self, params: &Value) -> Result<Value, Failure> {
-        let file = params.get("file").and_then(Value::as_str).ok_or_else(|| bad("invalid-params", "transform needs `file` (an absolute path)"))?;
-        let code = params.get("code").and_then(Value::as_str).ok_or_else(|| bad("invalid-params", "transform needs `code` (the file's text)"))?;
+        let file = params
+            .get("file")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("invalid-params", "transform needs `file` (an absolute path)"))?;
+        let code = params
+            .get("code")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("invalid-params", "transform needs `code` (the file's text)"))?;
         let path = normalize(Path::new(file));
         if !path.is_absolute() {
             return Err(bad("invalid-params", "`file` must be an absolute path"));
         }
         // Files outside the project's include/exclude (tests, generated code) are not compiled.
         let rel = self.project.rel(&path);
-        let in_project = crate::discover::is_source_file(&path) && path.starts_with(&self.project.config.root) && self.filter.as_ref().is_some_and(|f| f.matches(&rel));
+        let in_project = crate::discover::is_source_file(&path)
+            && path.starts_with(&self.project.config.root)
+            && self.filter.as_ref().is_some_and(|f| f.matches(&rel));
         if !in_project {
             return Ok(json!({ "edits": [], "contracts": [], "diagnostics": [], "parsed": 0, "inProject": false }));
         }
@@ -158,12 +179,8 @@ impl Server {
         let c = compile_files(self.project.clone(), std::slice::from_ref(&path));
         let parsed = self.project.parse_count() - before;
         let edits = crate::provenance::provenance_edits(&c, &path);
-        let contracts: Vec<Value> = c
-            .manifest()
-            .contracts
-            .iter()
-            .map(|m| json!({ "id": m.id(), "contractHash": m.contract_hash() }))
-            .collect();
+        let contracts: Vec<Value> =
+            c.manifest().contracts.iter().map(|m| json!({ "id": m.id(), "contractHash": m.contract_hash() })).collect();
         let result = json!({
             "edits": edits,
             "contracts": contracts,
@@ -177,8 +194,18 @@ impl Server {
 }
 
 fn files_param(params: &Value) -> Result<Vec<PathBuf>, Failure> {
-    let files = params.get("files").and_then(Value::as_array).ok_or_else(|| bad("invalid-params", "needs `files`: an array of absolute paths"))?;
-    files.iter().map(|f| f.as_str().map(|s| normalize(Path::new(s))).ok_or_else(|| bad("invalid-params", "`files` must hold strings"))).collect()
+    let files = params
+        .get("files")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("invalid-params", "needs `files`: an array of absolute paths"))?;
+    files
+        .iter()
+        .map(|f| {
+            f.as_str()
+                .map(|s| normalize(Path::new(s)))
+                .ok_or_else(|| bad("invalid-params", "`files` must hold strings"))
+        })
+        .collect()
 }
 
 fn scan_result(c: &Compilation) -> Value {
@@ -203,7 +230,11 @@ pub fn run_stdio(server: Server) -> std::io::Result<()> {
             Ok(l) => l,
             // Invalid UTF-8 on the wire: answer and go on.
             Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                writeln!(out, "{}", json!({ "id": null, "error": { "code": "bad-request", "message": "the request line is not UTF-8" } }))?;
+                writeln!(
+                    out,
+                    "{}",
+                    json!({ "id": null, "error": { "code": "bad-request", "message": "the request line is not UTF-8" } })
+                )?;
                 out.flush()?;
                 continue;
             }
@@ -237,7 +268,14 @@ mod tests {
     #[test]
     fn bad_requests_get_error_responses() {
         let (s, _d) = server();
-        for (line, code) in [("{", "bad-request"), ("[]", "bad-request"), ("{\"id\":1}", "bad-request"), ("{\"id\":1,\"method\":\"nope\"}", "unknown-method"), ("{\"id\":1,\"method\":\"transform\",\"params\":{}}", "invalid-params"), ("{\"id\":1,\"method\":\"transform\",\"params\":{\"file\":\"rel.ts\",\"code\":\"\"}}", "invalid-params")] {
+        for (line, code) in [
+            ("{", "bad-request"),
+            ("[]", "bad-request"),
+            ("{\"id\":1}", "bad-request"),
+            ("{\"id\":1,\"method\":\"nope\"}", "unknown-method"),
+            ("{\"id\":1,\"method\":\"transform\",\"params\":{}}", "invalid-params"),
+            ("{\"id\":1,\"method\":\"transform\",\"params\":{\"file\":\"rel.ts\",\"code\":\"\"}}", "invalid-params"),
+        ] {
             let (r, _) = s.handle_line(line);
             assert_eq!(r["error"]["code"], code, "{line}: {r}");
         }

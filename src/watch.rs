@@ -27,7 +27,10 @@ fn ignored(path: &Path, out: &Path) -> bool {
 }
 
 fn relevant(path: &Path) -> bool {
-    crate::discover::is_source_file(path) || path.file_name().is_some_and(|n| n == "tsconfig.json" || n == "package.json" || n == crate::config::CONFIG_FILE)
+    crate::discover::is_source_file(path)
+        || path
+            .file_name()
+            .is_some_and(|n| n == "tsconfig.json" || n == "package.json" || n == crate::config::CONFIG_FILE)
 }
 
 /// One file-system change, as a project needs to hear it.
@@ -56,7 +59,13 @@ pub fn fs_changes(event: notify::Result<notify::Event>) -> Vec<FsChange> {
         return out;
     }
     use notify::event::ModifyKind;
-    let structural = matches!(e.kind, notify::EventKind::Create(_) | notify::EventKind::Remove(_) | notify::EventKind::Modify(ModifyKind::Name(_)) | notify::EventKind::Any);
+    let structural = matches!(
+        e.kind,
+        notify::EventKind::Create(_)
+            | notify::EventKind::Remove(_)
+            | notify::EventKind::Modify(ModifyKind::Name(_))
+            | notify::EventKind::Any
+    );
     out.extend(e.paths.into_iter().map(|path| FsChange::Path { path, structural }));
     out
 }
@@ -192,7 +201,11 @@ fn rebuild(project: &Arc<crate::project::Project>, out: &Path, why: &str) {
     };
     let parsed = project.parse_count() - before;
     if !c.diagnostics.is_empty() {
-        let text = crate::render::pretty::render(&c.diagnostics, &c.project.db, crate::render::pretty::PrettyOptions { color: false, width: 100 });
+        let text = crate::render::pretty::render(
+            &c.diagnostics,
+            &c.project.db,
+            crate::render::pretty::PrettyOptions { color: false, width: 100 },
+        );
         eprint!("{text}");
     }
     let written = match write_if_changed(out, &manifest_text(&c)) {
@@ -203,7 +216,11 @@ fn rebuild(project: &Arc<crate::project::Project>, out: &Path, why: &str) {
             return;
         }
     };
-    let status = if c.manifest().completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete { "complete" } else { "incomplete" };
+    let status = if c.manifest().completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete {
+        "complete"
+    } else {
+        "incomplete"
+    };
     eprintln!(
         "[{why}] {} contracts, {} errors, {} warnings, {parsed} parsed in {} ms; manifest {written} ({status})",
         c.contracts.len(),

@@ -32,7 +32,12 @@ fn args(list: &[&str]) -> Vec<String> {
 
 fn cases() -> Vec<Case> {
     vec![
-        Case { name: "missing root", setup: |r| args(&["compile", &format!("{}/nope", p(r))]), exit: 2, says: "does not exist" },
+        Case {
+            name: "missing root",
+            setup: |r| args(&["compile", &format!("{}/nope", p(r))]),
+            exit: 2,
+            says: "does not exist",
+        },
         Case {
             name: "root is a file",
             setup: |r| {
@@ -55,7 +60,11 @@ fn cases() -> Vec<Case> {
         Case {
             name: "invalid UTF-8",
             setup: |r| {
-                write(r, "c.ts", [CORE.as_bytes(), b"export const c = d({ type: 'a', description: '\xff\xfe' });\n"].concat());
+                write(
+                    r,
+                    "c.ts",
+                    [CORE.as_bytes(), b"export const c = d({ type: 'a', description: '\xff\xfe' });\n"].concat(),
+                );
                 args(&["check", "--root", &p(r)])
             },
             exit: 1,
@@ -88,7 +97,15 @@ fn cases() -> Vec<Case> {
         Case {
             name: "10,000-deep nesting",
             setup: |r| {
-                write(r, "c.ts", format!("{CORE}export const c = d({{ type: 'a', description: 'x', meta: {{ v: {}{} }} }});\n", "[".repeat(10_000), "]".repeat(10_000)));
+                write(
+                    r,
+                    "c.ts",
+                    format!(
+                        "{CORE}export const c = d({{ type: 'a', description: 'x', meta: {{ v: {}{} }} }});\n",
+                        "[".repeat(10_000),
+                        "]".repeat(10_000)
+                    ),
+                );
                 args(&["check", "--root", &p(r)])
             },
             exit: 1,
@@ -97,7 +114,15 @@ fn cases() -> Vec<Case> {
         Case {
             name: "10,000-deep parentheses",
             setup: |r| {
-                write(r, "c.ts", format!("{CORE}export const c = d({{ type: {}'a'{}, description: 'x' }});\n", "(".repeat(10_000), ")".repeat(10_000)));
+                write(
+                    r,
+                    "c.ts",
+                    format!(
+                        "{CORE}export const c = d({{ type: {}'a'{}, description: 'x' }});\n",
+                        "(".repeat(10_000),
+                        ")".repeat(10_000)
+                    ),
+                );
                 args(&["check", "--root", &p(r)])
             },
             exit: 0,
@@ -141,7 +166,11 @@ fn cases() -> Vec<Case> {
             name: "duplicate types across 1,000 files",
             setup: |r| {
                 for i in 0..1000 {
-                    write(r, &format!("src/f{i:04}.ts"), format!("{CORE}export const c = d({{ type: 'same.type', description: 'x' }});\n"));
+                    write(
+                        r,
+                        &format!("src/f{i:04}.ts"),
+                        format!("{CORE}export const c = d({{ type: 'same.type', description: 'x' }});\n"),
+                    );
                 }
                 args(&["check", "--root", &p(r), "--format", "json"])
             },
@@ -185,7 +214,12 @@ fn cases() -> Vec<Case> {
             exit: 1,
             says: "not JSON",
         },
-        Case { name: "verify a missing manifest", setup: |r| args(&["verify", &format!("{}/none.json", p(r))]), exit: 2, says: "cannot read the manifest" },
+        Case {
+            name: "verify a missing manifest",
+            setup: |r| args(&["verify", &format!("{}/none.json", p(r))]),
+            exit: 2,
+            says: "cannot read the manifest",
+        },
         Case {
             name: "config with unknown keys",
             setup: |r| {
@@ -231,9 +265,19 @@ fn cases() -> Vec<Case> {
             exit: 2,
             says: "tsconfig.json",
         },
-        Case { name: "conflicting flags", setup: |r| args(&["compile", &p(r), "--check", "--watch"]), exit: 2, says: "cannot be used with" },
+        Case {
+            name: "conflicting flags",
+            setup: |r| args(&["compile", &p(r), "--check", "--watch"]),
+            exit: 2,
+            says: "cannot be used with",
+        },
         Case { name: "unknown subcommand", setup: |_| args(&["frobnicate"]), exit: 2, says: "unrecognized subcommand" },
-        Case { name: "bad number", setup: |r| args(&["check", "--root", &p(r), "--max-warnings", "-1"]), exit: 2, says: "unexpected argument '-1'" },
+        Case {
+            name: "bad number",
+            setup: |r| args(&["check", "--root", &p(r), "--max-warnings", "-1"]),
+            exit: 2,
+            says: "unexpected argument '-1'",
+        },
         Case {
             name: "empty files and a BOM",
             setup: |r| {
@@ -263,7 +307,13 @@ fn cases() -> Vec<Case> {
 }
 
 fn run(args: &[String], stdin: &[u8]) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface")).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     {
         use std::io::Write;
         let mut s = child.stdin.take().unwrap();
@@ -289,7 +339,10 @@ fn every_bad_input_fails_cleanly() {
             failures.push(format!("{}: PANIC\n{text}", case.name));
         } else if code != case.exit || !text.contains(case.says) {
             let shown: String = text.chars().take(600).collect();
-            failures.push(format!("{}: expected exit {} and {:?}, got exit {code}:\n{shown}", case.name, case.exit, case.says));
+            failures.push(format!(
+                "{}: expected exit {} and {:?}, got exit {code}:\n{shown}",
+                case.name, case.exit, case.says
+            ));
         }
     }
     assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n\n"));
@@ -312,13 +365,26 @@ fn an_interrupted_compile_leaves_the_previous_manifest_intact() {
     let v1 = std::fs::read_to_string(&manifest).unwrap();
     write(&root, "many.ts", text.replace("version one", "version two"));
     for i in 0..12u64 {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface")).arg("compile").arg(&root).stderr(Stdio::null()).spawn().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
+            .arg("compile")
+            .arg(&root)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
         std::thread::sleep(std::time::Duration::from_millis(5 + i * 15));
         let _ = child.kill();
         let _ = child.wait();
         let now = std::fs::read_to_string(&manifest).unwrap();
-        assert!(now == v1 || agent_surface_runtime::authority::CapabilityAuthority::from_json_str(&now).is_ok(), "a partial manifest after a kill at {} ms", 5 + i * 15);
-        let leftovers: Vec<_> = std::fs::read_dir(&root).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
+        assert!(
+            now == v1 || agent_surface_runtime::authority::CapabilityAuthority::from_json_str(&now).is_ok(),
+            "a partial manifest after a kill at {} ms",
+            5 + i * 15
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
         // A killed process may leave its temp file behind; it is never the manifest itself.
         for l in leftovers {
             std::fs::remove_file(l.path()).unwrap();

@@ -45,7 +45,12 @@ fn stable(s: &str) -> String {
 }
 
 fn snapshot(name: &str, run: &Run) {
-    let text = format!("exit: {}\n---- stdout ----\n{}---- stderr ----\n{}", run.code, stable(&run.stdout), stable(&run.stderr));
+    let text = format!(
+        "exit: {}\n---- stdout ----\n{}---- stderr ----\n{}",
+        run.code,
+        stable(&run.stdout),
+        stable(&run.stderr)
+    );
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots/cli"));
     settings.set_prepend_module_to_snapshot(false);
@@ -63,7 +68,6 @@ fn copy_project(from: &Path, parent: &Path, name: &str) -> PathBuf {
     copy_dir(from, &to);
     to
 }
-
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -103,7 +107,10 @@ fn identical_bytes_from_different_checkouts_and_thread_counts() {
     let ma = std::fs::read(a.join("agent-surface.manifest.json")).unwrap();
     let mb = std::fs::read(b.join("agent-surface.manifest.json")).unwrap();
     assert_eq!(ma, mb);
-    assert!(!String::from_utf8(ma).unwrap().contains(tmp.path().to_str().unwrap()), "absolute paths leaked into the manifest");
+    assert!(
+        !String::from_utf8(ma).unwrap().contains(tmp.path().to_str().unwrap()),
+        "absolute paths leaked into the manifest"
+    );
 }
 
 #[test]
@@ -212,7 +219,13 @@ fn usage_and_configuration_errors_exit_2() {
     write(&root.join("agent-surface.config.json"), "{\n  \"include\": [\"src/**\"],\n  \"outptu\": \"m.json\"\n}\n");
     let bad = run(&root, &["compile"]);
     assert_eq!(bad.code, 2);
-    assert!(bad.stderr.contains("agent-surface.config.json") && bad.stderr.contains("unknown field `outptu`") && bad.stderr.contains("line 3"), "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("agent-surface.config.json")
+            && bad.stderr.contains("unknown field `outptu`")
+            && bad.stderr.contains("line 3"),
+        "{}",
+        bad.stderr
+    );
 
     let flag = run(tmp.path(), &["compile", "--format", "yaml"]);
     assert_eq!(flag.code, 2);
@@ -249,6 +262,9 @@ fn runtime_fixture_manifest_is_current() {
     let app = copy_project(&example_app(), tmp.path(), "app");
     assert_eq!(run(&app, &["compile"]).code, 0);
     let fresh = std::fs::read_to_string(app.join("agent-surface.manifest.json")).unwrap();
-    let fixture = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/tests/fixtures/devices-app.manifest.json")).unwrap();
+    let fixture = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/tests/fixtures/devices-app.manifest.json"),
+    )
+    .unwrap();
     assert!(fresh == fixture, "runtime/tests/fixtures/devices-app.manifest.json is stale: regenerate it");
 }

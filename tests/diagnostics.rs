@@ -12,11 +12,11 @@
 //! snapshot-tested under `snapshots/diagnostics/`.
 
 mod common;
-use common::copy_dir;
 use agent_surface::compile::{compile, Compilation};
 use agent_surface::config::Config;
 use agent_surface::project::{normalize, Project};
 use agent_surface::render::{json, pretty};
+use common::copy_dir;
 use std::path::{Path, PathBuf};
 
 fn fixtures_dir() -> PathBuf {
@@ -25,11 +25,7 @@ fn fixtures_dir() -> PathBuf {
 
 /// Codes a fixture declares, or `None` for a clean fixture.
 fn expectations(root: &Path) -> Vec<String> {
-    let mut files: Vec<PathBuf> = if root.is_dir() {
-        walk(root)
-    } else {
-        vec![root.to_path_buf()]
-    };
+    let mut files: Vec<PathBuf> = if root.is_dir() { walk(root) } else { vec![root.to_path_buf()] };
     files.sort();
     let mut codes = Vec::new();
     let mut declared = false;
@@ -77,7 +73,6 @@ fn compile_fixture(fixture: &Path) -> (Compilation, tempfile::TempDir) {
     (c, dir)
 }
 
-
 #[test]
 fn diagnostic_fixtures() {
     let mut fixtures: Vec<PathBuf> = std::fs::read_dir(fixtures_dir()).unwrap().map(|e| e.unwrap().path()).collect();
@@ -96,8 +91,10 @@ fn diagnostic_fixtures() {
         // A clean fixture compiles to a complete manifest; an error in a contract makes it
         // incomplete. (An invalid instance id in a `.bind()` call is an error of the code that
         // binds, not of a contract: the manifest stays complete.)
-        let complete = c.manifest().completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete;
-        let contract_errors = c.diagnostics.iter().any(|d| d.is_error() && d.code != agent_surface::diagnostics::Code::InvalidInstanceId);
+        let complete =
+            c.manifest().completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete;
+        let contract_errors =
+            c.diagnostics.iter().any(|d| d.is_error() && d.code != agent_surface::diagnostics::Code::InvalidInstanceId);
         if contract_errors == complete {
             failures.push(format!("{name}: contract errors={contract_errors} but manifest complete={complete}"));
         }
@@ -121,6 +118,7 @@ fn every_code_has_an_error_fixture() {
     for entry in std::fs::read_dir(fixtures_dir()).unwrap() {
         declared.extend(expectations(&entry.unwrap().path()));
     }
-    let missing: Vec<&str> = agent_surface::diagnostics::CODES.iter().map(|c| c.id).filter(|id| !declared.contains(*id)).collect();
+    let missing: Vec<&str> =
+        agent_surface::diagnostics::CODES.iter().map(|c| c.id).filter(|id| !declared.contains(*id)).collect();
     assert!(missing.is_empty(), "codes without a fixture that trips them: {missing:?}");
 }

@@ -12,7 +12,12 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn check(root: &Path, format: &str) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-surface")).args(["check", "--root"]).arg(root).args(["--format", format]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
+        .args(["check", "--root"])
+        .arg(root)
+        .args(["--format", format])
+        .output()
+        .unwrap();
     (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap())
 }
 
@@ -54,13 +59,25 @@ fn sarif_log_validates_against_the_schema() {
     let mv: serde_json::Value = serde_json::from_str(&moved).unwrap();
     assert_eq!(mv["runs"][0]["results"][0]["partialFingerprints"]["agentSurface/v1"].as_str().unwrap(), fp);
 
-    let tool_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-tools/sarif/node_modules/@microsoft/sarif-multitool-linux");
+    let tool_dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("test-tools/sarif/node_modules/@microsoft/sarif-multitool-linux");
     let tool = tool_dir.join("Sarif.Multitool");
-    assert!(tool.is_file(), "the SARIF validator is not installed: run `npm ci` in test-tools/sarif (./scripts/test-all.sh does)");
+    assert!(
+        tool.is_file(),
+        "the SARIF validator is not installed: run `npm ci` in test-tools/sarif (./scripts/test-all.sh does)"
+    );
     let log = tmp.path().join("out.sarif");
     std::fs::write(&log, &out).unwrap();
     let report = tmp.path().join("validation.sarif");
-    let status = Command::new(&tool).arg("validate").arg(&log).arg("-o").arg(&report).arg("-j").arg(tool_dir.join("sarif-2.1.0.json")).output().unwrap();
+    let status = Command::new(&tool)
+        .arg("validate")
+        .arg(&log)
+        .arg("-o")
+        .arg(&report)
+        .arg("-j")
+        .arg(tool_dir.join("sarif-2.1.0.json"))
+        .output()
+        .unwrap();
     assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stdout));
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let problems: Vec<String> = r["runs"][0]["results"]
@@ -72,7 +89,6 @@ fn sarif_log_validates_against_the_schema() {
         .collect();
     assert!(problems.is_empty(), "SARIF validation: {problems:#?}");
 }
-
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

@@ -113,31 +113,63 @@ fn incremental_compiles_match_fresh_ones_through_an_edit_script() {
 
     // A constant behind the `export *` barrel: only the files that read it are compiled again.
     let devices = s.read("src/schemas/devices.ts");
-    let (c, reused) = s.step("a barrel constant changed", vec![Edit::Write("src/schemas/devices.ts", devices.replace("maxLength: 120", "maxLength: 80"))]);
+    let (c, reused) = s.step(
+        "a barrel constant changed",
+        vec![Edit::Write("src/schemas/devices.ts", devices.replace("maxLength: 120", "maxLength: 80"))],
+    );
     assert!(c.manifest().to_pretty_json().contains("\"maxLength\": 80"));
-    assert!(reused > 0 && reused < c.candidates, "some files reused, the dependents recompiled ({reused} of {})", c.candidates);
+    assert!(
+        reused > 0 && reused < c.candidates,
+        "some files reused, the dependents recompiled ({reused} of {})",
+        c.candidates
+    );
 
     // Rewritten with the same text: its readers check their inputs, find them unchanged and
     // are trusted again; the next real change must still reach them.
     let edited = devices.replace("maxLength: 120", "maxLength: 80");
-    let (_, reused) = s.step("a barrel constant rewritten unchanged", vec![Edit::Write("src/schemas/devices.ts", edited)]);
+    let (_, reused) =
+        s.step("a barrel constant rewritten unchanged", vec![Edit::Write("src/schemas/devices.ts", edited)]);
     assert_eq!(reused, first.candidates);
-    let (c, _) = s.step("the barrel constant changed again", vec![Edit::Write("src/schemas/devices.ts", devices.replace("maxLength: 120", "maxLength: 60"))]);
+    let (c, _) = s.step(
+        "the barrel constant changed again",
+        vec![Edit::Write("src/schemas/devices.ts", devices.replace("maxLength: 120", "maxLength: 60"))],
+    );
     assert!(c.manifest().to_pretty_json().contains("\"maxLength\": 60"));
 
-    let (c, _) = s.step("syntax error in an imported module", vec![Edit::Write("src/schemas/devices.ts", format!("{devices}\nexport const = ;\n"))]);
+    let (c, _) = s.step(
+        "syntax error in an imported module",
+        vec![Edit::Write("src/schemas/devices.ts", format!("{devices}\nexport const = ;\n"))],
+    );
     assert!(c.diagnostics.iter().any(|d| d.code.id() == "AS0001"), "the imported module's syntax error is reported");
     let (c, _) = s.step("the same error again (results reused)", vec![]);
-    assert!(c.diagnostics.iter().any(|d| d.code.id() == "AS0001"), "a reused result still reports the modules it loaded");
+    assert!(
+        c.diagnostics.iter().any(|d| d.code.id() == "AS0001"),
+        "a reused result still reports the modules it loaded"
+    );
     s.step("syntax fixed", vec![Edit::Write("src/schemas/devices.ts", devices.clone())]);
 
     let extra = "import { defineAgentProcedureContract, emptyObjectSchema, fromJsonSchema } from \"@agent-surface/core\";\nimport { DEVICE_ID } from \"@/schemas\";\nexport const ping = defineAgentProcedureContract({ id: \"domain:devices.ping\", description: \"Ping a device.\", input: emptyObjectSchema, output: fromJsonSchema({ type: \"object\", properties: { id: DEVICE_ID } }), effect: \"read\" });\n";
     let (c, _) = s.step("a contract file added", vec![Edit::Write("src/domain/ping.ts", extra.to_string())]);
-    assert_eq!(c.manifest().contracts.len(), contracts + 1, "{}", agent_surface::render::json::render(&c.diagnostics, &c.project.db));
+    assert_eq!(
+        c.manifest().contracts.len(),
+        contracts + 1,
+        "{}",
+        agent_surface::render::json::render(&c.diagnostics, &c.project.db)
+    );
 
-    let (c, _) = s.step("an import made unresolvable", vec![Edit::Write("src/domain/ping.ts", extra.replace("\"@/schemas\"", "\"@/schemas/devicez\""))]);
-    assert!(c.diagnostics.iter().any(|d| d.is_error() && d.message.contains("devicez")), "{:?}", c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
-    let (c, _) = s.step("the missing module created", vec![Edit::Write("src/schemas/devicez.ts", "export { DEVICE_ID } from \"./devices\";\n".into())]);
+    let (c, _) = s.step(
+        "an import made unresolvable",
+        vec![Edit::Write("src/domain/ping.ts", extra.replace("\"@/schemas\"", "\"@/schemas/devicez\""))],
+    );
+    assert!(
+        c.diagnostics.iter().any(|d| d.is_error() && d.message.contains("devicez")),
+        "{:?}",
+        c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
+    );
+    let (c, _) = s.step(
+        "the missing module created",
+        vec![Edit::Write("src/schemas/devicez.ts", "export { DEVICE_ID } from \"./devices\";\n".into())],
+    );
     assert_eq!(c.manifest().contracts.len(), contracts + 1, "a created file makes the import resolve");
 
     let (c, _) = s.step("the module deleted again", vec![Edit::Delete("src/schemas/devicez.ts")]);
@@ -205,7 +237,12 @@ fn files_outside_the_watched_folder_are_read_again_every_time() {
     let project = Arc::new(project_at(&root).unwrap());
     project.set_change_tracking(ChangeTracking::Reported);
     let first = compile_shared(project.clone()).unwrap();
-    assert_eq!(first.manifest().contracts[0].description(), "first", "{:?}", first.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
+    assert_eq!(
+        first.manifest().contracts[0].description(),
+        "first",
+        "{:?}",
+        first.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
+    );
     std::fs::write(base.join("shared/text.ts"), "export const D = \"second\";\n").unwrap();
     let second = compile_shared(project).unwrap();
     assert_eq!(second.manifest().contracts[0].description(), "second");

@@ -100,7 +100,10 @@ impl Client {
                 return self.seen.remove(i);
             }
             let left = deadline.saturating_duration_since(Instant::now());
-            let m = self.rx.recv_timeout(left).unwrap_or_else(|_| panic!("timed out waiting for {what}; unconsumed: {:#?}", self.seen));
+            let m = self
+                .rx
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("timed out waiting for {what}; unconsumed: {:#?}", self.seen));
             if m.get("method").is_some() && m.get("id").is_some() {
                 let reply = json!({"jsonrpc": "2.0", "id": m["id"], "result": null});
                 self.send(reply);
@@ -114,7 +117,9 @@ impl Client {
     fn published(&mut self, path: &Path, pred: impl Fn(&[Value]) -> bool) -> Vec<Value> {
         let u = uri(path);
         let m = self.wait(&format!("diagnostics for {}", path.display()), |m| {
-            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == u.as_str() && pred(m["params"]["diagnostics"].as_array().unwrap())
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == u.as_str()
+                && pred(m["params"]["diagnostics"].as_array().unwrap())
         });
         m["params"]["diagnostics"].as_array().unwrap().clone()
     }
@@ -150,7 +155,8 @@ impl Client {
 }
 
 fn initialize(c: &mut Client, folders: &[&Path], capabilities: Value) -> Value {
-    let workspace_folders: Vec<Value> = folders.iter().map(|f| json!({"uri": uri(f), "name": f.file_name().unwrap().to_string_lossy()})).collect();
+    let workspace_folders: Vec<Value> =
+        folders.iter().map(|f| json!({"uri": uri(f), "name": f.file_name().unwrap().to_string_lossy()})).collect();
     let r = c.request("initialize", json!({"processId": null, "rootUri": uri(folders[0]), "workspaceFolders": workspace_folders, "capabilities": capabilities}));
     c.notify("initialized", json!({}));
     r
@@ -195,7 +201,10 @@ fn diagnostics_follow_edits_across_files() {
     // Open a broken buffer: the error is after non-ASCII text (é, an astral emoji, CJK) on its line.
     let broken = CONTRACT.replace("type: 'devices.table'", "type: 'Devices.Table'");
     let t0 = Instant::now();
-    c.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri(&contract), "languageId": "typescript", "version": 1, "text": broken}}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&contract), "languageId": "typescript", "version": 1, "text": broken}}),
+    );
     let diags = c.published(&contract, |d| !d.is_empty());
     let open_latency = t0.elapsed();
     assert_eq!(codes(&diags), ["AS0101"], "{diags:#?}");
@@ -215,15 +224,26 @@ fn diagnostics_follow_edits_across_files() {
 
     // Fix it: the file's diagnostics clear (an empty list), with the buffer's version.
     let t0 = Instant::now();
-    c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri(&contract), "version": 2}, "contentChanges": [{"text": CONTRACT}]}));
-    let m = c.wait("the cleared diagnostics", |m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri(&contract).as_str());
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&contract), "version": 2}, "contentChanges": [{"text": CONTRACT}]}),
+    );
+    let m = c.wait("the cleared diagnostics", |m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri(&contract).as_str()
+    });
     let change_latency = t0.elapsed();
     assert_eq!(m["params"]["diagnostics"], json!([]), "{m:#}");
     assert_eq!(m["params"]["version"], 2);
 
     // A new file on disk declaring the same component type: both files get diagnostics.
     // other.ts does not use the imported constant.
-    std::fs::write(&other, CONTRACT.replace("export const devices", "export const again").replace("description: DEVICES", "description: 'again'")).unwrap();
+    std::fs::write(
+        &other,
+        CONTRACT
+            .replace("export const devices", "export const again")
+            .replace("description: DEVICES", "description: 'again'"),
+    )
+    .unwrap();
     c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&other), "type": 1}]}));
     let second = c.published(&other, |d| !d.is_empty());
     assert_eq!(codes(&second), ["AS0501"], "{second:#?}");
@@ -260,7 +280,10 @@ fn diagnostics_follow_edits_across_files() {
 
     // Undo the rename and save: the duplicate is back.
     c.fresh();
-    c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri(&descriptions), "version": 3}, "contentChanges": [{"text": DESCRIPTIONS}]}));
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&descriptions), "version": 3}, "contentChanges": [{"text": DESCRIPTIONS}]}),
+    );
     let t0 = Instant::now();
     c.notify("textDocument/didSave", json!({"textDocument": {"uri": uri(&descriptions)}}));
     c.published(&descriptions, |d| d.is_empty());
@@ -284,12 +307,17 @@ fn diagnostics_follow_edits_across_files() {
     for v in 0..10 {
         let text = CONTRACT.replace("'devices.table'", if v % 2 == 0 { "'Devices.table'" } else { "'devices.table'" });
         let t0 = Instant::now();
-        c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri(&contract), "version": 10 + v}, "contentChanges": [{"text": text}]}));
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri(&contract), "version": 10 + v}, "contentChanges": [{"text": text}]}),
+        );
         c.wait("a publish", |m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == 10 + v);
         changes.push(t0.elapsed());
         let t0 = Instant::now();
         c.notify("textDocument/didSave", json!({"textDocument": {"uri": uri(&contract)}}));
-        c.wait("a publish", |m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri(&contract).as_str());
+        c.wait("a publish", |m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri(&contract).as_str()
+        });
         saves.push(t0.elapsed());
         c.fresh();
     }
@@ -319,7 +347,8 @@ fn folders_have_their_own_config_and_bad_input_is_answered() {
     let base = std::fs::canonicalize(tmp.path()).unwrap();
     let good = base.join("good");
     let bad = base.join("bad");
-    let broken = CONTRACT.replace("type: 'devices.table'", "type: 'Bad'").replace("description: DEVICES", "description: 'd'");
+    let broken =
+        CONTRACT.replace("type: 'devices.table'", "type: 'Bad'").replace("description: DEVICES", "description: 'd'");
     for dir in [&good, &bad] {
         std::fs::create_dir_all(dir.join("src")).unwrap();
         std::fs::write(dir.join("src/broken.ts"), &broken).unwrap();
@@ -354,7 +383,10 @@ fn folders_have_their_own_config_and_bad_input_is_answered() {
     let r = c.request("textDocument/diagnostic", json!({"textDocument": 42}));
     assert_eq!(r["error"]["code"], -32602, "{r}");
     c.notify("textDocument/didOpen", json!({"textDocument": "nope"}));
-    c.notify("textDocument/didChange", json!({"textDocument": {"uri": "untitled:1", "version": 1}, "contentChanges": [{"text": "x"}]}));
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": "untitled:1", "version": 1}, "contentChanges": [{"text": "x"}]}),
+    );
     c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri(&good.join("src/never-opened.ts")), "version": 1}, "contentChanges": [{"range": {"start": {"line": 99, "character": 99}, "end": {"line": 0, "character": 0}}, "text": "x"}]}));
     let r = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": "untitled:Untitled-1"}}));
     assert_eq!(r["result"]["items"], json!([]));
@@ -374,7 +406,10 @@ fn folders_have_their_own_config_and_bad_input_is_answered() {
 
     // Fixing the config (a watched-file change) brings its diagnostics.
     std::fs::write(bad.join("agent-surface.config.json"), r#"{ "include": ["src/**"] }"#).unwrap();
-    c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&bad.join("agent-surface.config.json")), "type": 2}]}));
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&bad.join("agent-surface.config.json")), "type": 2}]}),
+    );
     let d = c.published(&bad.join("src/broken.ts"), |d| !d.is_empty());
     assert_eq!(codes(&d), ["AS0101"]);
     c.published(&bad.join("src/skipped.ts"), |d| !d.is_empty());
@@ -409,19 +444,31 @@ fn a_pulling_client_pulls_open_files_and_is_pushed_the_others() {
     assert_eq!(pulled["result"]["items"], json!([]));
 
     // Opening it hands it over to pulling: the pushed diagnostics are cleared, the pull has them.
-    c.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri(&contract), "languageId": "typescript", "version": 1, "text": CONTRACT}}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&contract), "languageId": "typescript", "version": 1, "text": CONTRACT}}),
+    );
     c.published(&contract, |d| d.is_empty());
     let pulled = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri(&contract)}}));
     assert_eq!(codes(pulled["result"]["items"].as_array().unwrap()), ["AS0011"]);
 
     // Fixing the other file changes this open file's diagnostics: the client is asked to refresh.
     c.fresh();
-    c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri(&descriptions), "version": 2}, "contentChanges": [{"text": DESCRIPTIONS}]}));
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&descriptions), "version": 2}, "contentChanges": [{"text": DESCRIPTIONS}]}),
+    );
     c.wait("a refresh", |m| m["method"] == "workspace/diagnostic/refresh");
     let pulled = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri(&contract)}}));
     assert_eq!(pulled["result"]["items"], json!([]));
     c.settle();
-    let pushed_open = c.all.iter().filter(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri(&descriptions).as_str()).count();
+    let pushed_open = c
+        .all
+        .iter()
+        .filter(|m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri(&descriptions).as_str()
+        })
+        .count();
     assert_eq!(pushed_open, 0, "an open file of a pulling client is never pushed");
     c.request("shutdown", Value::Null);
     c.notify("exit", Value::Null);
@@ -439,7 +486,10 @@ fn the_server_sees_disk_changes_no_client_reports() {
     std::fs::write(&contract, CONTRACT).unwrap();
     let mut c = Client::start();
     initialize(&mut c, &[&root], json!({}));
-    c.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri(&contract), "languageId": "typescript", "version": 1, "text": CONTRACT}}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&contract), "languageId": "typescript", "version": 1, "text": CONTRACT}}),
+    );
     c.published(&contract, |d| d.is_empty());
 
     // The imported module changes on disk, unopened: the open contract's import breaks.
@@ -451,7 +501,10 @@ fn the_server_sees_disk_changes_no_client_reports() {
     std::fs::create_dir_all(root.join("src/text")).unwrap();
     std::fs::write(root.join("src/text/names.ts"), DESCRIPTIONS).unwrap();
     let moved = CONTRACT.replace("'./descriptions'", "'./text/names'");
-    c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri(&contract), "version": 2}, "contentChanges": [{"text": moved}]}));
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&contract), "version": 2}, "contentChanges": [{"text": moved}]}),
+    );
     c.published(&contract, |d| d.is_empty());
 
     // The folder is renamed: the import no longer resolves.

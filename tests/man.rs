@@ -26,7 +26,10 @@ fn man_pages_are_current() {
 #[test]
 fn completions_for_every_shell() {
     for shell in ["bash", "zsh", "fish"] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-surface")).args(["completions", shell]).output().unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-surface"))
+            .args(["completions", shell])
+            .output()
+            .unwrap();
         assert!(out.status.success());
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(text.contains("compile") && text.contains("verify"), "{shell}");

@@ -19,7 +19,12 @@ fn edits_add_id_and_hash_to_each_compiled_contract() {
         assert!(out.contains(&format!(", {}", provenance_literal(id, hash))), "{out}");
     }
     // The edited text is still valid TypeScript: each literal became the call's last argument.
-    let f = agent_surface::source::SourceFile::new(agent_surface::source::FileId(0), file.clone(), "x.ts".into(), out.clone().into());
+    let f = agent_surface::source::SourceFile::new(
+        agent_surface::source::FileId(0),
+        file.clone(),
+        "x.ts".into(),
+        out.clone().into(),
+    );
     agent_surface::parse::parse_module(&f).expect("edited file parses");
     assert!(out.contains("defineProcedure({\n  id: \"domain:devices.reboot\""));
     assert!(out.contains("tags: [\"devices\"],\n}, {\"contractHash\":\"blake3:"), "{out}");

@@ -8,7 +8,6 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-
 #[test]
 fn a_session_over_stdio() {
     let tmp = tempfile::tempdir().unwrap();
@@ -48,7 +47,8 @@ fn a_session_over_stdio() {
 
     // A non-ASCII file: offsets are bytes; the edit lands right after the definition object.
     let file = app.join("src/external/reports.ts");
-    let code = std::fs::read_to_string(&file).unwrap().replace("Export the devices report", "Exportér le rapport — 東京");
+    let code =
+        std::fs::read_to_string(&file).unwrap().replace("Export the devices report", "Exportér le rapport — 東京");
     send!(json!({"id": "t1", "method": "transform", "params": {"file": file, "code": code}}));
     let t = next();
     let edits = t["result"]["edits"].as_array().unwrap();

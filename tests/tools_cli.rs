@@ -10,8 +10,18 @@ fn manifest() -> PathBuf {
 }
 
 fn tools(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-surface")).arg("tools").arg(manifest()).args(args).env("NO_COLOR", "1").output().expect("runs");
-    (out.status.code().expect("exited normally"), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
+        .arg("tools")
+        .arg(manifest())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs");
+    (
+        out.status.code().expect("exited normally"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 fn snapshot(name: &str, text: &str) {
@@ -49,7 +59,8 @@ fn json_output_per_provider_and_mode() {
         assert_eq!(keys, ["mode", "provider", "tools", "totalBytes"], "{name}");
         assert_eq!(doc["mode"], *mode);
         assert_eq!(doc["provider"], provider.map(serde_json::Value::from).unwrap_or(serde_json::Value::Null));
-        let sizes: usize = doc["tools"].as_array().unwrap().iter().map(|t| serde_json::to_string(t).unwrap().len()).sum();
+        let sizes: usize =
+            doc["tools"].as_array().unwrap().iter().map(|t| serde_json::to_string(t).unwrap().len()).sum();
         assert_eq!(doc["totalBytes"], sizes, "{name}: totalBytes is the sum of the entries' sizes");
         snapshot(name, &serde_json::to_string_pretty(&doc).unwrap());
     }
@@ -91,7 +102,10 @@ fn pretty_output_lists_sizes_and_the_total() {
 
 #[test]
 fn a_bad_manifest_is_an_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-surface")).args(["tools", "/nonexistent/manifest.json"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
+        .args(["tools", "/nonexistent/manifest.json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read the manifest"));
 }

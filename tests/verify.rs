@@ -3,8 +3,8 @@
 //! reordering keys — which change bytes but not canonical meaning — still verifies.
 
 mod common;
-use common::copy_dir;
 use agent_surface_runtime::manifest::{contract_hash, manifest_hash};
+use common::copy_dir;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,7 +39,6 @@ fn snapshot(name: &str, run: &Run) {
     settings.bind(|| insta::assert_snapshot!(name.to_string(), text));
 }
 
-
 const MANIFEST: &str = "agent-surface.manifest.json";
 
 /// A scratch copy of the example app with a freshly compiled manifest; returns (tempdir, app, text).
@@ -55,7 +54,12 @@ fn compiled_example_app() -> (tempfile::TempDir, PathBuf, String) {
 
 /// The contract with `id`.
 fn contract<'a>(m: &'a mut Value, id: &str) -> &'a mut Value {
-    m["contracts"].as_array_mut().unwrap().iter_mut().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no contract {id}"))
+    m["contracts"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no contract {id}"))
 }
 
 fn contracts(m: &mut Value) -> &mut Vec<Value> {
@@ -76,8 +80,11 @@ fn rehash(m: &mut Value) {
 fn keys_reversed(value: &Value) -> String {
     match value {
         Value::Object(map) => {
-            let fields: Vec<String> =
-                map.iter().rev().map(|(k, v)| format!("{}:{}", serde_json::to_string(k).unwrap(), keys_reversed(v))).collect();
+            let fields: Vec<String> = map
+                .iter()
+                .rev()
+                .map(|(k, v)| format!("{}:{}", serde_json::to_string(k).unwrap(), keys_reversed(v)))
+                .collect();
             format!("{{{}}}", fields.join(","))
         }
         Value::Array(items) => format!("[{}]", items.iter().map(keys_reversed).collect::<Vec<_>>().join(",")),
@@ -109,111 +116,245 @@ fn tampers() -> Vec<Tamper> {
     let t = |what, kind, edit| Tamper { what, kind, edit };
     vec![
         // Descriptions.
-        t("component description", "contract-hash-mismatch", Json(|m| contract(m, TABLE)["description"] = "The devices.".into())),
-        t("observation description", "contract-hash-mismatch", Json(|m| contract(m, TABLE)["observations"]["readState"]["description"] = "All rows.".into())),
-        t("action description", "contract-hash-mismatch", Json(|m| contract(m, TABLE)["actions"]["filter"]["description"] = "Filter.".into())),
-        t("procedure description", "contract-hash-mismatch", Json(|m| contract(m, REBOOT)["description"] = "Reboot devices now.".into())),
-        t("external tool description", "contract-hash-mismatch", Json(|m| contract(m, EXPORT)["description"] = "Export the report.".into())),
+        t(
+            "component description",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, TABLE)["description"] = "The devices.".into()),
+        ),
+        t(
+            "observation description",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, TABLE)["observations"]["readState"]["description"] = "All rows.".into()),
+        ),
+        t(
+            "action description",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, TABLE)["actions"]["filter"]["description"] = "Filter.".into()),
+        ),
+        t(
+            "procedure description",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, REBOOT)["description"] = "Reboot devices now.".into()),
+        ),
+        t(
+            "external tool description",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, EXPORT)["description"] = "Export the report.".into()),
+        ),
         // Schemas.
-        t("schema: property added", "contract-hash-mismatch", Json(|m| contract(m, REBOOT)["inputSchema"]["properties"]["force"] = json!({"type": "boolean"}))),
-        t("schema: property removed", "contract-hash-mismatch", Json(|m| {
-            contract(m, REBOOT)["inputSchema"]["properties"].as_object_mut().unwrap().remove("reason");
-        })),
-        t("schema: property changed (maxLength)", "contract-hash-mismatch", Json(|m| contract(m, REBOOT)["inputSchema"]["properties"]["reason"]["maxLength"] = 20000.into())),
-        t("schema: required emptied", "contract-hash-mismatch", Json(|m| contract(m, DECOMMISSION)["inputSchema"]["required"] = json!([]))),
-        t("schema: pattern loosened", "contract-hash-mismatch", Json(|m| {
-            contract(m, TABLE)["actions"]["selectRows"]["inputSchema"]["properties"]["ids"]["items"]["pattern"] = "^.*$".into()
-        })),
-        t("schema: additionalProperties opened", "contract-hash-mismatch", Json(|m| {
-            contract(m, TABLE)["observations"]["readSelection"]["outputSchema"]["additionalProperties"] = true.into()
-        })),
-        t("schema: outputSchema null → {}", "contract-hash-mismatch", Json(|m| contract(m, DECOMMISSION)["outputSchema"] = json!({}))),
+        t(
+            "schema: property added",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, REBOOT)["inputSchema"]["properties"]["force"] = json!({"type": "boolean"})),
+        ),
+        t(
+            "schema: property removed",
+            "contract-hash-mismatch",
+            Json(|m| {
+                contract(m, REBOOT)["inputSchema"]["properties"].as_object_mut().unwrap().remove("reason");
+            }),
+        ),
+        t(
+            "schema: property changed (maxLength)",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, REBOOT)["inputSchema"]["properties"]["reason"]["maxLength"] = 20000.into()),
+        ),
+        t(
+            "schema: required emptied",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, DECOMMISSION)["inputSchema"]["required"] = json!([])),
+        ),
+        t(
+            "schema: pattern loosened",
+            "contract-hash-mismatch",
+            Json(|m| {
+                contract(m, TABLE)["actions"]["selectRows"]["inputSchema"]["properties"]["ids"]["items"]["pattern"] =
+                    "^.*$".into()
+            }),
+        ),
+        t(
+            "schema: additionalProperties opened",
+            "contract-hash-mismatch",
+            Json(|m| {
+                contract(m, TABLE)["observations"]["readSelection"]["outputSchema"]["additionalProperties"] =
+                    true.into()
+            }),
+        ),
+        t(
+            "schema: outputSchema null → {}",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, DECOMMISSION)["outputSchema"] = json!({})),
+        ),
         // Effects and governance defaults (materialized, so each is part of the contract).
         t("procedure effect", "contract-hash-mismatch", Json(|m| contract(m, DECOMMISSION)["effect"] = "read".into())),
-        t("action effect", "contract-hash-mismatch", Json(|m| contract(m, TABLE)["actions"]["filter"]["effect"] = "mutation".into())),
+        t(
+            "action effect",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, TABLE)["actions"]["filter"]["effect"] = "mutation".into()),
+        ),
         t("idempotent", "contract-hash-mismatch", Json(|m| contract(m, REBOOT)["idempotent"] = true.into())),
         t("reversible", "contract-hash-mismatch", Json(|m| contract(m, DECOMMISSION)["reversible"] = true.into())),
-        t("confirmation", "contract-hash-mismatch", Json(|m| contract(m, DECOMMISSION)["confirmation"] = "never".into())),
+        t(
+            "confirmation",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, DECOMMISSION)["confirmation"] = "never".into()),
+        ),
         t("audit", "contract-hash-mismatch", Json(|m| contract(m, DECOMMISSION)["audit"] = "none".into())),
-        t("action audit default", "contract-hash-mismatch", Json(|m| contract(m, TABLE)["actions"]["clearSelection"]["audit"] = "none".into())),
+        t(
+            "action audit default",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, TABLE)["actions"]["clearSelection"]["audit"] = "none".into()),
+        ),
         // Other contract fields.
-        t("meta", "contract-hash-mismatch", Json(|m| contract(m, TABLE)["meta"]["columns"].as_array_mut().unwrap().push("owner".into()))),
+        t(
+            "meta",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, TABLE)["meta"]["columns"].as_array_mut().unwrap().push("owner".into())),
+        ),
         t("tags", "contract-hash-mismatch", Json(|m| contract(m, REBOOT)["tags"] = json!([]))),
-        t("policies (admin role dropped)", "contract-hash-mismatch", Json(|m| contract(m, DECOMMISSION)["policies"] = json!([]))),
+        t(
+            "policies (admin role dropped)",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, DECOMMISSION)["policies"] = json!([])),
+        ),
         t("origin", "contract-hash-mismatch", Json(|m| contract(m, NAV)["origin"] = "third-party".into())),
         t("priority", "contract-hash-mismatch", Json(|m| contract(m, TABLE)["priority"] = 1000.into())),
-        t("kind procedure → external-tool", "contract-hash-mismatch", Json(|m| contract(m, REBOOT)["kind"] = "external-tool".into())),
+        t(
+            "kind procedure → external-tool",
+            "contract-hash-mismatch",
+            Json(|m| contract(m, REBOOT)["kind"] = "external-tool".into()),
+        ),
         // Contracts removed, added, reordered.
-        t("contract removed", "count-mismatch", Json(|m| {
-            contracts(m).retain(|c| c["id"] != DECOMMISSION);
-        })),
-        t("contract removed, count fixed", "manifest-hash-mismatch", Json(|m| {
-            contracts(m).retain(|c| c["id"] != DECOMMISSION);
-            m["completeness"]["contracts"] = 4.into();
-        })),
-        t("contract added (copy, new id)", "count-mismatch", Json(|m| {
-            let mut c = contract(m, EXPORT).clone();
-            c["id"] = "external:reports.purge".into();
-            contracts(m).insert(3, c);
-        })),
-        t("contract added, count fixed", "contract-hash-mismatch", Json(|m| {
-            let mut c = contract(m, EXPORT).clone();
-            c["id"] = "external:reports.purge".into();
-            contracts(m).insert(3, c);
-            m["completeness"]["contracts"] = 6.into();
-        })),
-        t("contract added, count and its contractHash fixed", "manifest-hash-mismatch", Json(|m| {
-            let mut c = contract(m, EXPORT).clone();
-            c["id"] = "external:reports.purge".into();
-            c["contractHash"] = contract_hash(&c).into();
-            contracts(m).insert(3, c);
-            m["completeness"]["contracts"] = 6.into();
-        })),
-        t("contract duplicated (same id), count fixed", "duplicate-id", Json(|m| {
-            let c = contract(m, EXPORT).clone();
-            contracts(m).insert(3, c);
-            m["completeness"]["contracts"] = 6.into();
-        })),
+        t(
+            "contract removed",
+            "count-mismatch",
+            Json(|m| {
+                contracts(m).retain(|c| c["id"] != DECOMMISSION);
+            }),
+        ),
+        t(
+            "contract removed, count fixed",
+            "manifest-hash-mismatch",
+            Json(|m| {
+                contracts(m).retain(|c| c["id"] != DECOMMISSION);
+                m["completeness"]["contracts"] = 4.into();
+            }),
+        ),
+        t(
+            "contract added (copy, new id)",
+            "count-mismatch",
+            Json(|m| {
+                let mut c = contract(m, EXPORT).clone();
+                c["id"] = "external:reports.purge".into();
+                contracts(m).insert(3, c);
+            }),
+        ),
+        t(
+            "contract added, count fixed",
+            "contract-hash-mismatch",
+            Json(|m| {
+                let mut c = contract(m, EXPORT).clone();
+                c["id"] = "external:reports.purge".into();
+                contracts(m).insert(3, c);
+                m["completeness"]["contracts"] = 6.into();
+            }),
+        ),
+        t(
+            "contract added, count and its contractHash fixed",
+            "manifest-hash-mismatch",
+            Json(|m| {
+                let mut c = contract(m, EXPORT).clone();
+                c["id"] = "external:reports.purge".into();
+                c["contractHash"] = contract_hash(&c).into();
+                contracts(m).insert(3, c);
+                m["completeness"]["contracts"] = 6.into();
+            }),
+        ),
+        t(
+            "contract duplicated (same id), count fixed",
+            "duplicate-id",
+            Json(|m| {
+                let c = contract(m, EXPORT).clone();
+                contracts(m).insert(3, c);
+                m["completeness"]["contracts"] = 6.into();
+            }),
+        ),
         t("two contracts swapped", "not-sorted", Json(|m| contracts(m).swap(0, 1))),
         // Hashes.
-        t("contractHash edited", "contract-hash-mismatch", Json(|m| {
-            let c = contract(m, NAV);
-            let h = c["contractHash"].as_str().unwrap().to_string();
-            c["contractHash"] = flip_last_hex(&h).into();
-        })),
-        t("contractHash removed", "malformed", Json(|m| {
-            contract(m, NAV).as_object_mut().unwrap().remove("contractHash");
-        })),
-        t("manifestHash edited", "manifest-hash-mismatch", Json(|m| {
-            let h = m["manifestHash"].as_str().unwrap().to_string();
-            m["manifestHash"] = flip_last_hex(&h).into();
-        })),
-        t("manifestHash removed", "malformed", Json(|m| {
-            m.as_object_mut().unwrap().remove("manifestHash");
-        })),
+        t(
+            "contractHash edited",
+            "contract-hash-mismatch",
+            Json(|m| {
+                let c = contract(m, NAV);
+                let h = c["contractHash"].as_str().unwrap().to_string();
+                c["contractHash"] = flip_last_hex(&h).into();
+            }),
+        ),
+        t(
+            "contractHash removed",
+            "malformed",
+            Json(|m| {
+                contract(m, NAV).as_object_mut().unwrap().remove("contractHash");
+            }),
+        ),
+        t(
+            "manifestHash edited",
+            "manifest-hash-mismatch",
+            Json(|m| {
+                let h = m["manifestHash"].as_str().unwrap().to_string();
+                m["manifestHash"] = flip_last_hex(&h).into();
+            }),
+        ),
+        t(
+            "manifestHash removed",
+            "malformed",
+            Json(|m| {
+                m.as_object_mut().unwrap().remove("manifestHash");
+            }),
+        ),
         // Completeness, format, generator.
-        t("completeness.status → incomplete", "incomplete", Json(|m| m["completeness"]["status"] = "incomplete".into())),
+        t(
+            "completeness.status → incomplete",
+            "incomplete",
+            Json(|m| m["completeness"]["status"] = "incomplete".into()),
+        ),
         t("completeness.failed → 1", "incomplete", Json(|m| m["completeness"]["failed"] = 1.into())),
         t("completeness.contracts → 6", "count-mismatch", Json(|m| m["completeness"]["contracts"] = 6.into())),
         t("formatVersion → 2", "unsupported-format-version", Json(|m| m["formatVersion"] = 2.into())),
         t("formatVersion → \"1\"", "unsupported-format-version", Json(|m| m["formatVersion"] = "1".into())),
-        t("formatVersion removed", "unsupported-format-version", Json(|m| {
-            m.as_object_mut().unwrap().remove("formatVersion");
-        })),
+        t(
+            "formatVersion removed",
+            "unsupported-format-version",
+            Json(|m| {
+                m.as_object_mut().unwrap().remove("formatVersion");
+            }),
+        ),
         t("generator.version", "manifest-hash-mismatch", Json(|m| m["generator"]["version"] = "9.9.9".into())),
         t("generator.name", "manifest-hash-mismatch", Json(|m| m["generator"]["name"] = "someone-else".into())),
         // Source: not in contractHash (a moved contract keeps it) but in manifestHash.
         t("source line", "manifest-hash-mismatch", Json(|m| contract(m, REBOOT)["source"]["line"] = 14.into())),
-        t("source file", "manifest-hash-mismatch", Json(|m| contract(m, REBOOT)["source"]["file"] = "src/elsewhere.ts".into())),
+        t(
+            "source file",
+            "manifest-hash-mismatch",
+            Json(|m| contract(m, REBOOT)["source"]["file"] = "src/elsewhere.ts".into()),
+        ),
         // Unknown fields.
         t("unknown top-level field", "malformed", Json(|m| m["signedBy"] = "me".into())),
         t("unknown contract field", "malformed", Json(|m| contract(m, REBOOT)["dangerous"] = true.into())),
-        t("unknown action field", "malformed", Json(|m| contract(m, TABLE)["actions"]["filter"]["hidden"] = true.into())),
+        t(
+            "unknown action field",
+            "malformed",
+            Json(|m| contract(m, TABLE)["actions"]["filter"]["hidden"] = true.into()),
+        ),
         // A tamperer who recomputes every hash gets past the hashes but not the definition rules.
-        t("invalid definition, rehashed", "invalid-contract", Json(|m| {
-            contract(m, REBOOT)["inputSchema"]["properties"]["reason"]["$ref"] = "#/x".into();
-            rehash(m);
-        })),
+        t(
+            "invalid definition, rehashed",
+            "invalid-contract",
+            Json(|m| {
+                contract(m, REBOOT)["inputSchema"]["properties"]["reason"]["$ref"] = "#/x".into();
+                rehash(m);
+            }),
+        ),
         // Bytes.
         t("truncated bytes", "not-json", Bytes(|b| b[..b.len() / 2].to_vec())),
         t("last byte dropped", "not-json", Bytes(|b| b.trim_ascii_end()[..b.trim_ascii_end().len() - 1].to_vec())),
@@ -221,18 +362,27 @@ fn tampers() -> Vec<Tamper> {
         t("empty file", "not-json", Bytes(|_| Vec::new())),
         t("trailing garbage", "not-json", Bytes(|b| [b, &b"x"[..]].concat())),
         t("a second document appended", "not-json", Bytes(|b| [b, b].concat())),
-        t("invalid UTF-8", "not-json", Bytes(|b| {
-            let mut v = b.to_vec();
-            let i = v.windows(6).position(|w| w == b"Reboot").unwrap();
-            v[i] = 0xff;
-            v
-        })),
+        t(
+            "invalid UTF-8",
+            "not-json",
+            Bytes(|b| {
+                let mut v = b.to_vec();
+                let i = v.windows(6).position(|w| w == b"Reboot").unwrap();
+                v[i] = 0xff;
+                v
+            }),
+        ),
         t("JSON but not an object", "malformed", Bytes(|_| b"[1]".to_vec())),
         // A duplicate key placed before the real one would be invisible to a last-wins parser.
-        t("duplicate key hiding the real effect", "not-json", Bytes(|b| {
-            let s = String::from_utf8(b.to_vec()).unwrap();
-            s.replacen("\"effect\": \"destructive\"", "\"effect\": \"read\",\n      \"effect\": \"destructive\"", 1).into_bytes()
-        })),
+        t(
+            "duplicate key hiding the real effect",
+            "not-json",
+            Bytes(|b| {
+                let s = String::from_utf8(b.to_vec()).unwrap();
+                s.replacen("\"effect\": \"destructive\"", "\"effect\": \"read\",\n      \"effect\": \"destructive\"", 1)
+                    .into_bytes()
+            }),
+        ),
     ]
 }
 
@@ -269,7 +419,10 @@ fn verify_refuses_every_tampering() {
         let doc: Value = match serde_json::from_str(&json_run.stdout) {
             Ok(d) => d,
             Err(e) => {
-                failures.push(format!("{}: --format json printed no single JSON document ({e}): {:?}", tamper.what, json_run.stdout));
+                failures.push(format!(
+                    "{}: --format json printed no single JSON document ({e}): {:?}",
+                    tamper.what, json_run.stdout
+                ));
                 continue;
             }
         };
@@ -287,18 +440,28 @@ fn verify_refuses_every_tampering() {
         }
         // Pretty: one line on stderr naming the file, nothing on stdout.
         let expected_prefix = format!("error: {file}: ");
-        if !pretty_run.stdout.is_empty() || !pretty_run.stderr.starts_with(&expected_prefix) || pretty_run.stderr.lines().count() != 1 {
+        if !pretty_run.stdout.is_empty()
+            || !pretty_run.stderr.starts_with(&expected_prefix)
+            || pretty_run.stderr.lines().count() != 1
+        {
             failures.push(format!("{}: pretty output {:?} / {:?}", tamper.what, pretty_run.stdout, pretty_run.stderr));
         }
         // JSON: the message is the pretty message; `contract` is a string or null.
         if pretty_run.stderr.strip_prefix(&expected_prefix).map(str::trim_end) != doc["error"]["message"].as_str() {
             failures.push(format!("{}: JSON message differs from pretty: {doc}", tamper.what));
         }
-        if !(doc["error"]["contract"].is_string() || doc["error"]["contract"].is_null()) || !json_run.stderr.is_empty() {
+        if !(doc["error"]["contract"].is_string() || doc["error"]["contract"].is_null()) || !json_run.stderr.is_empty()
+        {
             failures.push(format!("{}: bad JSON document {doc} / stderr {:?}", tamper.what, json_run.stderr));
         }
     }
-    assert!(failures.is_empty(), "{} of {} tamperings misbehaved:\n{}", failures.len(), matrix.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} tamperings misbehaved:\n{}",
+        failures.len(),
+        matrix.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -350,7 +513,10 @@ fn verify_accepts_the_example_app_and_any_layout_of_the_same_meaning() {
         ("CRLF, tabs, no final newline", text.trim_end().replace('\n', "\r\n").replace("  ", "\t")),
         ("blank space around tokens", text.replace(": ", "   :   ").replace(",\n", "\n ,\n")),
         ("a schema number spelled 2e2", text.replacen("\"maxLength\": 200", "\"maxLength\": 2e2", 1)),
-        ("unicode escapes in strings", text.replace("Reboot devices", "\\u0052eboot devices").replace("\"procedure\"", "\"proc\\u0065dure\"")),
+        (
+            "unicode escapes in strings",
+            text.replace("Reboot devices", "\\u0052eboot devices").replace("\"procedure\"", "\"proc\\u0065dure\""),
+        ),
     ];
     for (what, layout) in layouts {
         assert_ne!(layout, text, "{what}: the layout is the original");

@@ -9,7 +9,6 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-
 /// The next rebuild line (skipping diagnostics), within a generous timeout.
 fn next_build(rx: &mpsc::Receiver<String>) -> String {
     loop {
@@ -25,7 +24,12 @@ fn watch_picks_up_edits_new_files_and_deletions() {
     let tmp = tempfile::tempdir().unwrap();
     let app = std::fs::canonicalize(tmp.path()).unwrap().join("app");
     copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/devices-app"), &app);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface")).args(["compile", "--watch"]).arg(&app).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
+        .args(["compile", "--watch"])
+        .arg(&app)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let stderr = child.stderr.take().unwrap();
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -42,9 +46,16 @@ fn watch_picks_up_edits_new_files_and_deletions() {
 
     // An edit of a contract: rebuilt, only that file parsed, manifest rewritten.
     let file = app.join("src/external/reports.ts");
-    std::fs::write(&file, std::fs::read_to_string(&file).unwrap().replace("Export the devices report", "Export the device report")).unwrap();
+    std::fs::write(
+        &file,
+        std::fs::read_to_string(&file).unwrap().replace("Export the devices report", "Export the device report"),
+    )
+    .unwrap();
     let edit = next_build(&rx);
-    assert!(edit.contains("src/external/reports.ts") && edit.contains("1 parsed") && edit.contains("written"), "{edit}");
+    assert!(
+        edit.contains("src/external/reports.ts") && edit.contains("1 parsed") && edit.contains("written"),
+        "{edit}"
+    );
     assert_ne!(std::fs::read_to_string(&manifest).unwrap(), v1);
 
     // A new file with a contract.
@@ -64,7 +75,10 @@ fn watch_picks_up_edits_new_files_and_deletions() {
     let renamed = next_build(&rx);
     assert!(renamed.contains("5 contracts"), "{renamed}");
     let text = std::fs::read_to_string(&manifest).unwrap();
-    assert!(text.contains("src/outside/reports.ts") && !text.contains("src/external/reports.ts"), "the contract moved with its folder");
+    assert!(
+        text.contains("src/outside/reports.ts") && !text.contains("src/external/reports.ts"),
+        "the contract moved with its folder"
+    );
 
     child.kill().unwrap();
     let _ = child.wait();

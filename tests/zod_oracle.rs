@@ -23,7 +23,9 @@ fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
         (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w))),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
         _ => a == b,
     }
 }
@@ -83,7 +85,8 @@ fn zod_translation_equals_real_zod() {
         ids.push(id);
     }
     let c = compile(Project::new(Config::load(&root).unwrap())).unwrap();
-    let by_id: HashMap<&str, &agent_surface_runtime::manifest::ManifestContract> = c.manifest().contracts.iter().map(|m| (m.id(), m)).collect();
+    let by_id: HashMap<&str, &agent_surface_runtime::manifest::ManifestContract> =
+        c.manifest().contracts.iter().map(|m| (m.id(), m)).collect();
 
     let (mut matched, mut refused, mut mismatched) = (0, 0, Vec::new());
     for (i, run) in runs.iter().enumerate() {
@@ -99,12 +102,17 @@ fn zod_translation_equals_real_zod() {
             .map(|d| format!("{} {}", d.code.id(), d.message))
             .collect();
         let ours = by_id.get(ids[i].as_str()).map(|m| match m {
-            agent_surface_runtime::manifest::ManifestContract::Procedure(p) => p.output_schema.clone().unwrap_or(Value::Null),
+            agent_surface_runtime::manifest::ManifestContract::Procedure(p) => {
+                p.output_schema.clone().unwrap_or(Value::Null)
+            }
             _ => Value::Null,
         });
         if must_refuse {
             if errors.is_empty() {
-                mismatched.push(format!("{name} ({io}): out of subset but accepted; ours = {}", ours.map(|o| o.to_string()).unwrap_or_default()));
+                mismatched.push(format!(
+                    "{name} ({io}): out of subset but accepted; ours = {}",
+                    ours.map(|o| o.to_string()).unwrap_or_default()
+                ));
             } else {
                 refused += 1;
             }
@@ -114,7 +122,8 @@ fn zod_translation_equals_real_zod() {
         match ours {
             Some(o) if same(&without_dialect(&o), &theirs) => matched += 1,
             Some(o) => mismatched.push(format!("{name} ({io}):\n    zod  {theirs}\n    ours {}", without_dialect(&o))),
-            None => mismatched.push(format!("{name} ({io}): refused but zod's schema is in the subset: {}", errors.join(" | "))),
+            None => mismatched
+                .push(format!("{name} ({io}): refused but zod's schema is in the subset: {}", errors.join(" | "))),
         }
     }
     println!("zod-oracle: {matched} matched, {refused} refused as expected, {} mismatched", mismatched.len());
@@ -126,7 +135,8 @@ fn zod_translation_equals_real_zod() {
 #[test]
 fn refusals_name_the_construct() {
     let corpus = std::fs::read_to_string(oracle_dir().join("corpus.jsonl")).unwrap();
-    let entries: Vec<Value> = corpus.lines().map(|l| serde_json::from_str(l).unwrap()).filter(|e: &Value| e["expect"] == "refuse").collect();
+    let entries: Vec<Value> =
+        corpus.lines().map(|l| serde_json::from_str(l).unwrap()).filter(|e: &Value| e["expect"] == "refuse").collect();
     let tmp = tempfile::tempdir().unwrap();
     let root = normalize(&std::fs::canonicalize(tmp.path()).unwrap());
     for (i, e) in entries.iter().enumerate() {
@@ -155,7 +165,16 @@ fn refusals_name_the_construct() {
         let at = f.line_col(d.primary.span.lo);
         let under = &f.text[d.primary.span.lo as usize..d.primary.span.hi as usize];
         let under: String = under.chars().take(40).collect();
-        lines.push(format!("{} [{}] {}:{} `{}` {}\n    help: {}", e["name"].as_str().unwrap(), d.code.id(), at.line, at.column, under.replace('\n', " "), d.message, d.help.as_deref().unwrap_or("")));
+        lines.push(format!(
+            "{} [{}] {}:{} `{}` {}\n    help: {}",
+            e["name"].as_str().unwrap(),
+            d.code.id(),
+            at.line,
+            at.column,
+            under.replace('\n', " "),
+            d.message,
+            d.help.as_deref().unwrap_or("")
+        ));
     }
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots/zod"));

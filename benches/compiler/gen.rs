@@ -97,24 +97,79 @@ impl Rng {
 // ---------------------------------------------------------------------------------------------
 
 const DOMAINS: &[&str] = &[
-    "billing", "inventory", "orders", "customers", "reports", "settings", "analytics", "shipping", "catalog", "payments",
-    "support", "accounts", "projects", "tasks", "calendar", "messages", "files", "teams", "audit", "alerts", "devices",
-    "invoices", "pricing", "returns", "reviews",
+    "billing",
+    "inventory",
+    "orders",
+    "customers",
+    "reports",
+    "settings",
+    "analytics",
+    "shipping",
+    "catalog",
+    "payments",
+    "support",
+    "accounts",
+    "projects",
+    "tasks",
+    "calendar",
+    "messages",
+    "files",
+    "teams",
+    "audit",
+    "alerts",
+    "devices",
+    "invoices",
+    "pricing",
+    "returns",
+    "reviews",
 ];
 const ENTITIES: &[&str] = &[
-    "table", "list", "panel", "editor", "form", "card", "detail", "summary", "toolbar", "filter", "chart", "timeline", "grid",
-    "sidebar", "header", "dialog", "wizard", "board", "picker", "banner",
+    "table", "list", "panel", "editor", "form", "card", "detail", "summary", "toolbar", "filter", "chart", "timeline",
+    "grid", "sidebar", "header", "dialog", "wizard", "board", "picker", "banner",
 ];
 const QUALIFIERS: &[&str] = &[
-    "recent", "pending", "archived", "shared", "pinned", "active", "overdue", "draft", "favorite", "assigned", "flagged", "global",
+    "recent", "pending", "archived", "shared", "pinned", "active", "overdue", "draft", "favorite", "assigned",
+    "flagged", "global",
 ];
-const HOOKS: &[&str] = &["List", "Item", "Selection", "Pagination", "Filter", "Debounce", "Storage", "Sync", "Mutation", "Polling", "Sort", "Draft"];
-const UTILS: &[&str] = &["format", "sort", "group", "validate", "normalize", "diff", "search", "csv", "dates", "money", "colors", "paths"];
+const HOOKS: &[&str] = &[
+    "List",
+    "Item",
+    "Selection",
+    "Pagination",
+    "Filter",
+    "Debounce",
+    "Storage",
+    "Sync",
+    "Mutation",
+    "Polling",
+    "Sort",
+    "Draft",
+];
+const UTILS: &[&str] =
+    &["format", "sort", "group", "validate", "normalize", "diff", "search", "csv", "dates", "money", "colors", "paths"];
 const UI: &[&str] = &["Button", "Spinner", "Card", "Modal", "Field", "Tabs", "Badge", "Table"];
 const STATUSES: &[&str] = &["active", "archived", "draft", "pending", "blocked", "done", "review", "failed"];
 const NOUNS: &[&str] = &[
-    "owner", "amount", "currency", "region", "priority", "score", "label", "channel", "source", "quantity", "weight", "budget",
-    "category", "deadline", "notes", "reference", "vendor", "locale", "rating", "version",
+    "owner",
+    "amount",
+    "currency",
+    "region",
+    "priority",
+    "score",
+    "label",
+    "channel",
+    "source",
+    "quantity",
+    "weight",
+    "budget",
+    "category",
+    "deadline",
+    "notes",
+    "reference",
+    "vendor",
+    "locale",
+    "rating",
+    "version",
 ];
 const VERBS: &[&str] = &["Shows", "Lists", "Summarises", "Displays", "Tracks", "Groups", "Highlights", "Collects"];
 
@@ -209,7 +264,9 @@ impl Plan {
         self.feature_files(f).filter_map(|p| if let Kind::Util(u) = &p.kind { Some(*u) } else { None }).collect()
     }
     fn components(&self, f: usize) -> Vec<String> {
-        self.feature_files(f).filter_map(|p| if let Kind::Component(c, _) = &p.kind { Some(c.clone()) } else { None }).collect()
+        self.feature_files(f)
+            .filter_map(|p| if let Kind::Component(c, _) = &p.kind { Some(c.clone()) } else { None })
+            .collect()
     }
     fn ui(&self) -> Vec<&'static str> {
         self.files.iter().filter_map(|p| if let Kind::Ui(u) = &p.kind { Some(*u) } else { None }).collect()
@@ -344,7 +401,10 @@ pub fn generate_with(root: &Path, opts: &GenOptions, write: bool) -> std::io::Re
         root.join("tsconfig.json"),
         "{\n  \"compilerOptions\": {\n    \"target\": \"ES2022\",\n    \"module\": \"ESNext\",\n    \"moduleResolution\": \"Bundler\",\n    \"jsx\": \"react-jsx\",\n    \"strict\": true,\n    \"baseUrl\": \".\",\n    \"paths\": { \"@/*\": [\"src/*\"] }\n  },\n  \"include\": [\"src\"]\n}\n",
     )?;
-    std::fs::write(root.join("package.json"), "{\n  \"name\": \"synthetic-app\",\n  \"private\": true,\n  \"type\": \"module\"\n}\n")?;
+    std::fs::write(
+        root.join("package.json"),
+        "{\n  \"name\": \"synthetic-app\",\n  \"private\": true,\n  \"type\": \"module\"\n}\n",
+    )?;
 
     let (contents, contracts) = contents(&plan, opts);
     let mut hasher = blake3::Hasher::new();
@@ -394,8 +454,14 @@ fn contents(plan: &Plan, opts: &GenOptions) -> (Vec<(String, String)>, usize) {
 fn summary(root: &Path, plan: &Plan, bytes: u64, contracts: usize, hash: String) -> GenSummary {
     let contract_files: Vec<&Planned> = plan.files.iter().filter(|p| p.contract).collect();
     let check = plan.files.iter().find(|p| p.lines > 0).or(contract_files.first().copied()).expect("one contract file");
-    let contract = contract_files.iter().rev().find(|p| matches!(p.kind, Kind::Component(..))).copied().unwrap_or(check);
-    let plain = plan.files.iter().rev().find(|p| !p.contract && matches!(p.kind, Kind::Component(..))).unwrap_or(&plan.files[0]);
+    let contract =
+        contract_files.iter().rev().find(|p| matches!(p.kind, Kind::Component(..))).copied().unwrap_or(check);
+    let plain = plan
+        .files
+        .iter()
+        .rev()
+        .find(|p| !p.contract && matches!(p.kind, Kind::Component(..)))
+        .unwrap_or(&plan.files[0]);
     GenSummary {
         root: root.to_path_buf(),
         files: plan.files.len(),
@@ -522,7 +588,11 @@ fn shared_schemas(w: &mut String, f: &Feature, rng: &mut Rng) {
         f.id_prefix, f.id_prefix
     );
     let statuses: Vec<String> = f.statuses.iter().map(|s| format!("\"{s}\"")).collect();
-    let _ = writeln!(w, "export const {p}Status = {{\n  enum: [{}],\n  description: \"Lifecycle status\",\n}} as const;\n", statuses.join(", "));
+    let _ = writeln!(
+        w,
+        "export const {p}Status = {{\n  enum: [{}],\n  description: \"Lifecycle status\",\n}} as const;\n",
+        statuses.join(", ")
+    );
     let _ = write!(w, "export const {p}Row = {{\n  type: \"object\",\n  properties: {{\n    id: {u}_ID,\n    name: {{ type: \"string\", maxLength: {} }},\n    status: {p}Status,\n    updatedAt: {{ type: [\"string\", \"null\"], format: \"date-time\" }},\n", rng.range(80, 200));
     let required = ["\"id\"", "\"name\"", "\"status\"", "\"updatedAt\""];
     for (k, field) in f.extra_fields.iter().enumerate().take(3) {
@@ -531,14 +601,19 @@ fn shared_schemas(w: &mut String, f: &Feature, rng: &mut Rng) {
                 let _ = writeln!(w, "    {field}: {{ type: \"string\", maxLength: {} }},", rng.range(20, 120));
             }
             1 => {
-                let _ = writeln!(w, "    {field}: {{ type: \"integer\", minimum: 0, maximum: {} }},", rng.range(10, 100_000));
+                let _ = writeln!(
+                    w,
+                    "    {field}: {{ type: \"integer\", minimum: 0, maximum: {} }},",
+                    rng.range(10, 100_000)
+                );
             }
             _ => {
                 let _ = writeln!(w, "    {field}: {{ type: \"number\", minimum: 0 }},");
             }
         }
     }
-    let _ = writeln!(w, "  }},\n  required: [{}],\n  additionalProperties: false,\n}} as const;\n", required.join(", "));
+    let _ =
+        writeln!(w, "  }},\n  required: [{}],\n  additionalProperties: false,\n}} as const;\n", required.join(", "));
     let _ = writeln!(w, "export const {u}_SORT_COLUMNS = [\"name\", \"status\", \"updatedAt\"] as const;\n");
     let _ = writeln!(
         w,
@@ -549,8 +624,13 @@ fn shared_schemas(w: &mut String, f: &Feature, rng: &mut Rng) {
 fn shared_zod(w: &mut String, f: &Feature, rng: &mut Rng) {
     let (p, u) = (&f.pascal, &f.upper);
     let _ = writeln!(w, "// zod schemas of the {}: validated by zod at run time, converted by the compiler.", f.name);
-    let _ = writeln!(w, "import {{ z }} from \"zod\";\nimport {{ {u}_SORT_COLUMNS }} from \"../schemas/{}\";\n", f.name);
-    let _ = writeln!(w, "export const {p}IdZ = z.string().regex(/^{}[a-z0-9]{{6,}}$/).describe(\"An id such as {}8f3k2a\");\n", f.id_prefix, f.id_prefix);
+    let _ =
+        writeln!(w, "import {{ z }} from \"zod\";\nimport {{ {u}_SORT_COLUMNS }} from \"../schemas/{}\";\n", f.name);
+    let _ = writeln!(
+        w,
+        "export const {p}IdZ = z.string().regex(/^{}[a-z0-9]{{6,}}$/).describe(\"An id such as {}8f3k2a\");\n",
+        f.id_prefix, f.id_prefix
+    );
     let _ = writeln!(w, "export const {p}SortInput = z.object({{\n  column: z.enum({u}_SORT_COLUMNS),\n  direction: z.enum([\"asc\", \"desc\"]).default(\"asc\"),\n}});\n");
     let statuses: Vec<String> = f.statuses.iter().map(|s| format!("\"{s}\"")).collect();
     let _ = writeln!(
@@ -587,11 +667,17 @@ fn types(w: &mut String, f: &Feature, rng: &mut Rng) {
     }
     w.push_str("}\n\n");
     let _ = writeln!(w, "export interface {p}Query {{\n  page: number;\n  pageSize: number;\n  sort?: keyof {p}Item;\n  direction?: \"asc\" | \"desc\";\n  filter?: string;\n  status?: {p}Status[];\n}}\n");
-    let _ = writeln!(w, "export type {p}Page = {{\n  items: {p}Item[];\n  total: number;\n  nextCursor: string | null;\n}};\n");
+    let _ = writeln!(
+        w,
+        "export type {p}Page = {{\n  items: {p}Item[];\n  total: number;\n  nextCursor: string | null;\n}};\n"
+    );
     let _ = writeln!(w, "export type {p}Patch = Partial<Omit<{p}Item, \"id\" | \"createdAt\">>;\n");
     let _ = writeln!(w, "export type {p}Event =\n  | {{ type: \"created\"; item: {p}Item }}\n  | {{ type: \"updated\"; id: string; patch: {p}Patch }}\n  | {{ type: \"removed\"; id: string }}\n  | {{ type: \"reset\"; items: {p}Item[] }};\n");
     let _ = writeln!(w, "export type {p}ById = Record<string, {p}Item>;\n");
-    let _ = writeln!(w, "export type {p}Handler<T extends {p}Event[\"type\"]> = (event: Extract<{p}Event, {{ type: T }}>) => void;\n");
+    let _ = writeln!(
+        w,
+        "export type {p}Handler<T extends {p}Event[\"type\"]> = (event: Extract<{p}Event, {{ type: T }}>) => void;\n"
+    );
     let _ = writeln!(w, "export interface {p}State {{\n  byId: {p}ById;\n  order: string[];\n  selected: ReadonlySet<string>;\n  loading: boolean;\n  error: string | null;\n  lastEvent?: {p}Event;\n}}\n");
     for k in 0..rng.range(3, 7) {
         let noun = rng.pick(NOUNS);
@@ -660,7 +746,15 @@ fn api(w: &mut String, plan: &Plan, fi: usize, contract: bool, rng: &mut Rng) {
     } else if plan.feature_has(fi, &Kind::Constants) {
         let _ = writeln!(w, "import {{ {u}_PAGE_SIZE as PAGE_SIZE }} from \"./constants\";");
     }
-    let page_size = if plan.feature_has(fi, &Kind::Constants) { if contract { "PAGE_SIZE".to_string() } else { format!("{u}_PAGE_SIZE") } } else { "50".into() };
+    let page_size = if plan.feature_has(fi, &Kind::Constants) {
+        if contract {
+            "PAGE_SIZE".to_string()
+        } else {
+            format!("{u}_PAGE_SIZE")
+        }
+    } else {
+        "50".into()
+    };
     let _ = writeln!(
         w,
         "\nconst BASE = \"/api/{n}\";\n\nexport class {p}ApiError extends Error {{\n  constructor(\n    message: string,\n    readonly status: number,\n  ) {{\n    super(message);\n    this.name = \"{p}ApiError\";\n  }}\n}}\n\nasync function request<T>(path: string, init?: RequestInit): Promise<T> {{\n  const response = await fetch(`${{BASE}}${{path}}`, {{\n    headers: {{ \"content-type\": \"application/json\", accept: \"application/json\" }},\n    credentials: \"same-origin\",\n    ...init,\n  }});\n  if (!response.ok) {{\n    throw new {p}ApiError(`{n} request failed: ${{response.status}} ${{response.statusText}}`, response.status);\n  }}\n  if (response.status === 204) {{\n    return undefined as T;\n  }}\n  return (await response.json()) as T;\n}}\n"
@@ -704,7 +798,11 @@ fn hook(w: &mut String, plan: &Plan, fi: usize, name: &str, rng: &mut Rng) {
     }
     let _ = writeln!(w, "\nexport interface {}Options {{\n  query?: Partial<{p}Query>;\n  enabled?: boolean;\n  debounceMs?: number;\n  onError?: (error: Error) => void;\n}}\n", pascal(name));
     let _ = writeln!(w, "export interface {}Result {{\n  items: {p}Item[];\n  loading: boolean;\n  error: Error | null;\n  reload: () => Promise<void>;\n  byId: Map<string, {p}Item>;\n}}\n", pascal(name));
-    let fetch = if has_api { format!("await list{p}(options.query ?? {{}})") } else { "{ items: [] as Item[] }".replace("Item", &format!("{p}Item")) };
+    let fetch = if has_api {
+        format!("await list{p}(options.query ?? {{}})")
+    } else {
+        "{ items: [] as Item[] }".replace("Item", &format!("{p}Item"))
+    };
     let _ = writeln!(
         w,
         "export function {name}(options: {P}Options = {{}}): {P}Result {{\n  const {{ enabled = true, debounceMs = {d}, onError }} = options;\n  const [items, setItems] = useState<{p}Item[]>([]);\n  const [loading, setLoading] = useState(false);\n  const [error, setError] = useState<Error | null>(null);\n  const mounted = useRef(true);\n  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);\n\n  useEffect(() => {{\n    mounted.current = true;\n    return () => {{\n      mounted.current = false;\n      if (timer.current) clearTimeout(timer.current);\n    }};\n  }}, []);\n\n  const reload = useCallback(async () => {{\n    if (!enabled) return;\n    setLoading(true);\n    try {{\n      const page = {fetch};\n      if (mounted.current) {{\n        setItems(page.items);\n        setError(null);\n      }}\n    }} catch (cause) {{\n      const err = cause instanceof Error ? cause : new Error(String(cause));\n      if (mounted.current) setError(err);\n      onError?.(err);\n    }} finally {{\n      if (mounted.current) setLoading(false);\n    }}\n  }}, [enabled, onError, options.query]);\n\n  useEffect(() => {{\n    if (timer.current) clearTimeout(timer.current);\n    timer.current = setTimeout(() => {{\n      void reload();\n    }}, debounceMs);\n  }}, [reload, debounceMs]);\n\n  const byId = useMemo(() => {{\n    const map = new Map<string, {p}Item>();\n    for (const item of items) {{\n      map.set(item.id, item);\n    }}\n    return map;\n  }}, [items]);\n\n  return {{ items, loading, error, reload, byId }};\n}}\n",
@@ -746,7 +844,16 @@ fn util(w: &mut String, f: &Feature, name: &str, rng: &mut Rng) {
 
 /// A component (and its contract when `contract`); returns the number of contracts.
 #[allow(clippy::too_many_arguments)]
-fn component(w: &mut String, plan: &Plan, fi: usize, name: &str, entity: &str, contract: bool, min_lines: usize, rng: &mut Rng) -> usize {
+fn component(
+    w: &mut String,
+    plan: &Plan,
+    fi: usize,
+    name: &str,
+    entity: &str,
+    contract: bool,
+    min_lines: usize,
+    rng: &mut Rng,
+) -> usize {
     let f = &plan.features[fi];
     let (p, u) = (&f.pascal, &f.upper);
     let hooks = plan.hooks(fi);
@@ -779,7 +886,11 @@ fn component(w: &mut String, plan: &Plan, fi: usize, name: &str, entity: &str, c
     let mut contracts = 0;
     if contract {
         contracts = 1;
-        let (max_sel, page) = if has_constants { (format!("{u}_MAX_SELECTION"), format!("{u}_PAGE_SIZE")) } else { ("50".into(), "100".into()) };
+        let (max_sel, page) = if has_constants {
+            (format!("{u}_MAX_SELECTION"), format!("{u}_PAGE_SIZE"))
+        } else {
+            ("50".into(), "100".into())
+        };
         let kebab = format!("{}-{}", entity, name.chars().filter(|c| c.is_ascii_digit()).collect::<String>());
         let _ = writeln!(
             w,
@@ -817,7 +928,11 @@ fn component(w: &mut String, plan: &Plan, fi: usize, name: &str, entity: &str, c
     let _ = writeln!(w, "export function {name}({{ title = \"{}\", initialFilter = \"\", compact = false, onSelect, onStatusChange }}: {name}Props) {{", pascal(entity));
     match &hook {
         Some(h) => {
-            let _ = writeln!(w, "  const {{ items, loading, error, reload }} = {h}({{ query: {{ pageSize: {} }} }});", rng.range(10, 100));
+            let _ = writeln!(
+                w,
+                "  const {{ items, loading, error, reload }} = {h}({{ query: {{ pageSize: {} }} }});",
+                rng.range(10, 100)
+            );
         }
         None => {
             let _ = writeln!(w, "  const [items] = useState<{p}Item[]>([]);\n  const loading = false;\n  const error: Error | null = null;\n  const reload = useCallback(async () => {{}}, []);");
@@ -847,7 +962,11 @@ fn component(w: &mut String, plan: &Plan, fi: usize, name: &str, entity: &str, c
         w.push_str("    return <p className=\"loading\">Loading…</p>;\n");
     }
     w.push_str("  }\n\n  return (\n");
-    let _ = writeln!(w, "    <section className={{`{}-{} ${{compact ? \"is-compact\" : \"\"}}`}} aria-busy={{loading}}>", f.name, entity);
+    let _ = writeln!(
+        w,
+        "    <section className={{`{}-{} ${{compact ? \"is-compact\" : \"\"}}`}} aria-busy={{loading}}>",
+        f.name, entity
+    );
     let _ = writeln!(w, "      <header className=\"section-header\">\n        <h2>{{title}}</h2>\n        <input\n          type=\"search\"\n          value={{filter}}\n          placeholder=\"Filter\"\n          onChange={{(event) => setFilter(event.target.value)}}\n        />\n        <{button} onClick={{() => void reload()}}>Refresh</{button}>\n        <{button} onClick={{() => dispatch({{ type: \"reset\" }})}}>Reset</{button}>\n      </header>");
     w.push_str("      {error ? (\n        <p role=\"alert\" className=\"error\">\n          {String(error)}\n        </p>\n      ) : null}\n");
     match rng.below(3) {
@@ -857,7 +976,13 @@ fn component(w: &mut String, plan: &Plan, fi: usize, name: &str, entity: &str, c
                 let _ = writeln!(w, "            <th onClick={{() => dispatch({{ type: \"sort\", key: \"{col}\" }})}} aria-sort={{view.sort === \"{col}\" ? (view.direction === 1 ? \"ascending\" : \"descending\") : \"none\"}}>\n              {}\n            </th>", pascal(col));
             }
             w.push_str("          </tr>\n        </thead>\n        <tbody>\n          {visible.map((item) => (\n            <tr key={item.id} className={selected.has(item.id) ? \"selected\" : undefined} onClick={() => onSelect?.(item)}>\n              <td>\n                <input type=\"checkbox\" checked={selected.has(item.id)} onChange={() => toggle(item.id)} />\n              </td>\n");
-            let _ = writeln!(w, "              <td>{}</td>\n              <td>{}</td>\n              <td>{}</td>", cell("item.name"), cell("item.status"), cell("item.updatedAt"));
+            let _ = writeln!(
+                w,
+                "              <td>{}</td>\n              <td>{}</td>\n              <td>{}</td>",
+                cell("item.name"),
+                cell("item.status"),
+                cell("item.updatedAt")
+            );
             w.push_str("            </tr>\n          ))}\n        </tbody>\n      </table>\n");
         }
         1 => {

@@ -13,8 +13,8 @@ mod gen;
 
 use agent_surface::compile::{compile_files, compile_shared, mentions_core, project_at};
 use agent_surface::config::Config;
-use agent_surface::project::ChangeTracking;
 use agent_surface::discover::discover;
+use agent_surface::project::ChangeTracking;
 use rayon::prelude::*;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -113,7 +113,9 @@ fn ms_since(t: Instant) -> f64 {
 }
 
 fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg").map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_else(|_| "n/a".into())
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "n/a".into())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,7 +210,16 @@ fn peak_memory_kib(root: &Path) -> Option<u64> {
         return None;
     }
     let out_file = std::env::temp_dir().join(format!("agent-surface-bench-maxrss-{}", std::process::id()));
-    let status = Command::new(time).arg("-f").arg("%M").arg("-o").arg(&out_file).arg(BIN).arg("compile").arg(root).output().ok()?;
+    let status = Command::new(time)
+        .arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(&out_file)
+        .arg(BIN)
+        .arg("compile")
+        .arg(root)
+        .output()
+        .ok()?;
     let text = std::fs::read_to_string(&out_file).ok();
     let _ = std::fs::remove_file(&out_file);
     if !status.status.success() {
@@ -268,7 +279,9 @@ fn lsp_latency(root: &Path, file: &Path, text: &str, iterations: usize) -> Resul
     let send = |stdin: &mut std::process::ChildStdin, v: serde_json::Value| -> Result<Instant, String> {
         let body = v.to_string();
         let t = Instant::now();
-        stdin.write_all(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes()).map_err(|e| e.to_string())?;
+        stdin
+            .write_all(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes())
+            .map_err(|e| e.to_string())?;
         stdin.flush().map_err(|e| e.to_string())?;
         Ok(t)
     };
@@ -283,23 +296,33 @@ fn lsp_latency(root: &Path, file: &Path, text: &str, iterations: usize) -> Resul
             }
         }
     };
-    let published = |v: &serde_json::Value| v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == uri.as_str();
-    send(&mut stdin, serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "processId": null, "rootUri": root_uri, "capabilities": {},
-        "workspaceFolders": [{"uri": root_uri, "name": "bench"}]
-    }}))?;
+    let published =
+        |v: &serde_json::Value| v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == uri.as_str();
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "processId": null, "rootUri": root_uri, "capabilities": {},
+            "workspaceFolders": [{"uri": root_uri, "name": "bench"}]
+        }}),
+    )?;
     wait(&|v| v["id"] == 1)?;
     send(&mut stdin, serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}))?;
-    let t = send(&mut stdin, serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-        "textDocument": {"uri": uri, "languageId": "typescriptreact", "version": 1, "text": text}
-    }}))?;
+    let t = send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "typescriptreact", "version": 1, "text": text}
+        }}),
+    )?;
     let cold = wait(&published)?.duration_since(t).as_secs_f64() * 1e3;
     let mut times = Vec::new();
     for i in 0..iterations {
         let edited = format!("{text}// edit {i}\n");
-        let t = send(&mut stdin, serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didSave", "params": {
-            "textDocument": {"uri": uri}, "text": edited
-        }}))?;
+        let t = send(
+            &mut stdin,
+            serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didSave", "params": {
+                "textDocument": {"uri": uri}, "text": edited
+            }}),
+        )?;
         times.push(wait(&published)?.duration_since(t).as_secs_f64() * 1e3);
     }
     send(&mut stdin, serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))?;
@@ -357,7 +380,10 @@ fn main() {
 
 /// Loops one figure for a profiler: `perf record -g -- <bench binary> --profile warm --bench`.
 fn profile_loop(o: &Options, gen_opts: &gen::GenOptions, what: &str) {
-    let root = o.dir.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("agent-surface-bench-{}-{:x}", o.files, o.seed)));
+    let root = o
+        .dir
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("agent-surface-bench-{}-{:x}", o.files, o.seed)));
     // Written once: the profile then holds the compiler only.
     let exists = root.join("agent-surface.config.json").exists();
     let s = gen::generate_with(&root, gen_opts, !exists).expect("generate");
@@ -429,7 +455,11 @@ fn smoke_checks(report: &str) {
 fn run(o: &Options, gen_opts: &gen::GenOptions) -> Report {
     let mut r = Report(String::new());
     let root = o.dir.clone().unwrap_or_else(|| {
-        let name = if o.bench { format!("agent-surface-bench-{}-{:x}", o.files, o.seed) } else { format!("agent-surface-bench-smoke-{}", std::process::id()) };
+        let name = if o.bench {
+            format!("agent-surface-bench-{}-{:x}", o.files, o.seed)
+        } else {
+            format!("agent-surface-bench-smoke-{}", std::process::id())
+        };
         std::env::temp_dir().join(name)
     });
     let load_start = loadavg();
@@ -466,7 +496,12 @@ fn run(o: &Options, gen_opts: &gen::GenOptions) -> Report {
     // Warm the page cache and prove the project compiles clean: exit 0, complete manifest,
     // every generated contract in it.
     let (_, out) = run_compile(&root);
-    assert!(out.status.success(), "agent-surface compile failed:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "agent-surface compile failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     if let Err(e) = check_manifest(&root, s.contracts) {
         panic!("the generated project does not compile clean: {e}\n{}", String::from_utf8_lossy(&out.stderr));
     }
@@ -503,15 +538,31 @@ fn run(o: &Options, gen_opts: &gen::GenOptions) -> Report {
         diagnostics = comp.diagnostics.len();
         assert_eq!(comp.manifest().contracts.len(), s.contracts);
     }
-    let (ma, mb, mc, md, mcold, minproc) = (median(&a), median(&b), median(&c), median(&d), median(&cold), median(&inproc));
-    r.line(format!("baseline (a) walk + read all files:                {ma:8.1} ms  ({nfiles} files, {:.1} MB)", bytes as f64 / 1e6));
+    let (ma, mb, mc, md, mcold, minproc) =
+        (median(&a), median(&b), median(&c), median(&d), median(&cold), median(&inproc));
+    r.line(format!(
+        "baseline (a) walk + read all files:                {ma:8.1} ms  ({nfiles} files, {:.1} MB)",
+        bytes as f64 / 1e6
+    ));
     r.line(format!("baseline (b) (a) + byte prefilter:                 {mb:8.1} ms  ({passing} files pass)"));
     r.line(format!("baseline (c) (b) + swc parse of passing files:     {mc:8.1} ms  (the floor)"));
-    r.line(format!("baseline (d) walk + read + swc parse of all files: {md:8.1} ms  ({:.0} MB/s)", bytes as f64 / 1e6 / (md / 1e3)));
-    r.line(format!("compile (process, cold):                           {mcold:8.1} ms  (min {:.1}, max {:.1})", percentile(&cold, 0.0), percentile(&cold, 1.0)));
+    r.line(format!(
+        "baseline (d) walk + read + swc parse of all files: {md:8.1} ms  ({:.0} MB/s)",
+        bytes as f64 / 1e6 / (md / 1e3)
+    ));
+    r.line(format!(
+        "compile (process, cold):                           {mcold:8.1} ms  (min {:.1}, max {:.1})",
+        percentile(&cold, 0.0),
+        percentile(&cold, 1.0)
+    ));
     r.line(format!("compile (in-process, fresh Project):               {minproc:8.1} ms  ({diagnostics} diagnostics)"));
     r.line(format!("compile/floor ratio: {:.2} (compile {:.0} ms, floor {:.0} ms)", mcold / mc, mcold, mc));
-    r.line(format!("compile/parse-everything ratio: {:.2} (compile {:.0} ms, parse all {:.0} ms)", mcold / md, mcold, md));
+    r.line(format!(
+        "compile/parse-everything ratio: {:.2} (compile {:.0} ms, parse all {:.0} ms)",
+        mcold / md,
+        mcold,
+        md
+    ));
     r.line(format!("in-process compile/floor ratio: {:.2}", minproc / mc));
 
     // Warm recompile: a long-lived Project, one file changed. Reported: the change is reported
@@ -576,7 +627,13 @@ fn run(o: &Options, gen_opts: &gen::GenOptions) -> Report {
     let mut start_times = Vec::new();
     for _ in 0..o.iterations {
         let t = Instant::now();
-        let out = Command::new(BIN).arg("--version").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).output().expect("spawn --version");
+        let out = Command::new(BIN)
+            .arg("--version")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .output()
+            .expect("spawn --version");
         assert!(out.status.success());
         start_times.push(ms_since(t));
     }

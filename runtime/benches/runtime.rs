@@ -10,8 +10,8 @@ use agent_surface_runtime::binding::{execute_fn, read_sync, BoundComponent};
 use agent_surface_runtime::effects::{default_governance, CapabilityKind, Effect};
 use agent_surface_runtime::invoke::{AgentInvocation, InvokeOptions};
 use agent_surface_runtime::manifest::{
-    ActionContract, CapabilityContractManifest, ComponentContract, Generator, ManifestContract, ObservationContract, OperationContract,
-    SourceLocation,
+    ActionContract, CapabilityContractManifest, ComponentContract, Generator, ManifestContract, ObservationContract,
+    OperationContract, SourceLocation,
 };
 use agent_surface_runtime::registry::{AgentSurfaceRegistry, RegistryOptions};
 use agent_surface_runtime::snapshot::SnapshotContext;
@@ -82,12 +82,23 @@ fn select_schema() -> Value {
 fn component(ty: &str, observations: usize, actions: usize) -> ManifestContract {
     let mut c = ComponentContract::new(ty, format!("The {ty} component"), src());
     for i in 0..observations {
-        let schema = if i == 0 { rows_schema() } else { json!({"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]}) };
+        let schema = if i == 0 {
+            rows_schema()
+        } else {
+            json!({"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]})
+        };
         c.observations.insert(format!("read{i}"), ObservationContract::new(format!("Reads part {i}"), schema));
     }
     for i in 0..actions {
         let input = if i == 0 { empty_input() } else { select_schema() };
-        c.actions.insert(format!("act{i}"), ActionContract::new(format!("Does thing {i}"), input, default_governance(CapabilityKind::ViewAction, Effect::LocalState)));
+        c.actions.insert(
+            format!("act{i}"),
+            ActionContract::new(
+                format!("Does thing {i}"),
+                input,
+                default_governance(CapabilityKind::ViewAction, Effect::LocalState),
+            ),
+        );
     }
     ManifestContract::Component(c)
 }
@@ -126,7 +137,10 @@ fn small_registry() -> AgentSurfaceRegistry {
 fn invoke_trivial_action(bencher: Bencher) {
     let registry = small_registry();
     bencher.bench_local(|| {
-        let r = block_on(registry.invoke(AgentInvocation::new("view:bench.widget.act0").input(json!({})), InvokeOptions::default())).unwrap();
+        let r = block_on(
+            registry.invoke(AgentInvocation::new("view:bench.widget.act0").input(json!({})), InvokeOptions::default()),
+        )
+        .unwrap();
         debug_assert!(r.is_ok());
         r
     });
@@ -137,10 +151,17 @@ fn invoke_trivial_action(bencher: Bencher) {
 #[divan::bench]
 fn invoke_trivial_action_tokio(bencher: Bencher) {
     let a = CapabilityAuthority::new(manifest(vec![component("bench.widget", 2, 2)]).to_value()).expect("verified");
-    let registry = AgentSurfaceRegistry::new(RegistryOptions::new(a.clone()).runtime(std::sync::Arc::new(agent_surface_runtime::exec::TokioRuntime)));
+    let registry = AgentSurfaceRegistry::new(
+        RegistryOptions::new(a.clone()).runtime(std::sync::Arc::new(agent_surface_runtime::exec::TokioRuntime)),
+    );
     registry.register(bind(&a, "bench.widget", 2, 2)).expect("register");
     let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
-    bencher.bench_local(|| rt.block_on(registry.invoke(AgentInvocation::new("view:bench.widget.act0").input(json!({})), InvokeOptions::default())).unwrap());
+    bencher.bench_local(|| {
+        rt.block_on(
+            registry.invoke(AgentInvocation::new("view:bench.widget.act0").input(json!({})), InvokeOptions::default()),
+        )
+        .unwrap()
+    });
 }
 
 /// A typical action: input `{ ids: [3 ids] }` validated (pattern, uniqueItems, a default).
@@ -148,14 +169,22 @@ fn invoke_trivial_action_tokio(bencher: Bencher) {
 fn invoke_typical_action(bencher: Bencher) {
     let registry = small_registry();
     let input = json!({"ids": ["dev_abc123", "dev_def456", "dev_ghi789"]});
-    bencher.bench_local(|| block_on(registry.invoke(AgentInvocation::new("view:bench.widget.act1").input(input.clone()), InvokeOptions::default())).unwrap());
+    bencher.bench_local(|| {
+        block_on(
+            registry
+                .invoke(AgentInvocation::new("view:bench.widget.act1").input(input.clone()), InvokeOptions::default()),
+        )
+        .unwrap()
+    });
 }
 
 /// An observation read: the handler's output (a page with one row) validated and returned.
 #[divan::bench]
 fn observation_read(bencher: Bencher) {
     let registry = small_registry();
-    bencher.bench_local(|| block_on(registry.invoke(AgentInvocation::new("view:bench.widget.read0"), InvokeOptions::default())).unwrap());
+    bencher.bench_local(|| {
+        block_on(registry.invoke(AgentInvocation::new("view:bench.widget.read0"), InvokeOptions::default())).unwrap()
+    });
 }
 
 /// The dedupe cache-hit path: the same invocation id and request again is answered from the
@@ -163,7 +192,8 @@ fn observation_read(bencher: Bencher) {
 #[divan::bench]
 fn dedupe_cache_hit(bencher: Bencher) {
     let registry = small_registry();
-    let request = AgentInvocation::new("view:bench.widget.act1").id("inv_bench_1").input(json!({"ids": ["dev_abc123"]}));
+    let request =
+        AgentInvocation::new("view:bench.widget.act1").id("inv_bench_1").input(json!({"ids": ["dev_abc123"]}));
     let first = block_on(registry.invoke(request.clone(), InvokeOptions::default())).unwrap();
     assert!(first.is_ok(), "{first:?}");
     bencher.bench_local(|| block_on(registry.invoke(request.clone(), InvokeOptions::default())).unwrap());
@@ -175,7 +205,8 @@ fn dedupe_cache_hit(bencher: Bencher) {
 fn snapshot_1000_components_x_10(bencher: Bencher) {
     let n = scale(1000);
     let types: Vec<String> = (0..n).map(|i| format!("bench.c{i}")).collect();
-    let a = CapabilityAuthority::new(manifest(types.iter().map(|t| component(t, 5, 5)).collect()).to_value()).expect("verified");
+    let a = CapabilityAuthority::new(manifest(types.iter().map(|t| component(t, 5, 5)).collect()).to_value())
+        .expect("verified");
     let registry = AgentSurfaceRegistry::new(RegistryOptions::new(a.clone()));
     let mut handles = Vec::new();
     for t in &types {
@@ -189,7 +220,8 @@ fn snapshot_1000_components_x_10(bencher: Bencher) {
 
 /// 1,000 contracts: 800 components (3 capabilities each), 150 procedures, 50 external tools.
 fn manifest_1000() -> CapabilityContractManifest {
-    let mut contracts: Vec<ManifestContract> = (0..scale(800)).map(|i| component(&format!("bench.c{i}"), 2, 1)).collect();
+    let mut contracts: Vec<ManifestContract> =
+        (0..scale(800)).map(|i| component(&format!("bench.c{i}"), 2, 1)).collect();
     for i in 0..scale(150) {
         contracts.push(ManifestContract::Procedure(OperationContract::new(
             format!("domain:bench.p{i}"),

@@ -93,10 +93,30 @@ fn cases() -> Vec<Case> {
     });
     let rows: Vec<Value> = (0..50).map(row).collect();
     vec![
-        Case { name: "action_input_small", schema: select.clone(), instance: json!({"ids": ["dev_abc123", "dev_def456", "dev_0a1b2c"], "notify": false}), valid: true },
-        Case { name: "action_input_filter", schema: filter.clone(), instance: json!({"text": "printer", "status": "online", "page": 3, "since": "2026-01-31"}), valid: true },
-        Case { name: "observation_page_50_rows", schema: page.clone(), instance: json!({"rows": rows, "total": 50, "next": "cursor_2"}), valid: true },
-        Case { name: "invalid_action_input", schema: select, instance: json!({"ids": ["dev_abc123", "nope", "dev_abc123"], "extra": 1}), valid: false },
+        Case {
+            name: "action_input_small",
+            schema: select.clone(),
+            instance: json!({"ids": ["dev_abc123", "dev_def456", "dev_0a1b2c"], "notify": false}),
+            valid: true,
+        },
+        Case {
+            name: "action_input_filter",
+            schema: filter.clone(),
+            instance: json!({"text": "printer", "status": "online", "page": 3, "since": "2026-01-31"}),
+            valid: true,
+        },
+        Case {
+            name: "observation_page_50_rows",
+            schema: page.clone(),
+            instance: json!({"rows": rows, "total": 50, "next": "cursor_2"}),
+            valid: true,
+        },
+        Case {
+            name: "invalid_action_input",
+            schema: select,
+            instance: json!({"ids": ["dev_abc123", "nope", "dev_abc123"], "extra": 1}),
+            valid: false,
+        },
     ]
 }
 
@@ -121,12 +141,17 @@ fn case(name: &str) -> Case {
     assert_eq!(t.iter_errors(&c.instance).count() == 0, c.valid, "jsonschema iter_errors on {name}");
     if !c.valid {
         // Ours reports every issue, as jsonschema's iter_errors does.
-        assert_eq!(o.validate(&c.instance).unwrap_err().len(), t.iter_errors(&c.instance).count(), "issue count on {name}");
+        assert_eq!(
+            o.validate(&c.instance).unwrap_err().len(),
+            t.iter_errors(&c.instance).count(),
+            "issue count on {name}"
+        );
     }
     c
 }
 
-const CASES: &[&str] = &["action_input_small", "action_input_filter", "observation_page_50_rows", "invalid_action_input"];
+const CASES: &[&str] =
+    &["action_input_small", "action_input_filter", "observation_page_50_rows", "invalid_action_input"];
 
 #[divan::bench(args = CASES)]
 fn ours_is_valid(bencher: Bencher, name: &str) {

@@ -16,7 +16,9 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use agent_surface_runtime::binding::{execute_fn, read_fn, ActionBinding, ActionContext, AgentConcurrency, ObservationBinding};
+use agent_surface_runtime::binding::{
+    execute_fn, read_fn, ActionBinding, ActionContext, AgentConcurrency, ObservationBinding,
+};
 use agent_surface_runtime::errors::ErrorCode;
 use agent_surface_runtime::events::AgentSurfaceEvent;
 use agent_surface_runtime::exec::TokioRuntime;
@@ -118,8 +120,17 @@ impl World {
     fn new() -> Arc<World> {
         let authority = test_authority();
         let limits = AgentSurfaceLimits { confirmation_ttl_ms: CONFIRMATION_TTL_MS, ..Default::default() };
-        let registry = AgentSurfaceRegistry::new(RegistryOptions::new(authority.clone()).runtime(Arc::new(TokioRuntime)).limits(limits));
-        let w = Arc::new(World { registry, authority, runs: Arc::default(), handles: Mutex::default(), n: Counters::default(), codes: Mutex::default() });
+        let registry = AgentSurfaceRegistry::new(
+            RegistryOptions::new(authority.clone()).runtime(Arc::new(TokioRuntime)).limits(limits),
+        );
+        let w = Arc::new(World {
+            registry,
+            authority,
+            runs: Arc::default(),
+            handles: Mutex::default(),
+            n: Counters::default(),
+            codes: Mutex::default(),
+        });
         let handles = (0..INSTANCES).map(|i| w.registry.register(bound(&w, i)).unwrap()).collect();
         *w.handles.lock().unwrap() = handles;
         w
@@ -150,7 +161,12 @@ impl World {
 }
 
 fn expect_in(r: &AgentInvocationResult, extra: &[Option<ErrorCode>], what: &str) {
-    const ANYWHERE: &[Option<ErrorCode>] = &[Some(ErrorCode::RateLimited), Some(ErrorCode::CapabilityNotFound), Some(ErrorCode::ComponentUnmounted), Some(ErrorCode::StaleCapability)];
+    const ANYWHERE: &[Option<ErrorCode>] = &[
+        Some(ErrorCode::RateLimited),
+        Some(ErrorCode::CapabilityNotFound),
+        Some(ErrorCode::ComponentUnmounted),
+        Some(ErrorCode::StaleCapability),
+    ];
     assert!(ANYWHERE.contains(&r.code()) || extra.contains(&r.code()), "{what}: unexpected {r:?}");
 }
 
@@ -235,7 +251,11 @@ async fn scenario(w: Arc<World>, c: usize, m: usize) {
                     1 => {
                         let _ = w.registry.confirmations().resolve(&cid, false);
                         for r in w.dupes(retry, opts, k).await {
-                            expect_in(&r, &[Some(ErrorCode::ConfirmationDenied), Some(ErrorCode::ConfirmationExpired)], "denied retry");
+                            expect_in(
+                                &r,
+                                &[Some(ErrorCode::ConfirmationDenied), Some(ErrorCode::ConfirmationExpired)],
+                                "denied retry",
+                            );
                         }
                     }
                     _ => {
@@ -290,12 +310,21 @@ async fn chaos(w: Arc<World>, stop: Arc<AtomicBool>) {
 /// (VmHWM, VmRSS) in kB.
 fn memory() -> (u64, u64) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| status.lines().find_map(|l| l.strip_prefix(name)).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()).unwrap_or(0);
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    };
     (field("VmHWM:"), field("VmRSS:"))
 }
 
 fn main() {
-    let target: usize = std::env::args().nth(1).map(|a| a.replace('_', "").parse().expect("INVOCATIONS: a number")).unwrap_or(1_000_000);
+    let target: usize = std::env::args()
+        .nth(1)
+        .map(|a| a.replace('_', "").parse().expect("INVOCATIONS: a number"))
+        .unwrap_or(1_000_000);
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_time().build().unwrap();
     let started_at = Instant::now();
     let w = World::new();
@@ -369,7 +398,11 @@ fn main() {
     assert!(w.runs.lock().unwrap().is_empty(), "every scenario checked its key");
     let st = w.registry.stats();
     assert!(st.dedupe_entries <= 200, "{st:?}");
-    assert_eq!((st.admission_groups, st.running, st.observation_slots, st.pending_confirmations), (0, 0, 0, 0), "nothing left in flight: {st:?}");
+    assert_eq!(
+        (st.admission_groups, st.running, st.observation_slots, st.pending_confirmations),
+        (0, 0, 0, 0),
+        "nothing left in flight: {st:?}"
+    );
     assert_eq!(st.registrations, INSTANCES);
     assert!(st.tombstones <= 100, "{st:?}");
 
@@ -385,7 +418,11 @@ fn main() {
     );
     println!("outcomes {codes:?}");
     println!("elapsed {:.1?} ({:.0} invocations/s)", elapsed, issued as f64 / elapsed.as_secs_f64());
-    println!("memory after {} invocations (warm, at {:.1?}): peak RSS (VmHWM) {hwm_warm} kB, RSS {rss_warm} kB", target / 10, at_warm);
+    println!(
+        "memory after {} invocations (warm, at {:.1?}): peak RSS (VmHWM) {hwm_warm} kB, RSS {rss_warm} kB",
+        target / 10,
+        at_warm
+    );
     println!("memory at the end: peak RSS (VmHWM) {hwm_end} kB, RSS {rss_end} kB");
     println!("final {st:?}");
     println!("soak: OK");

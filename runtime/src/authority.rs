@@ -8,7 +8,8 @@
 use crate::definition::{validate_contract, DefinitionViolation};
 use crate::limits::AgentSurfaceLimits;
 use crate::manifest::{
-    contract_hash, manifest_hash, CapabilityContractManifest, CompletenessStatus, ComponentContract, ManifestContract, OperationContract, FORMAT_VERSION,
+    contract_hash, manifest_hash, CapabilityContractManifest, CompletenessStatus, ComponentContract, ManifestContract,
+    OperationContract, FORMAT_VERSION,
 };
 use crate::snapshot::{ComponentDescriptorTemplate, ProcedureDescriptorTemplate};
 use serde_json::Value;
@@ -165,7 +166,8 @@ impl CapabilityAuthority {
                 "the number {n} cannot be represented exactly as a double (as JavaScript and the canonical form read it), so the hashes cannot pin it"
             )));
         }
-        let manifest: CapabilityContractManifest = serde_json::from_value(value.clone()).map_err(|e| AuthorityError::Malformed(e.to_string()))?;
+        let manifest: CapabilityContractManifest =
+            serde_json::from_value(value.clone()).map_err(|e| AuthorityError::Malformed(e.to_string()))?;
         // One meaning, one form: serde also accepts structs written as arrays and similar
         // alternative shapes; only the exact shape the model writes back is a manifest.
         if manifest.to_value() != value {
@@ -176,12 +178,19 @@ impl CapabilityAuthority {
         }
         let raw_contracts = value.get("contracts").and_then(Value::as_array).cloned().unwrap_or_default();
         if manifest.completeness.contracts as usize != raw_contracts.len() {
-            return Err(AuthorityError::CountMismatch { declared: manifest.completeness.contracts, actual: raw_contracts.len() });
+            return Err(AuthorityError::CountMismatch {
+                declared: manifest.completeness.contracts,
+                actual: raw_contracts.len(),
+            });
         }
         for (raw, typed) in raw_contracts.iter().zip(&manifest.contracts) {
             let expected = contract_hash(raw);
             if typed.contract_hash() != expected {
-                return Err(AuthorityError::ContractHashMismatch { id: typed.id().to_string(), expected, found: typed.contract_hash().to_string() });
+                return Err(AuthorityError::ContractHashMismatch {
+                    id: typed.id().to_string(),
+                    expected,
+                    found: typed.contract_hash().to_string(),
+                });
             }
         }
         let mut by_id = HashMap::new();
@@ -208,7 +217,14 @@ impl CapabilityAuthority {
             }
         }
         let descriptor_templates = manifest.contracts.iter().map(|_| OnceLock::new()).collect();
-        Ok(CapabilityAuthority(Arc::new(Inner { serial: NEXT_AUTHORITY.fetch_add(1, Ordering::Relaxed), manifest, value, by_id, limits: limits.clone(), descriptor_templates })))
+        Ok(CapabilityAuthority(Arc::new(Inner {
+            serial: NEXT_AUTHORITY.fetch_add(1, Ordering::Relaxed),
+            manifest,
+            value,
+            by_id,
+            limits: limits.clone(),
+            descriptor_templates,
+        })))
     }
 
     /// The verified manifest (the spec's `authority.manifest`).
@@ -265,7 +281,12 @@ impl CapabilityAuthority {
     /// unchanged (same id, same hash).
     pub fn recognizes(&self, provenance: &Provenance) -> bool {
         provenance.authority == self.0.serial
-            && self.0.manifest.contracts.get(provenance.index).is_some_and(|c| c.contract_hash() == provenance.contract_hash)
+            && self
+                .0
+                .manifest
+                .contracts
+                .get(provenance.index)
+                .is_some_and(|c| c.contract_hash() == provenance.contract_hash)
     }
 
     pub(crate) fn contract_at(&self, index: usize) -> &ManifestContract {
@@ -276,7 +297,9 @@ impl CapabilityAuthority {
     pub(crate) fn descriptor_template(&self, index: usize) -> &DescriptorTemplate {
         self.0.descriptor_templates[index].get_or_init(|| match &self.0.manifest.contracts[index] {
             ManifestContract::Component(c) => DescriptorTemplate::Component(ComponentDescriptorTemplate::new(c)),
-            ManifestContract::Procedure(p) | ManifestContract::ExternalTool(p) => DescriptorTemplate::Procedure(ProcedureDescriptorTemplate::new(p)),
+            ManifestContract::Procedure(p) | ManifestContract::ExternalTool(p) => {
+                DescriptorTemplate::Procedure(ProcedureDescriptorTemplate::new(p))
+            }
         })
     }
 }
@@ -423,7 +446,11 @@ impl<T: ContractType> ContractRef<T> {
 
     /// The private provenance this contract carries.
     pub fn provenance(&self) -> Provenance {
-        Provenance { authority: self.authority.0.serial, index: self.index, contract_hash: self.authority.contract_at(self.index).contract_hash().to_string() }
+        Provenance {
+            authority: self.authority.0.serial,
+            index: self.index,
+            contract_hash: self.authority.contract_at(self.index).contract_hash().to_string(),
+        }
     }
 }
 

@@ -150,7 +150,9 @@ where
 }
 
 /// A precondition from a closure.
-pub fn precondition_fn(f: impl Fn(&Value, &ReadContext) -> Result<(), PreconditionFailure> + Send + Sync + 'static) -> Arc<dyn Precondition> {
+pub fn precondition_fn(
+    f: impl Fn(&Value, &ReadContext) -> Result<(), PreconditionFailure> + Send + Sync + 'static,
+) -> Arc<dyn Precondition> {
     Arc::new(PreFn(f))
 }
 
@@ -228,7 +230,15 @@ pub struct ActionBinding {
 
 impl ActionBinding {
     pub fn new(execute: Arc<dyn ActionHandler>) -> Self {
-        ActionBinding { execute, when: None, unavailable_reason: None, precondition: None, policies: Vec::new(), timeout_ms: None, concurrency: AgentConcurrency::default() }
+        ActionBinding {
+            execute,
+            when: None,
+            unavailable_reason: None,
+            precondition: None,
+            policies: Vec::new(),
+            timeout_ms: None,
+            concurrency: AgentConcurrency::default(),
+        }
     }
     pub fn when(mut self, f: impl Fn() -> bool + Send + Sync + 'static, reason: impl Into<String>) -> Self {
         self.when = Some(Arc::new(f));
@@ -325,7 +335,9 @@ impl BoundProcedure {
 
 fn validate_concurrency(name: &str, c: &AgentConcurrency) -> Result<(), BindingError> {
     match c {
-        AgentConcurrency::Parallel { max, .. } if *max < 1 => Err(BindingError::InvalidConcurrency { name: name.to_string() }),
+        AgentConcurrency::Parallel { max, .. } if *max < 1 => {
+            Err(BindingError::InvalidConcurrency { name: name.to_string() })
+        }
         _ => Ok(()),
     }
 }

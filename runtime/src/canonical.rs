@@ -43,10 +43,7 @@ pub fn cmp_utf16(a: &str, b: &str) -> std::cmp::Ordering {
 /// writing several canonical texts of one object that differ in a few members (a contract's
 /// hash leaves out `source`, its text does not) while serializing each member once.
 pub fn canonical_members(m: &Map<String, Value>) -> Vec<(&str, String)> {
-    sorted_entries(m)
-        .into_iter()
-        .map(|(k, v)| (k.as_str(), canonical_member(k, v)))
-        .collect()
+    sorted_entries(m).into_iter().map(|(k, v)| (k.as_str(), canonical_member(k, v))).collect()
 }
 
 /// One member's canonical text, `"key":value`.
@@ -240,10 +237,7 @@ fn write_pretty(out: &mut String, v: &Value, level: usize) {
 /// integers serde_json keeps as i64/u64 are converted first (large ones lose precision exactly
 /// as they would in JS).
 fn write_number(out: &mut String, n: &Number) {
-    let f = n
-        .as_f64()
-        .or_else(|| n.to_string().parse::<f64>().ok())
-        .unwrap_or(0.0);
+    let f = n.as_f64().or_else(|| n.to_string().parse::<f64>().ok()).unwrap_or(0.0);
     if !f.is_finite() {
         // JSON.stringify writes non-finite numbers as null; serde_json cannot hold them anyway.
         out.push_str("null");
@@ -296,10 +290,9 @@ mod tests {
     use serde_json::json;
 
     fn vectors() -> Vec<Value> {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/conformance/hashing-vectors.json");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/hashing-vectors.json");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         let doc: Value = serde_json::from_str(&text).unwrap();
         doc["vectors"].as_array().unwrap().clone()
     }
@@ -307,31 +300,15 @@ mod tests {
     #[test]
     fn conformance_vectors_reproduce_canonical_and_blake3() {
         let vs = vectors();
-        assert!(
-            vs.len() >= 6,
-            "expected the conformance vectors, got {}",
-            vs.len()
-        );
+        assert!(vs.len() >= 6, "expected the conformance vectors, got {}", vs.len());
         for v in vs {
             let name = v["name"].as_str().unwrap();
             let canonical = canonical_json(&v["value"]);
-            assert_eq!(
-                canonical,
-                v["canonical"].as_str().unwrap(),
-                "canonical of {name}"
-            );
-            assert_eq!(
-                blake3_hex(&v["value"]),
-                v["blake3"].as_str().unwrap(),
-                "blake3 of {name}"
-            );
+            assert_eq!(canonical, v["canonical"].as_str().unwrap(), "canonical of {name}");
+            assert_eq!(blake3_hex(&v["value"]), v["blake3"].as_str().unwrap(), "blake3 of {name}");
             // Canonical text re-parsed gives the same canonical text (idempotence).
             let reparsed: Value = serde_json::from_str(&canonical).unwrap();
-            assert_eq!(
-                canonical_json(&reparsed),
-                canonical,
-                "idempotence of {name}"
-            );
+            assert_eq!(canonical_json(&reparsed), canonical, "idempotence of {name}");
         }
     }
 
@@ -372,12 +349,7 @@ mod tests {
     fn parsed_numbers_are_correctly_rounded() {
         // Needs serde_json's float_roundtrip: the default parser lands on a neighbouring double
         // for some inputs, and the canonical text (and hash) would then differ from JS.
-        for text in [
-            "123456789012345680000",
-            "0.1",
-            "2.2250738585072014e-308",
-            "9.007199254740993e15",
-        ] {
+        for text in ["123456789012345680000", "0.1", "2.2250738585072014e-308", "9.007199254740993e15"] {
             let v: Value = serde_json::from_str(text).unwrap();
             let want = text.parse::<f64>().unwrap();
             assert_eq!(v.as_f64().unwrap().to_bits(), want.to_bits(), "{text}");
@@ -389,10 +361,7 @@ mod tests {
     #[test]
     fn strings_escape_like_json_stringify() {
         let v = json!("a\"b\\c/d\u{08}\u{0C}\n\r\t\u{00}\u{1F}\u{7F}\u{2028}é😀");
-        assert_eq!(
-            canonical_json(&v),
-            "\"a\\\"b\\\\c/d\\b\\f\\n\\r\\t\\u0000\\u001f\u{7F}\u{2028}é😀\""
-        );
+        assert_eq!(canonical_json(&v), "\"a\\\"b\\\\c/d\\b\\f\\n\\r\\t\\u0000\\u001f\u{7F}\u{2028}é😀\"");
         // Lowercase hex in \u escapes.
         assert_eq!(canonical_json(&json!("\u{1B}")), "\"\\u001b\"");
     }
@@ -400,10 +369,7 @@ mod tests {
     #[test]
     fn compact_has_no_whitespace_and_keeps_array_order() {
         let v = json!({"b": [3, 1, 2], "a": {"y": null, "x": true}});
-        assert_eq!(
-            canonical_json(&v),
-            r#"{"a":{"x":true,"y":null},"b":[3,1,2]}"#
-        );
+        assert_eq!(canonical_json(&v), r#"{"a":{"x":true,"y":null},"b":[3,1,2]}"#);
     }
 
     #[test]
@@ -449,14 +415,9 @@ mod tests {
         let h = blake3_hex(&json!({"a": 1}));
         assert!(h.starts_with("blake3:"));
         assert_eq!(h.len(), 7 + 64);
-        assert!(h[7..]
-            .chars()
-            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c)));
+        assert!(h[7..].chars().all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c)));
         // Key order of the input does not matter; values do.
-        assert_eq!(
-            blake3_hex(&json!({"a": 1, "b": 2})),
-            blake3_hex(&json!({"b": 2, "a": 1}))
-        );
+        assert_eq!(blake3_hex(&json!({"a": 1, "b": 2})), blake3_hex(&json!({"b": 2, "a": 1})));
         assert_ne!(blake3_hex(&json!({"a": 1})), blake3_hex(&json!({"a": 2})));
         // 1 and 1.0 are the same JavaScript number, so the same hash.
         assert_eq!(blake3_hex(&json!([1])), blake3_hex(&json!([1.0])));

@@ -35,11 +35,15 @@ pub struct PendingConfirmation {
 #[derive(Clone, Debug, PartialEq)]
 enum State {
     Pending,
-    Approved { at: String },
+    Approved {
+        at: String,
+    },
     Denied,
     /// Presented by an invocation (single use). `at` is kept so that an invocation turned away
     /// before it ran (RATE_LIMITED at admission) can give the evidence back.
-    Used { at: String },
+    Used {
+        at: String,
+    },
     Expired,
 }
 
@@ -77,7 +81,10 @@ impl Confirmations {
         for r in records.values_mut() {
             if r.state == State::Pending && now >= r.expires_ms {
                 r.state = State::Expired;
-                shared.events.push(AgentSurfaceEvent::ConfirmationResolved { confirmation_id: r.info.confirmation_id.clone(), outcome: ConfirmationOutcome::Expired });
+                shared.events.push(AgentSurfaceEvent::ConfirmationResolved {
+                    confirmation_id: r.info.confirmation_id.clone(),
+                    outcome: ConfirmationOutcome::Expired,
+                });
                 for w in r.wakers.drain(..) {
                     w.wake();
                 }
@@ -85,25 +92,39 @@ impl Confirmations {
             }
         }
         // Settled records are kept only while their evidence could still be presented.
-        records.retain(|_, r| r.state == State::Pending || now < r.expires_ms + shared.options.limits.confirmation_ttl_ms);
+        records
+            .retain(|_, r| r.state == State::Pending || now < r.expires_ms + shared.options.limits.confirmation_ttl_ms);
         changed
     }
 
     fn pending_list(records: &HashMap<String, Record>) -> Vec<PendingConfirmation> {
-        let mut v: Vec<PendingConfirmation> = records.values().filter(|r| r.state == State::Pending).map(|r| r.info.clone()).collect();
+        let mut v: Vec<PendingConfirmation> =
+            records.values().filter(|r| r.state == State::Pending).map(|r| r.info.clone()).collect();
         v.sort_by(|a, b| a.requested_at.cmp(&b.requested_at).then_with(|| a.confirmation_id.cmp(&b.confirmation_id)));
         v
     }
 
     fn notify(&self, list: Vec<PendingConfirmation>) {
-        let listeners: Vec<ConfirmationListener> = self.listeners.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, l)| l.clone()).collect();
+        let listeners: Vec<ConfirmationListener> =
+            self.listeners.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, l)| l.clone()).collect();
         for l in listeners {
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| l(&list)));
         }
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check(&self, shared: &Shared, req: &AgentInvocation, registration_id: &str, consumer_key: &str, effect: Effect, description: &str, input: &Value, input_fp: &str, needed: bool) -> ConfirmationCheck {
+    pub(crate) fn check(
+        &self,
+        shared: &Shared,
+        req: &AgentInvocation,
+        registration_id: &str,
+        consumer_key: &str,
+        effect: Effect,
+        description: &str,
+        input: &Value,
+        input_fp: &str,
+        needed: bool,
+    ) -> ConfirmationCheck {
         let mut notify = None;
         let result = {
             let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
@@ -114,26 +135,49 @@ impl Confirmations {
                 ConfirmationCheck::Proceed(None)
             } else if let Some(id) = &req.confirmation_id {
                 match records.get_mut(id) {
-                    None => ConfirmationCheck::Fail(err(ErrorCode::ConfirmationExpired, "the confirmation is unknown or has expired; invoke again without it")),
-                    Some(r) if r.info.capability_id != req.capability_id || r.info.registration_id != registration_id || r.info.consumer_key != consumer_key || r.input_fp != input_fp => {
-                        ConfirmationCheck::Fail(err(ErrorCode::ConfirmationExpired, "the confirmation was given for a different request; invoke again without it"))
+                    None => ConfirmationCheck::Fail(err(
+                        ErrorCode::ConfirmationExpired,
+                        "the confirmation is unknown or has expired; invoke again without it",
+                    )),
+                    Some(r)
+                        if r.info.capability_id != req.capability_id
+                            || r.info.registration_id != registration_id
+                            || r.info.consumer_key != consumer_key
+                            || r.input_fp != input_fp =>
+                    {
+                        ConfirmationCheck::Fail(err(
+                            ErrorCode::ConfirmationExpired,
+                            "the confirmation was given for a different request; invoke again without it",
+                        ))
                     }
                     Some(r) => match r.state.clone() {
                         State::Pending => ConfirmationCheck::Fail(required(&r.info)),
                         // The evidence lives as long as the request it approves: until expiresAt.
-                        State::Approved { .. } if shared.now() >= r.expires_ms => ConfirmationCheck::Fail(err(ErrorCode::ConfirmationExpired, "the confirmation has expired; invoke again without it")),
+                        State::Approved { .. } if shared.now() >= r.expires_ms => ConfirmationCheck::Fail(err(
+                            ErrorCode::ConfirmationExpired,
+                            "the confirmation has expired; invoke again without it",
+                        )),
                         State::Approved { at } => {
                             r.state = State::Used { at: at.clone() };
                             ConfirmationCheck::Proceed(Some((id.clone(), at)))
                         }
-                        State::Denied => ConfirmationCheck::Fail(err(ErrorCode::ConfirmationDenied, "the user denied this operation")),
-                        State::Used { .. } | State::Expired => ConfirmationCheck::Fail(err(ErrorCode::ConfirmationExpired, "the confirmation was already used or has expired; invoke again without it")),
+                        State::Denied => ConfirmationCheck::Fail(err(
+                            ErrorCode::ConfirmationDenied,
+                            "the user denied this operation",
+                        )),
+                        State::Used { .. } | State::Expired => ConfirmationCheck::Fail(err(
+                            ErrorCode::ConfirmationExpired,
+                            "the confirmation was already used or has expired; invoke again without it",
+                        )),
                     },
                 }
             } else {
                 let pending = records.values().filter(|r| r.state == State::Pending).count();
                 if pending >= shared.options.limits.max_pending_confirmations {
-                    ConfirmationCheck::Fail(err(ErrorCode::RateLimited, "too many confirmations are waiting for the user").detail("reason", "too-many-pending-confirmations"))
+                    ConfirmationCheck::Fail(
+                        err(ErrorCode::RateLimited, "too many confirmations are waiting for the user")
+                            .detail("reason", "too-many-pending-confirmations"),
+                    )
                 } else {
                     let now = shared.now();
                     let ttl = shared.options.limits.confirmation_ttl_ms;
@@ -148,9 +192,22 @@ impl Confirmations {
                         requested_at: iso8601(now),
                         expires_at: iso8601(now + ttl),
                     };
-                    shared.events.push(AgentSurfaceEvent::ConfirmationRequested { confirmation_id: info.confirmation_id.clone(), capability_id: info.capability_id.clone(), expires_at: info.expires_at.clone() });
+                    shared.events.push(AgentSurfaceEvent::ConfirmationRequested {
+                        confirmation_id: info.confirmation_id.clone(),
+                        capability_id: info.capability_id.clone(),
+                        expires_at: info.expires_at.clone(),
+                    });
                     let e = required(&info);
-                    records.insert(info.confirmation_id.clone(), Record { info, input_fp: input_fp.to_string(), expires_ms: now + ttl, state: State::Pending, wakers: Vec::new() });
+                    records.insert(
+                        info.confirmation_id.clone(),
+                        Record {
+                            info,
+                            input_fp: input_fp.to_string(),
+                            expires_ms: now + ttl,
+                            state: State::Pending,
+                            wakers: Vec::new(),
+                        },
+                    );
                     notify = Some(Self::pending_list(&records));
                     ConfirmationCheck::Fail(e)
                 }
@@ -180,7 +237,10 @@ impl Confirmations {
             for r in records.values_mut() {
                 if r.state == State::Pending {
                     r.state = State::Expired;
-                    shared.events.push(AgentSurfaceEvent::ConfirmationResolved { confirmation_id: r.info.confirmation_id.clone(), outcome: ConfirmationOutcome::Expired });
+                    shared.events.push(AgentSurfaceEvent::ConfirmationResolved {
+                        confirmation_id: r.info.confirmation_id.clone(),
+                        outcome: ConfirmationOutcome::Expired,
+                    });
                     for w in r.wakers.drain(..) {
                         w.wake();
                     }
@@ -193,10 +253,13 @@ impl Confirmations {
 }
 
 fn required(info: &PendingConfirmation) -> AgentCapabilityError {
-    AgentCapabilityError::new(ErrorCode::ConfirmationRequired, "the user must confirm this operation; retry with the same invocationId and this confirmationId once approved")
-        .detail("confirmationId", info.confirmation_id.clone())
-        .detail("expiresAt", info.expires_at.clone())
-        .detail("summary", info.summary.clone())
+    AgentCapabilityError::new(
+        ErrorCode::ConfirmationRequired,
+        "the user must confirm this operation; retry with the same invocationId and this confirmationId once approved",
+    )
+    .detail("confirmationId", info.confirmation_id.clone())
+    .detail("expiresAt", info.expires_at.clone())
+    .detail("summary", info.summary.clone())
 }
 
 /// "<description> — <input>" with the input as compact JSON, bounded for a dialog.
@@ -243,7 +306,10 @@ impl ConfirmationController {
         let list = {
             let mut records = c.records.lock().unwrap_or_else(|e| e.into_inner());
             c.expire_due(&shared, &mut records);
-            let r = records.get_mut(confirmation_id).filter(|r| r.state == State::Pending).ok_or_else(|| ResolveError::NotPending(confirmation_id.to_string()))?;
+            let r = records
+                .get_mut(confirmation_id)
+                .filter(|r| r.state == State::Pending)
+                .ok_or_else(|| ResolveError::NotPending(confirmation_id.to_string()))?;
             r.state = if approved { State::Approved { at: iso8601(shared.now()) } } else { State::Denied };
             shared.events.push(AgentSurfaceEvent::ConfirmationResolved {
                 confirmation_id: confirmation_id.to_string(),
@@ -307,7 +373,9 @@ impl ConfirmationController {
 
     /// Called with the pending list whenever it changes.
     pub fn subscribe(&self, f: impl Fn(&[PendingConfirmation]) + Send + Sync + 'static) -> ConfirmationSubscription {
-        let Some(shared) = self.shared.upgrade() else { return ConfirmationSubscription { shared: Weak::new(), id: 0 } };
+        let Some(shared) = self.shared.upgrade() else {
+            return ConfirmationSubscription { shared: Weak::new(), id: 0 };
+        };
         let c = &shared.confirmations;
         let id = {
             let mut n = c.next_listener.lock().unwrap_or_else(|e| e.into_inner());

@@ -3,12 +3,10 @@
 //! [`crate::effects`], [`crate::schema`] and [`crate::limits`]; no rule is restated here.
 
 use crate::canonical::canonical_json;
-use crate::effects::{
-    check_confirmation, check_effect, CapabilityKind, Confirmation, Effect, PlaneError,
-};
+use crate::effects::{check_confirmation, check_effect, CapabilityKind, Confirmation, Effect, PlaneError};
 use crate::ids::{
-    check_capability_name, check_component_type, check_external_tool_id, check_procedure_id,
-    component_contract_id, IdError, IdKind,
+    check_capability_name, check_component_type, check_external_tool_id, check_procedure_id, component_contract_id,
+    IdError, IdKind,
 };
 use crate::limits::AgentSurfaceLimits;
 use crate::manifest::{ComponentContract, ManifestContract, OperationContract};
@@ -81,14 +79,8 @@ pub fn description_len(s: &str) -> usize {
 /// violations; empty means valid. Description limits: component
 /// `limits.max_component_description`, everything else `limits.max_capability_description`,
 /// both counted in UTF-16 code units.
-pub fn validate_contract(
-    contract: &ManifestContract,
-    limits: &AgentSurfaceLimits,
-) -> Vec<DefinitionViolation> {
-    let mut v = Violations {
-        out: Vec::new(),
-        limits,
-    };
+pub fn validate_contract(contract: &ManifestContract, limits: &AgentSurfaceLimits) -> Vec<DefinitionViolation> {
+    let mut v = Violations { out: Vec::new(), limits };
     match contract {
         ManifestContract::Component(c) => v.component(c),
         ManifestContract::Procedure(o) => v.operation(o, CapabilityKind::DomainProcedure),
@@ -119,19 +111,8 @@ fn id_help(kind: IdKind) -> &'static str {
 }
 
 impl Violations<'_> {
-    fn push(
-        &mut self,
-        pointer: Vec<String>,
-        kind: DefinitionViolationKind,
-        message: String,
-        help: Option<String>,
-    ) {
-        self.out.push(DefinitionViolation {
-            pointer,
-            kind,
-            message,
-            help,
-        });
+    fn push(&mut self, pointer: Vec<String>, kind: DefinitionViolationKind, message: String, help: Option<String>) {
+        self.out.push(DefinitionViolation { pointer, kind, message, help });
     }
 
     fn id(&mut self, pointer: Vec<String>, r: Result<(), IdError>) {
@@ -194,13 +175,7 @@ impl Violations<'_> {
         }
     }
 
-    fn plane(
-        &mut self,
-        base: &[String],
-        kind: CapabilityKind,
-        effect: Effect,
-        confirmation: Confirmation,
-    ) {
+    fn plane(&mut self, base: &[String], kind: CapabilityKind, effect: Effect, confirmation: Confirmation) {
         let with = |f: &str| {
             let mut p = base.to_vec();
             p.push(f.into());
@@ -208,24 +183,14 @@ impl Violations<'_> {
         };
         if let Err(e) = check_effect(kind, effect) {
             let (m, h) = (e.message.clone(), Some(e.help.clone()));
-            self.push(
-                with("effect"),
-                DefinitionViolationKind::EffectNotAllowed(e),
-                m,
-                h,
-            );
+            self.push(with("effect"), DefinitionViolationKind::EffectNotAllowed(e), m, h);
             // The confirmation default follows from a legal effect; judging it against an
             // effect the plane refuses would only repeat the same mistake.
             return;
         }
         if let Err(e) = check_confirmation(effect, confirmation) {
             let (m, h) = (e.message.clone(), Some(e.help.clone()));
-            self.push(
-                with("confirmation"),
-                DefinitionViolationKind::ConfirmationNotAllowed(e),
-                m,
-                h,
-            );
+            self.push(with("confirmation"), DefinitionViolationKind::ConfirmationNotAllowed(e), m, h);
         }
     }
 
@@ -236,13 +201,8 @@ impl Violations<'_> {
         if c.id != expected {
             self.push(
                 seg(&["id"]),
-                DefinitionViolationKind::IdMismatch {
-                    expected: expected.clone(),
-                },
-                format!(
-                    "component contract id \"{}\" does not match its type; expected \"{expected}\"",
-                    c.id
-                ),
+                DefinitionViolationKind::IdMismatch { expected: expected.clone() },
+                format!("component contract id \"{}\" does not match its type; expected \"{expected}\"", c.id),
                 None,
             );
         }
@@ -289,11 +249,7 @@ impl Violations<'_> {
             _ => check_procedure_id(&o.id),
         };
         self.id(seg(&["id"]), id_check);
-        self.description(
-            &root,
-            &o.description,
-            self.limits.max_capability_description,
-        );
+        self.description(&root, &o.description, self.limits.max_capability_description);
         self.meta(&root, &o.meta);
         self.plane(&root, kind, o.effect, o.confirmation);
         self.schema(&root, "inputSchema", &o.input_schema);
@@ -329,14 +285,8 @@ mod tests {
     #[test]
     fn valid_samples_pass() {
         assert_eq!(comp(sample_component()), vec![]);
-        assert_eq!(
-            validate(ManifestContract::Procedure(sample_procedure())),
-            vec![]
-        );
-        assert_eq!(
-            validate(ManifestContract::ExternalTool(sample_external())),
-            vec![]
-        );
+        assert_eq!(validate(ManifestContract::Procedure(sample_procedure())), vec![]);
+        assert_eq!(validate(ManifestContract::ExternalTool(sample_external())), vec![]);
     }
 
     #[test]
@@ -347,9 +297,7 @@ mod tests {
         let vs = comp(c);
         assert_eq!(vs.len(), 1, "{vs:#?}");
         assert_eq!(vs[0].pointer, ptr(&["type"]));
-        let K::Id(e) = &vs[0].kind else {
-            panic!("{vs:?}")
-        };
+        let K::Id(e) = &vs[0].kind else { panic!("{vs:?}") };
         assert_eq!((e.reason, e.position), (IdErrorReason::BadStart, Some(0)));
         assert!(vs[0].message.contains("segment \"Devices\""));
 
@@ -359,22 +307,14 @@ mod tests {
         assert_eq!(vs.len(), 1);
         assert_eq!(
             (vs[0].pointer.clone(), vs[0].kind.clone()),
-            (
-                ptr(&["id"]),
-                K::IdMismatch {
-                    expected: "view:devices.table".into()
-                }
-            )
+            (ptr(&["id"]), K::IdMismatch { expected: "view:devices.table".into() })
         );
     }
 
     #[test]
     fn capability_names() {
         let mut c = sample_component();
-        c.observations.insert(
-            "Read-State".into(),
-            ObservationContract::new("x", json!({})),
-        );
+        c.observations.insert("Read-State".into(), ObservationContract::new("x", json!({})));
         c.actions.insert("do-it".into(), c.actions["open"].clone());
         let vs = comp(c);
         let got: Vec<(Vec<String>, IdErrorReason)> = vs
@@ -387,10 +327,7 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (
-                    ptr(&["observations", "Read-State"]),
-                    IdErrorReason::BadStart
-                ),
+                (ptr(&["observations", "Read-State"]), IdErrorReason::BadStart),
                 (ptr(&["actions", "do-it"]), IdErrorReason::BadChar),
             ]
         );
@@ -412,13 +349,7 @@ mod tests {
         assert_eq!(comp(c.clone()), vec![]);
         c.actions.get_mut("open").unwrap().description = "😀".repeat(151);
         let vs = comp(c);
-        assert_eq!(
-            vs[0].kind,
-            K::DescriptionTooLong {
-                len: 302,
-                max: limits.max_capability_description
-            }
-        );
+        assert_eq!(vs[0].kind, K::DescriptionTooLong { len: 302, max: limits.max_capability_description });
         assert_eq!(vs[0].pointer, ptr(&["actions", "open", "description"]));
         assert_eq!(description_len("é😀"), 3);
 
@@ -427,10 +358,7 @@ mod tests {
         let vs = comp(c);
         assert_eq!(
             (vs[0].kind.clone(), vs[0].pointer.clone()),
-            (
-                K::DescriptionEmpty,
-                ptr(&["observations", "readState", "description"])
-            )
+            (K::DescriptionEmpty, ptr(&["observations", "readState", "description"]))
         );
 
         let mut p = sample_procedure();
@@ -439,10 +367,7 @@ mod tests {
         assert_eq!(vs[0].kind, K::DescriptionTooLong { len: 301, max: 300 });
         let mut p = sample_external();
         p.description = String::new();
-        assert_eq!(
-            validate(ManifestContract::ExternalTool(p))[0].kind,
-            K::DescriptionEmpty
-        );
+        assert_eq!(validate(ManifestContract::ExternalTool(p))[0].kind, K::DescriptionEmpty);
     }
 
     #[test]
@@ -454,28 +379,15 @@ mod tests {
         assert_eq!(comp(c.clone()), vec![]);
         c.meta.insert("k".into(), json!("v".repeat(2041)));
         let vs = comp(c);
-        assert_eq!(
-            vs[0].kind,
-            K::MetaTooLarge {
-                bytes: 2049,
-                max: 2048
-            }
-        );
+        assert_eq!(vs[0].kind, K::MetaTooLarge { bytes: 2049, max: 2048 });
         assert_eq!(vs[0].pointer, ptr(&["meta"]));
 
         let mut c = sample_component();
-        c.actions
-            .get_mut("select")
-            .unwrap()
-            .meta
-            .insert("k".into(), json!("v".repeat(3000)));
+        c.actions.get_mut("select").unwrap().meta.insert("k".into(), json!("v".repeat(3000)));
         assert_eq!(comp(c)[0].pointer, ptr(&["actions", "select", "meta"]));
         let mut p = sample_procedure();
         p.meta.insert("k".into(), json!("v".repeat(3000)));
-        assert_eq!(
-            validate(ManifestContract::Procedure(p))[0].pointer,
-            ptr(&["meta"])
-        );
+        assert_eq!(validate(ManifestContract::Procedure(p))[0].pointer, ptr(&["meta"]));
     }
 
     #[test]
@@ -486,21 +398,12 @@ mod tests {
         let vs = comp(c);
         assert_eq!(vs.len(), 1);
         assert_eq!(vs[0].pointer, ptr(&["actions", "select", "effect"]));
-        let K::EffectNotAllowed(e) = &vs[0].kind else {
-            panic!()
-        };
+        let K::EffectNotAllowed(e) = &vs[0].kind else { panic!() };
         assert_eq!(
             e.reason,
-            PlaneErrorReason::EffectNotAllowed {
-                kind: CapabilityKind::ViewAction,
-                effect: Effect::Mutation
-            }
+            PlaneErrorReason::EffectNotAllowed { kind: CapabilityKind::ViewAction, effect: Effect::Mutation }
         );
-        assert!(vs[0]
-            .help
-            .as_deref()
-            .unwrap()
-            .contains("defineAgentProcedureContract"));
+        assert!(vs[0].help.as_deref().unwrap().contains("defineAgentProcedureContract"));
 
         let mut p = sample_procedure();
         p.confirmation = Confirmation::Never;
@@ -508,8 +411,10 @@ mod tests {
         assert_eq!(vs.len(), 1);
         assert_eq!(vs[0].pointer, ptr(&["confirmation"]));
         assert!(matches!(vs[0].kind, K::ConfirmationNotAllowed(_)));
-        assert_eq!(vs[0].help.as_deref(),
-            Some("use confirmation: \"required\" (the default for destructive effects) or \"optional\""));
+        assert_eq!(
+            vs[0].help.as_deref(),
+            Some("use confirmation: \"required\" (the default for destructive effects) or \"optional\"")
+        );
 
         // A destructive view action (confirmation "never") is reported once, for the effect:
         // the confirmation rule is only judged against an effect the plane allows.
@@ -546,14 +451,7 @@ mod tests {
             got,
             vec![
                 ptr(&["observations", "readState", "outputSchema"]),
-                ptr(&[
-                    "actions",
-                    "select",
-                    "inputSchema",
-                    "properties",
-                    "ids",
-                    "format"
-                ]),
+                ptr(&["actions", "select", "inputSchema", "properties", "ids", "format"]),
                 ptr(&["actions", "select", "outputSchema", "oneOf"]),
             ]
         );
@@ -561,10 +459,7 @@ mod tests {
             matches!(&vs[1].kind, K::Schema(sv) if sv.kind == SchemaViolationKind::UnsupportedFormat { format: "ipv4".into() }
             && sv.pointer == ptr(&["properties", "ids", "format"]))
         );
-        assert_eq!(
-            vs[1].json_pointer(),
-            "/actions/select/inputSchema/properties/ids/format"
-        );
+        assert_eq!(vs[1].json_pointer(), "/actions/select/inputSchema/properties/ids/format");
         assert!(vs[2].help.as_deref().unwrap().contains("anyOf"));
 
         let mut p = sample_procedure();
@@ -581,14 +476,9 @@ mod tests {
     fn schema_limits_come_from_limits() {
         let mut p = sample_procedure();
         p.input_schema = json!({"type": "array", "items": {"type": "array", "items": {}}});
-        let strict = AgentSurfaceLimits {
-            max_schema_depth: 2,
-            ..Default::default()
-        };
+        let strict = AgentSurfaceLimits { max_schema_depth: 2, ..Default::default() };
         let vs = validate_contract(&ManifestContract::Procedure(p.clone()), &strict);
-        assert!(
-            matches!(&vs[0].kind, K::Schema(sv) if sv.kind == SchemaViolationKind::TooDeep { depth: 3, max: 2 })
-        );
+        assert!(matches!(&vs[0].kind, K::Schema(sv) if sv.kind == SchemaViolationKind::TooDeep { depth: 3, max: 2 }));
         assert_eq!(vs[0].pointer, ptr(&["inputSchema", "items", "items"]));
         assert_eq!(validate(ManifestContract::Procedure(p)), vec![]);
     }
@@ -596,18 +486,10 @@ mod tests {
     #[test]
     fn duplicate_capability_names() {
         let mut c = sample_component();
-        c.observations.insert(
-            "open".into(),
-            ObservationContract::new("Open state", json!({})),
-        );
+        c.observations.insert("open".into(), ObservationContract::new("Open state", json!({})));
         let vs = comp(c);
         assert_eq!(vs.len(), 1);
-        assert_eq!(
-            vs[0].kind,
-            K::DuplicateCapabilityName {
-                name: "open".into()
-            }
-        );
+        assert_eq!(vs[0].kind, K::DuplicateCapabilityName { name: "open".into() });
         assert_eq!(vs[0].pointer, ptr(&["actions", "open"]));
         assert!(vs[0].message.contains("view:devices.table.open"));
     }
@@ -621,10 +503,7 @@ mod tests {
         assert!(
             matches!(&vs[0].kind, K::Id(e) if e.reason == IdErrorReason::MissingPrefix && e.kind == IdKind::ProcedureId)
         );
-        assert_eq!(
-            vs[0].help.as_deref(),
-            Some("procedure ids look like \"domain:devices.delete\"")
-        );
+        assert_eq!(vs[0].help.as_deref(), Some("procedure ids look like \"domain:devices.delete\""));
 
         let mut t = sample_external();
         t.id = "domain:crm.export".into();

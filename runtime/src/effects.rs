@@ -65,18 +65,11 @@ fn parse_enum<T: Copy>(
     all: &[T],
     name: fn(T) -> &'static str,
 ) -> Result<T, ParseEnumError> {
-    all.iter()
-        .copied()
-        .find(|v| name(*v) == s)
-        .ok_or_else(|| ParseEnumError {
-            what,
-            found: s.to_string(),
-            expected: all
-                .iter()
-                .map(|v| format!("\"{}\"", name(*v)))
-                .collect::<Vec<_>>()
-                .join(", "),
-        })
+    all.iter().copied().find(|v| name(*v) == s).ok_or_else(|| ParseEnumError {
+        what,
+        found: s.to_string(),
+        expected: all.iter().map(|v| format!("\"{}\"", name(*v))).collect::<Vec<_>>().join(", "),
+    })
 }
 
 impl FromStr for Effect {
@@ -96,11 +89,7 @@ pub enum Confirmation {
 }
 
 impl Confirmation {
-    pub const ALL: [Confirmation; 3] = [
-        Confirmation::Never,
-        Confirmation::Optional,
-        Confirmation::Required,
-    ];
+    pub const ALL: [Confirmation; 3] = [Confirmation::Never, Confirmation::Optional, Confirmation::Required];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -196,12 +185,7 @@ pub enum CapabilityKind {
 
 const OBSERVATION_EFFECTS: &[Effect] = &[Effect::Read];
 const VIEW_ACTION_EFFECTS: &[Effect] = &[Effect::LocalState, Effect::Navigation];
-const OPERATION_EFFECTS: &[Effect] = &[
-    Effect::Read,
-    Effect::Mutation,
-    Effect::Destructive,
-    Effect::ExternalSideEffect,
-];
+const OPERATION_EFFECTS: &[Effect] = &[Effect::Read, Effect::Mutation, Effect::Destructive, Effect::ExternalSideEffect];
 
 impl CapabilityKind {
     pub fn plane(self) -> Plane {
@@ -278,37 +262,17 @@ pub fn default_governance(kind: CapabilityKind, effect: Effect) -> Governance {
         CapabilityKind::ViewAction => (false, true, Confirmation::Never),
         CapabilityKind::DomainProcedure | CapabilityKind::ExternalTool => {
             let dangerous = matches!(effect, Effect::Destructive | Effect::ExternalSideEffect);
-            (
-                effect == Effect::Read,
-                !dangerous,
-                if dangerous {
-                    Confirmation::Required
-                } else {
-                    Confirmation::Never
-                },
-            )
+            (effect == Effect::Read, !dangerous, if dangerous { Confirmation::Required } else { Confirmation::Never })
         }
     };
-    Governance {
-        effect,
-        idempotent,
-        reversible,
-        confirmation,
-        audit: DEFAULT_AUDIT,
-    }
+    Governance { effect, idempotent, reversible, confirmation, audit: DEFAULT_AUDIT }
 }
 
 /// Which plane rule was broken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PlaneErrorReason {
-    EffectNotAllowed {
-        kind: CapabilityKind,
-        effect: Effect,
-    },
-    ConfirmationNotAllowed {
-        effect: Effect,
-        confirmation: Confirmation,
-    },
+    EffectNotAllowed { kind: CapabilityKind, effect: Effect },
+    ConfirmationNotAllowed { effect: Effect, confirmation: Confirmation },
 }
 
 /// A plane or confirmation rule violation, with a help text telling the author the fix.
@@ -335,11 +299,7 @@ pub fn check_effect(kind: CapabilityKind, effect: Effect) -> Result<(), PlaneErr
     if allowed.contains(&effect) {
         return Ok(());
     }
-    let may = format!(
-        "{} may only be {}",
-        kind.noun_plural(),
-        quoted_list(allowed)
-    );
+    let may = format!("{} may only be {}", kind.noun_plural(), quoted_list(allowed));
     let help = match kind {
         CapabilityKind::Observation => format!(
             "observations are always \"read\"; declare an action (actionContract) or a domain \
@@ -349,9 +309,7 @@ pub fn check_effect(kind: CapabilityKind, effect: Effect) -> Result<(), PlaneErr
             Effect::Read => {
                 format!("{may}; expose state for reading as an observation (observationContract)")
             }
-            _ => format!(
-                "{may}; move \"{effect}\" into a domain procedure (defineAgentProcedureContract)"
-            ),
+            _ => format!("{may}; move \"{effect}\" into a domain procedure (defineAgentProcedureContract)"),
         },
         CapabilityKind::DomainProcedure | CapabilityKind::ExternalTool => format!(
             "{may}; UI state changes and navigation belong in a view action (actionContract) \
@@ -360,11 +318,7 @@ pub fn check_effect(kind: CapabilityKind, effect: Effect) -> Result<(), PlaneErr
     };
     Err(PlaneError {
         reason: PlaneErrorReason::EffectNotAllowed { kind, effect },
-        message: format!(
-            "effect \"{effect}\" is not allowed on {} ({} plane)",
-            kind.noun_singular(),
-            kind.plane()
-        ),
+        message: format!("effect \"{effect}\" is not allowed on {} ({} plane)", kind.noun_singular(), kind.plane()),
         help,
     })
 }
@@ -375,11 +329,8 @@ pub fn check_confirmation(effect: Effect, confirmation: Confirmation) -> Result<
     if effect == Effect::Destructive && confirmation == Confirmation::Never {
         return Err(PlaneError {
             reason: PlaneErrorReason::ConfirmationNotAllowed { effect, confirmation },
-            message: format!(
-                "confirmation \"{confirmation}\" is not allowed for a \"{effect}\" effect"
-            ),
-            help: "use confirmation: \"required\" (the default for destructive effects) or \"optional\""
-                .to_string(),
+            message: format!("confirmation \"{confirmation}\" is not allowed for a \"{effect}\" effect"),
+            help: "use confirmation: \"required\" (the default for destructive effects) or \"optional\"".to_string(),
         });
     }
     Ok(())
@@ -395,16 +346,10 @@ mod tests {
         for e in Effect::ALL {
             assert_eq!(serde_json::to_value(e).unwrap(), json!(e.as_str()));
             assert_eq!(e.as_str().parse::<Effect>().unwrap(), e);
-            assert_eq!(
-                serde_json::from_value::<Effect>(json!(e.as_str())).unwrap(),
-                e
-            );
+            assert_eq!(serde_json::from_value::<Effect>(json!(e.as_str())).unwrap(), e);
         }
         assert_eq!(Effect::LocalState.as_str(), "local-state");
-        assert_eq!(
-            Effect::ExternalSideEffect.to_string(),
-            "external-side-effect"
-        );
+        assert_eq!(Effect::ExternalSideEffect.to_string(), "external-side-effect");
         let e = "delete".parse::<Effect>().unwrap_err();
         assert!(e.to_string().contains("unknown effect \"delete\""), "{e}");
         assert!(e.to_string().contains("\"external-side-effect\""));
@@ -424,14 +369,8 @@ mod tests {
         }
         assert!("Required".parse::<Confirmation>().is_err());
         assert!("partial".parse::<Audit>().is_err());
-        assert_eq!(
-            serde_json::to_value(Plane::External).unwrap(),
-            json!("external")
-        );
-        assert_eq!(
-            serde_json::to_value(CapabilityKind::ViewAction).unwrap(),
-            json!("view-action")
-        );
+        assert_eq!(serde_json::to_value(Plane::External).unwrap(), json!("external"));
+        assert_eq!(serde_json::to_value(CapabilityKind::ViewAction).unwrap(), json!("view-action"));
     }
 
     #[test]
@@ -442,17 +381,9 @@ mod tests {
         assert_eq!(DomainProcedure.plane(), Plane::Domain);
         assert_eq!(ExternalTool.plane(), Plane::External);
         assert_eq!(Observation.allowed_effects(), &[Effect::Read]);
-        assert_eq!(
-            ViewAction.allowed_effects(),
-            &[Effect::LocalState, Effect::Navigation]
-        );
-        assert_eq!(
-            DomainProcedure.allowed_effects(),
-            ExternalTool.allowed_effects()
-        );
-        assert!(!DomainProcedure
-            .allowed_effects()
-            .contains(&Effect::LocalState));
+        assert_eq!(ViewAction.allowed_effects(), &[Effect::LocalState, Effect::Navigation]);
+        assert_eq!(DomainProcedure.allowed_effects(), ExternalTool.allowed_effects());
+        assert!(!DomainProcedure.allowed_effects().contains(&Effect::LocalState));
     }
 
     #[test]
@@ -472,37 +403,19 @@ mod tests {
         for e in [Effect::LocalState, Effect::Navigation] {
             let g = default_governance(ViewAction, e);
             assert_eq!(
-                (
-                    g.effect,
-                    g.idempotent,
-                    g.reversible,
-                    g.confirmation,
-                    g.audit
-                ),
+                (g.effect, g.idempotent, g.reversible, g.confirmation, g.audit),
                 (e, false, true, Confirmation::Never, Audit::Metadata)
             );
         }
         for kind in [DomainProcedure, ExternalTool] {
             let g = default_governance(kind, Effect::Read);
-            assert_eq!(
-                (g.idempotent, g.reversible, g.confirmation),
-                (true, true, Confirmation::Never)
-            );
+            assert_eq!((g.idempotent, g.reversible, g.confirmation), (true, true, Confirmation::Never));
             let g = default_governance(kind, Effect::Mutation);
-            assert_eq!(
-                (g.idempotent, g.reversible, g.confirmation),
-                (false, true, Confirmation::Never)
-            );
+            assert_eq!((g.idempotent, g.reversible, g.confirmation), (false, true, Confirmation::Never));
             let g = default_governance(kind, Effect::Destructive);
-            assert_eq!(
-                (g.idempotent, g.reversible, g.confirmation),
-                (false, false, Confirmation::Required)
-            );
+            assert_eq!((g.idempotent, g.reversible, g.confirmation), (false, false, Confirmation::Required));
             let g = default_governance(kind, Effect::ExternalSideEffect);
-            assert_eq!(
-                (g.idempotent, g.reversible, g.confirmation),
-                (false, false, Confirmation::Required)
-            );
+            assert_eq!((g.idempotent, g.reversible, g.confirmation), (false, false, Confirmation::Required));
             assert_eq!(g.audit, Audit::Metadata);
         }
         // Defaults never break the confirmation rule.
@@ -513,8 +426,7 @@ mod tests {
                 check_confirmation(g.effect, g.confirmation).unwrap();
             }
         }
-        let v =
-            serde_json::to_value(default_governance(DomainProcedure, Effect::Destructive)).unwrap();
+        let v = serde_json::to_value(default_governance(DomainProcedure, Effect::Destructive)).unwrap();
         assert_eq!(
             v,
             json!({"effect": "destructive", "idempotent": false, "reversible": false,
@@ -530,20 +442,14 @@ mod tests {
                 let r = check_effect(kind, e);
                 assert_eq!(r.is_ok(), kind.allowed_effects().contains(&e), "{kind} {e}");
                 if let Err(err) = r {
-                    assert_eq!(
-                        err.reason,
-                        PlaneErrorReason::EffectNotAllowed { kind, effect: e }
-                    );
+                    assert_eq!(err.reason, PlaneErrorReason::EffectNotAllowed { kind, effect: e });
                     assert!(err.message.contains(&format!("\"{e}\"")), "{}", err.message);
                     assert!(!err.help.is_empty());
                 }
             }
         }
         let e = check_effect(ViewAction, Effect::Mutation).unwrap_err();
-        assert_eq!(
-            e.message,
-            "effect \"mutation\" is not allowed on a view action (view plane)"
-        );
+        assert_eq!(e.message, "effect \"mutation\" is not allowed on a view action (view plane)");
         assert_eq!(
             e.help,
             "view actions may only be \"local-state\" or \"navigation\"; move \"mutation\" into a \
@@ -552,15 +458,15 @@ mod tests {
         let e = check_effect(ViewAction, Effect::Read).unwrap_err();
         assert!(e.help.contains("observation"), "{}", e.help);
         let e = check_effect(DomainProcedure, Effect::LocalState).unwrap_err();
-        assert!(e.help.starts_with(
-            "domain procedures may only be \"read\", \"mutation\", \"destructive\" or \"external-side-effect\""
-        ), "{}", e.help);
-        let e = check_effect(ExternalTool, Effect::Navigation).unwrap_err();
         assert!(
-            e.message.contains("external tool (external plane)"),
+            e.help.starts_with(
+                "domain procedures may only be \"read\", \"mutation\", \"destructive\" or \"external-side-effect\""
+            ),
             "{}",
-            e.message
+            e.help
         );
+        let e = check_effect(ExternalTool, Effect::Navigation).unwrap_err();
+        assert!(e.message.contains("external tool (external plane)"), "{}", e.message);
         let e = check_effect(Observation, Effect::Mutation).unwrap_err();
         assert!(e.help.contains("always \"read\""));
     }
@@ -568,24 +474,12 @@ mod tests {
     #[test]
     fn destructive_never_is_refused() {
         let e = check_confirmation(Effect::Destructive, Confirmation::Never).unwrap_err();
-        assert_eq!(
-            e.help,
-            "use confirmation: \"required\" (the default for destructive effects) or \"optional\""
-        );
-        assert_eq!(
-            e.message,
-            "confirmation \"never\" is not allowed for a \"destructive\" effect"
-        );
-        assert!(matches!(
-            e.reason,
-            PlaneErrorReason::ConfirmationNotAllowed { .. }
-        ));
+        assert_eq!(e.help, "use confirmation: \"required\" (the default for destructive effects) or \"optional\"");
+        assert_eq!(e.message, "confirmation \"never\" is not allowed for a \"destructive\" effect");
+        assert!(matches!(e.reason, PlaneErrorReason::ConfirmationNotAllowed { .. }));
         check_confirmation(Effect::Destructive, Confirmation::Optional).unwrap();
         check_confirmation(Effect::Destructive, Confirmation::Required).unwrap();
-        for e in Effect::ALL
-            .into_iter()
-            .filter(|e| *e != Effect::Destructive)
-        {
+        for e in Effect::ALL.into_iter().filter(|e| *e != Effect::Destructive) {
             for c in Confirmation::ALL {
                 check_confirmation(e, c).unwrap();
             }

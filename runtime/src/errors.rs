@@ -39,7 +39,8 @@ impl ErrorCode {
     pub fn retry(self) -> Retry {
         use ErrorCode::*;
         match self {
-            CapabilityNotFound | AmbiguousInstance | StaleCapability | ComponentUnmounted | InvalidInput | PreconditionFailed | ConfirmationExpired | InvocationConflict => Retry::WithChanges,
+            CapabilityNotFound | AmbiguousInstance | StaleCapability | ComponentUnmounted | InvalidInput
+            | PreconditionFailed | ConfirmationExpired | InvocationConflict => Retry::WithChanges,
             CapabilityNotAvailable | RateLimited | Timeout => Retry::AfterDelay,
             PolicyDenied | ConfirmationDenied | Cancelled | ExecutionFailed => Retry::Never,
             ConfirmationRequired => Retry::AfterConfirmation,

@@ -26,7 +26,13 @@ pub enum AgentSurfaceEvent {
     #[serde(rename_all = "camelCase")]
     InvocationStarted { invocation_id: String, capability_id: String, consumer_id: String },
     #[serde(rename_all = "camelCase")]
-    InvocationSettled { invocation_id: String, capability_id: String, status: SettledStatus, code: Option<String>, duration_ms: u64 },
+    InvocationSettled {
+        invocation_id: String,
+        capability_id: String,
+        status: SettledStatus,
+        code: Option<String>,
+        duration_ms: u64,
+    },
     #[serde(rename_all = "camelCase")]
     ConfirmationRequested { confirmation_id: String, capability_id: String, expires_at: String },
     #[serde(rename_all = "camelCase")]
@@ -128,7 +134,8 @@ impl Dispatcher {
             if let AgentSurfaceEvent::SurfaceChanged { surface_version } = &mut event {
                 *surface_version = version();
             }
-            let listeners: Vec<Listener> = self.listeners.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, l)| l.clone()).collect();
+            let listeners: Vec<Listener> =
+                self.listeners.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, l)| l.clone()).collect();
             for l in listeners {
                 // A panicking listener must not stop the others or poison the registry.
                 let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| l(&event)));

@@ -89,7 +89,10 @@ fn votes(policies: &[(PolicyScope, &Policy)], ctx: &DiscoveryContext) -> Vec<Pol
     policies
         .iter()
         .map(|(scope, p)| {
-            let discovery = p.phases().contains(&PolicyPhase::Discovery).then(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.on_discovery(ctx))));
+            let discovery = p
+                .phases()
+                .contains(&PolicyPhase::Discovery)
+                .then(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.on_discovery(ctx))));
             let (vote, threw) = match discovery {
                 None => (None, false),
                 Some(Err(_)) => (None, true),
@@ -97,20 +100,32 @@ fn votes(policies: &[(PolicyScope, &Policy)], ctx: &DiscoveryContext) -> Vec<Pol
                 Some(Ok(DiscoveryDecision::Disable(_))) => (Some("disable".to_string()), false),
                 Some(Ok(DiscoveryDecision::Hide)) => (Some("hide".to_string()), false),
             };
-            PolicyVote { name: p.name().to_string(), scope: *scope, phases: p.phases().to_vec(), discovery: vote, threw }
+            PolicyVote {
+                name: p.name().to_string(),
+                scope: *scope,
+                phases: p.phases().to_vec(),
+                discovery: vote,
+                threw,
+            }
         })
         .collect()
 }
 
 /// Explains the surface for `ctx` (consumer and scope honoured).
-pub fn explain_surface(registry: &AgentSurfaceRegistry, ctx: &SnapshotContext) -> Result<SurfaceExplanation, ExplainError> {
+pub fn explain_surface(
+    registry: &AgentSurfaceRegistry,
+    ctx: &SnapshotContext,
+) -> Result<SurfaceExplanation, ExplainError> {
     let shared = &registry.shared;
     let (regs, version): (Vec<(Arc<Reg>, Dynamic)>, u64) = {
         let st = shared.lock();
         if st.disposed {
             return Err(ExplainError::Disposed);
         }
-        (st.regs.values().map(|r| (r.clone(), st.dynamic.get(&r.id).cloned().unwrap_or_default())).collect(), st.version)
+        (
+            st.regs.values().map(|r| (r.clone(), st.dynamic.get(&r.id).cloned().unwrap_or_default())).collect(),
+            st.version,
+        )
     };
     let host = shared.host();
     let mut discovery = DiscoveryScope::new(&ctx.consumer, &host);
@@ -125,8 +140,20 @@ pub fn explain_surface(registry: &AgentSurfaceRegistry, ctx: &SnapshotContext) -
         }
         let c = b.contract();
         let component = ComponentRef { component_type: ty.to_string(), instance_id: b.instance_id().to_string() };
-        let explain = |capability_id: String, kind: &'static str, plane: &'static str, description: &str, cap_policies: &[Policy], composed: Option<(bool, Option<String>)>, (available, areason): (bool, Option<String>)| {
-            let dctx = DiscoveryContext { capability_id: capability_id.clone(), component_type: ty.to_string(), instance_id: b.instance_id().to_string(), consumer: ctx.consumer.clone(), host: host.clone() };
+        let explain = |capability_id: String,
+                       kind: &'static str,
+                       plane: &'static str,
+                       description: &str,
+                       cap_policies: &[Policy],
+                       composed: Option<(bool, Option<String>)>,
+                       (available, areason): (bool, Option<String>)| {
+            let dctx = DiscoveryContext {
+                capability_id: capability_id.clone(),
+                component_type: ty.to_string(),
+                instance_id: b.instance_id().to_string(),
+                consumer: ctx.consumer.clone(),
+                host: host.clone(),
+            };
             let scoped: Vec<(PolicyScope, &Policy)> = shared
                 .options
                 .policies
@@ -157,7 +184,8 @@ pub fn explain_surface(registry: &AgentSurfaceRegistry, ctx: &SnapshotContext) -
             let ob = &b.observations[name];
             let (when, reason) = (ob.when.as_ref(), ob.unavailable_reason.as_deref());
             let capability_id = crate::ids::capability_id(ty, name);
-            let composed = shared.availability(reg, dynamic, &capability_id, name, &ob.policies, when, reason, &mut discovery);
+            let composed =
+                shared.availability(reg, dynamic, &capability_id, name, &ob.policies, when, reason, &mut discovery);
             let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
             out.push(explain(capability_id, "observation", "view", &oc.description, &ob.policies, composed, base));
         }
@@ -165,7 +193,8 @@ pub fn explain_surface(registry: &AgentSurfaceRegistry, ctx: &SnapshotContext) -
             let ab = &b.actions[name];
             let (when, reason) = (ab.when.as_ref(), ab.unavailable_reason.as_deref());
             let capability_id = crate::ids::capability_id(ty, name);
-            let composed = shared.availability(reg, dynamic, &capability_id, name, &ab.policies, when, reason, &mut discovery);
+            let composed =
+                shared.availability(reg, dynamic, &capability_id, name, &ab.policies, when, reason, &mut discovery);
             let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
             out.push(explain(capability_id, "action", "view", &ac.description, &ab.policies, composed, base));
         }
@@ -176,8 +205,20 @@ pub fn explain_surface(registry: &AgentSurfaceRegistry, ctx: &SnapshotContext) -
             let (when, reason) = (p.binding.when.as_ref(), p.binding.unavailable_reason.as_deref());
             let composed = shared.procedure_availability(reg, dynamic, index, &mut discovery);
             let base = shared.base_availability(dynamic, &pc.id, when, reason, &pc.id);
-            out.push(explain(pc.id.clone(), "procedure", "domain", &pc.description, &p.binding.policies, composed, base));
+            out.push(explain(
+                pc.id.clone(),
+                "procedure",
+                "domain",
+                &pc.description,
+                &p.binding.policies,
+                composed,
+                base,
+            ));
         }
     }
-    Ok(SurfaceExplanation { surface_id: shared.surface_id.clone(), surface_version: version.to_string(), capabilities: out })
+    Ok(SurfaceExplanation {
+        surface_id: shared.surface_id.clone(),
+        surface_version: version.to_string(),
+        capabilities: out,
+    })
 }

@@ -13,9 +13,9 @@ use crate::schema::{check_schema, SchemaViolationKind};
 use crate::validate::Validator;
 #[cfg(feature = "fuzzing")]
 use arbitrary::{Result as ArbResult, Unstructured};
+use serde_json::Value;
 #[cfg(feature = "fuzzing")]
 use serde_json::{json, Map, Number};
-use serde_json::Value;
 
 // ---------------------------------------------------------------------------------------------
 // Target `authority_manifest`: arbitrary bytes as a manifest.
@@ -38,7 +38,12 @@ pub fn authority_manifest(data: &[u8]) {
             Ok(a) => check_accepted(&a),
             Err(e) => {
                 assert!(
-                    !matches!(e, AuthorityError::ContractHashMismatch { .. } | AuthorityError::ManifestHashMismatch { .. } | AuthorityError::CountMismatch { .. }),
+                    !matches!(
+                        e,
+                        AuthorityError::ContractHashMismatch { .. }
+                            | AuthorityError::ManifestHashMismatch { .. }
+                            | AuthorityError::CountMismatch { .. }
+                    ),
                     "re-hashed manifest refused for its hashes: {e}"
                 );
                 let _ = (e.to_string(), e.kind(), e.contract());
@@ -91,7 +96,11 @@ pub fn check_accepted(a: &CapabilityAuthority) {
             }
         }
     }
-    assert_eq!(canonical_json(&a.manifest().to_value()), canonical_json(&normalized), "the typed manifest differs from the verified JSON");
+    assert_eq!(
+        canonical_json(&a.manifest().to_value()),
+        canonical_json(&normalized),
+        "the typed manifest differs from the verified JSON"
+    );
     for text in [canonical_json(raw), canonical_json_pretty(raw)] {
         if let Err(e) = CapabilityAuthority::from_json_str(&text) {
             panic!("an accepted manifest is refused in canonical layout: {e}");
@@ -100,7 +109,10 @@ pub fn check_accepted(a: &CapabilityAuthority) {
     let limits = a.limits().clone();
     let compiles = |what: &str, schema: &Value| {
         if let Err(v) = Validator::new(schema, &limits) {
-            panic!("accepted contract has a schema the validator refuses ({what}): {:?}", v.iter().map(|v| v.message.clone()).collect::<Vec<_>>());
+            panic!(
+                "accepted contract has a schema the validator refuses ({what}): {:?}",
+                v.iter().map(|v| v.message.clone()).collect::<Vec<_>>()
+            );
         }
     };
     for c in &a.manifest().contracts {
@@ -188,7 +200,11 @@ pub fn validate_pair(schema: &Value, instance: &Value) {
     let limits = AgentSurfaceLimits::default();
     let checked = check_schema(schema, &limits);
     let compiled = Validator::new(schema, &limits);
-    assert_eq!(Validator::check(schema, &limits), compiled.as_ref().map(|_| ()).map_err(Clone::clone), "Validator::check and Validator::new disagree");
+    assert_eq!(
+        Validator::check(schema, &limits),
+        compiled.as_ref().map(|_| ()).map_err(Clone::clone),
+        "Validator::check and Validator::new disagree"
+    );
     let v = match compiled {
         Ok(v) => v,
         Err(violations) => {
@@ -245,7 +261,8 @@ pub fn defaults_are_valid(schema: &Value) -> bool {
                     if let Some(defs) = defs {
                         own.insert("$defs".into(), defs.clone());
                     }
-                    let valid = Validator::new(&Value::Object(own), &AgentSurfaceLimits::default()).is_ok_and(|v| v.is_valid(d));
+                    let valid = Validator::new(&Value::Object(own), &AgentSurfaceLimits::default())
+                        .is_ok_and(|v| v.is_valid(d));
                     *ok &= valid;
                 }
                 walk(sub, defs, ok);
@@ -276,9 +293,47 @@ const NAMES: &[&str] = &["a", "b", "id", "name", "n", "tags", "mode", "", "a/b",
 #[cfg(feature = "fuzzing")]
 const DEF_NAMES: &[&str] = &["node", "x", "a b", "ü"];
 #[cfg(feature = "fuzzing")]
-const PATTERNS: &[&str] = &["^a", "[0-9]+", "^\\p{L}+$", "a{2,}", "^$", "(a|b)*c", "\\d", ".", "^[a-z]{1,3}$", "é", "^\\w+@\\w+$", "(", "\\", "a{2,1}", "[^]", "(?<n>x)\\k<n>", "\\u{1F600}", "^(?:a|ab)+$"];
+const PATTERNS: &[&str] = &[
+    "^a",
+    "[0-9]+",
+    "^\\p{L}+$",
+    "a{2,}",
+    "^$",
+    "(a|b)*c",
+    "\\d",
+    ".",
+    "^[a-z]{1,3}$",
+    "é",
+    "^\\w+@\\w+$",
+    "(",
+    "\\",
+    "a{2,1}",
+    "[^]",
+    "(?<n>x)\\k<n>",
+    "\\u{1F600}",
+    "^(?:a|ab)+$",
+];
 #[cfg(feature = "fuzzing")]
-const STRINGS: &[&str] = &["", "a", "ab", "abc", "é", "😀", "0", "1.5", "2026-01-01", "2026-01-01T00:00:00Z", "2026-02-30", "123e4567-e89b-12d3-a456-426614174000", "a@b.c", "https://x.y/z?q#f", "not a uri", "aa", "c", "x\u{0}y"];
+const STRINGS: &[&str] = &[
+    "",
+    "a",
+    "ab",
+    "abc",
+    "é",
+    "😀",
+    "0",
+    "1.5",
+    "2026-01-01",
+    "2026-01-01T00:00:00Z",
+    "2026-02-30",
+    "123e4567-e89b-12d3-a456-426614174000",
+    "a@b.c",
+    "https://x.y/z?q#f",
+    "not a uri",
+    "aa",
+    "c",
+    "x\u{0}y",
+];
 #[cfg(feature = "fuzzing")]
 const TYPES: &[&str] = &["object", "array", "string", "number", "integer", "boolean", "null"];
 #[cfg(feature = "fuzzing")]
@@ -296,7 +351,17 @@ impl Gen {
             4 => Value::from(u.arbitrary::<i64>()?),
             5 => Value::from(u.arbitrary::<u64>()?),
             6 => Number::from_f64(u.arbitrary::<f64>()?).map_or(Value::Null, Value::Number),
-            7 => [json!(0.5), json!(0.1), json!(1.5), json!(-2.5), json!(1e-7), json!(1e21), json!(0.30000000000000004), json!(9007199254740993u64)][u.choose_index(8)?].clone(),
+            7 => [
+                json!(0.5),
+                json!(0.1),
+                json!(1.5),
+                json!(-2.5),
+                json!(1e-7),
+                json!(1e21),
+                json!(0.30000000000000004),
+                json!(9007199254740993u64),
+            ][u.choose_index(8)?]
+            .clone(),
             _ => Value::from(f64::from(u.int_in_range(-40i32..=40)?) / 4.0),
         })
     }
@@ -359,7 +424,12 @@ impl Gen {
                         ("type", json!(Self::pick(u, TYPES)?))
                     } else {
                         let k = u.int_in_range(1..=3)?;
-                        ("type", Value::Array((0..k).map(|_| Self::pick(u, TYPES).map(|t| json!(t))).collect::<ArbResult<_>>()?))
+                        (
+                            "type",
+                            Value::Array(
+                                (0..k).map(|_| Self::pick(u, TYPES).map(|t| json!(t))).collect::<ArbResult<_>>()?,
+                            ),
+                        )
                     }
                 }
                 2 => {
@@ -377,16 +447,29 @@ impl Gen {
                 }
                 6 => {
                     let k = u.int_in_range(0..=3)?;
-                    ("required", Value::Array((0..k).map(|_| Self::pick(u, NAMES).map(|t| json!(t))).collect::<ArbResult<_>>()?))
+                    (
+                        "required",
+                        Value::Array((0..k).map(|_| Self::pick(u, NAMES).map(|t| json!(t))).collect::<ArbResult<_>>()?),
+                    )
                 }
                 7 => ("additionalProperties", Value::Bool(u.arbitrary()?)),
                 8 if depth < 5 => ("items", Self::schema(u, depth + 1, defs)?),
-                9 => (Self::pick(u, &["minItems", "maxItems", "minLength", "maxLength"])?, Value::from(u.int_in_range(0..=4u8)?)),
+                9 => (
+                    Self::pick(u, &["minItems", "maxItems", "minLength", "maxLength"])?,
+                    Value::from(u.int_in_range(0..=4u8)?),
+                ),
                 10 => ("uniqueItems", Value::Bool(u.arbitrary()?)),
                 11 => ("pattern", json!(Self::pick(u, PATTERNS)?)),
                 12 => ("format", json!(Self::pick(u, FORMATS)?)),
-                13 | 14 => (Self::pick(u, &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"])?, Self::number(u)?),
-                15 => ("multipleOf", [json!(0.5), json!(2), json!(0.1), json!(0.01), json!(3), json!(1e-3), json!(1.5), json!(7)][u.choose_index(8)?].clone()),
+                13 | 14 => {
+                    (Self::pick(u, &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"])?, Self::number(u)?)
+                }
+                15 => (
+                    "multipleOf",
+                    [json!(0.5), json!(2), json!(0.1), json!(0.01), json!(3), json!(1e-3), json!(1.5), json!(7)]
+                        [u.choose_index(8)?]
+                    .clone(),
+                ),
                 16 | 17 if depth < 5 => {
                     let k = u.int_in_range(1..=3)?;
                     ("anyOf", Value::Array((0..k).map(|_| Self::schema(u, depth + 1, defs)).collect::<ArbResult<_>>()?))
@@ -394,7 +477,9 @@ impl Gen {
                 18 if !defs.is_empty() => ("$ref", json!(format!("#/$defs/{}", defs[u.choose_index(defs.len())?]))),
                 19 | 20 => ("default", Self::value(u, 1)?),
                 21 => (Self::pick(u, &["description", "title"])?, json!("text")),
-                22 => (Self::pick(u, &["examples", "deprecated"])?, if u.arbitrary()? { json!([1]) } else { json!(true) }),
+                22 => {
+                    (Self::pick(u, &["examples", "deprecated"])?, if u.arbitrary()? { json!([1]) } else { json!(true) })
+                }
                 // A rare wrong value, so refusals are exercised too.
                 _ => (Self::pick(u, &["minLength", "items", "required", "enum", "oneOf"])?, Self::value(u, 1)?),
             };

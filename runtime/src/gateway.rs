@@ -113,7 +113,14 @@ impl ExposedTools {
 
     /// Runs a tool: input validated against the manifest's schema, confirmation asked through
     /// `confirm` when the contract requires it. Never fails: every outcome is an envelope.
-    pub async fn execute(&self, name: &str, input: Value, tool_call_id: Option<String>, consumer: AgentConsumer, confirm: Option<ConfirmFn>) -> AgentInvocationResult {
+    pub async fn execute(
+        &self,
+        name: &str,
+        input: Value,
+        tool_call_id: Option<String>,
+        consumer: AgentConsumer,
+        confirm: Option<ConfirmFn>,
+    ) -> AgentInvocationResult {
         let invocation_id = tool_call_id.unwrap_or_else(|| format!("inv_{}", crate::registry::base62(16)));
         let fail = |code: ErrorCode, m: &str, cap: &str| AgentInvocationResult {
             status: InvocationStatus::Error,
@@ -124,7 +131,9 @@ impl ExposedTools {
             surface_version: "0".into(),
             surface_changed: false,
         };
-        let Some((_, b)) = self.tools.iter().find(|(t, _)| t.name == name) else { return fail(ErrorCode::CapabilityNotFound, "no such tool", name) };
+        let Some((_, b)) = self.tools.iter().find(|(t, _)| t.name == name) else {
+            return fail(ErrorCode::CapabilityNotFound, "no such tool", name);
+        };
         let c = b.contract.contract();
         let validator = match crate::validate::Validator::new(&c.input_schema, &self.limits) {
             Ok(v) => v,
@@ -149,7 +158,10 @@ impl ExposedTools {
             if !approved {
                 return fail(ErrorCode::ConfirmationDenied, "the user did not confirm this operation", &c.id);
             }
-            evidence = Some(ConfirmationEvidence { id: format!("cnf_{}", crate::registry::base62(20)), approved_at: String::new() });
+            evidence = Some(ConfirmationEvidence {
+                id: format!("cnf_{}", crate::registry::base62(20)),
+                approved_at: String::new(),
+            });
         }
         let ctx = ActionContext {
             capability_id: c.id.clone(),
@@ -161,7 +173,15 @@ impl ExposedTools {
             confirmation: evidence,
         };
         match b.binding.execute.execute(effective, ctx).await {
-            Ok(output) => AgentInvocationResult { status: InvocationStatus::Ok, invocation_id, capability_id: c.id.clone(), output: Some(output), error: None, surface_version: "0".into(), surface_changed: false },
+            Ok(output) => AgentInvocationResult {
+                status: InvocationStatus::Ok,
+                invocation_id,
+                capability_id: c.id.clone(),
+                output: Some(output),
+                error: None,
+                surface_version: "0".into(),
+                surface_changed: false,
+            },
             Err(_) => fail(ErrorCode::ExecutionFailed, "the tool failed", &c.id),
         }
     }

@@ -85,20 +85,8 @@ pub struct IdError {
 }
 
 impl IdError {
-    fn new(
-        kind: IdKind,
-        reason: IdErrorReason,
-        position: Option<usize>,
-        found: Option<char>,
-        message: String,
-    ) -> Self {
-        IdError {
-            kind,
-            position,
-            found,
-            reason,
-            message,
-        }
+    fn new(kind: IdKind, reason: IdErrorReason, position: Option<usize>, found: Option<char>, message: String) -> Self {
+        IdError { kind, position, found, reason, message }
     }
 }
 
@@ -169,23 +157,14 @@ fn check_segment(kind: IdKind, seg: &str, offset: usize) -> Result<(), IdError> 
             IdErrorReason::SegmentTooLong,
             Some(pos),
             seg.chars().nth(MAX_SEGMENT_LEN),
-            format!(
-                "segment \"{seg}\" is {len} characters long; at most {MAX_SEGMENT_LEN} are allowed"
-            ),
+            format!("segment \"{seg}\" is {len} characters long; at most {MAX_SEGMENT_LEN} are allowed"),
         ));
     }
     Ok(())
 }
 
 /// Checks `min..=max` dot-separated segments starting at char index `offset` of the whole id.
-fn check_segments(
-    kind: IdKind,
-    s: &str,
-    offset: usize,
-    min: usize,
-    max: usize,
-    example: &str,
-) -> Result<(), IdError> {
+fn check_segments(kind: IdKind, s: &str, offset: usize, min: usize, max: usize, example: &str) -> Result<(), IdError> {
     let mut pos = offset;
     let mut count = 0;
     for seg in s.split('.') {
@@ -212,9 +191,7 @@ fn check_segments(
             IdErrorReason::TooFewSegments,
             None,
             None,
-            format!(
-                "{kind} needs at least {min} segment{plural} separated by '.' (e.g. \"{example}\")"
-            ),
+            format!("{kind} needs at least {min} segment{plural} separated by '.' (e.g. \"{example}\")"),
         ));
     }
     Ok(())
@@ -243,13 +220,7 @@ fn check_prefix(kind: IdKind, s: &str, prefix: &str) -> Result<usize, IdError> {
 
 fn check_not_empty(kind: IdKind, s: &str) -> Result<(), IdError> {
     if s.is_empty() {
-        return Err(IdError::new(
-            kind,
-            IdErrorReason::Empty,
-            None,
-            None,
-            format!("{kind} is empty"),
-        ));
+        return Err(IdError::new(kind, IdErrorReason::Empty, None, None, format!("{kind} is empty")));
     }
     Ok(())
 }
@@ -273,9 +244,7 @@ fn check_component_type_at(kind: IdKind, s: &str, offset: usize) -> Result<(), I
             IdErrorReason::TooLong,
             Some(pos),
             s.chars().nth(MAX_COMPONENT_TYPE_LEN),
-            format!(
-                "component type is {len} characters long; at most {MAX_COMPONENT_TYPE_LEN} are allowed"
-            ),
+            format!("component type is {len} characters long; at most {MAX_COMPONENT_TYPE_LEN} are allowed"),
         ));
     }
     Ok(())
@@ -331,9 +300,7 @@ fn check_capability_name_at(kind: IdKind, s: &str, offset: usize) -> Result<(), 
             IdErrorReason::TooLong,
             Some(pos),
             s.chars().nth(MAX_CAPABILITY_NAME_LEN),
-            format!(
-                "capability name \"{s}\" is {len} characters long; at most {MAX_CAPABILITY_NAME_LEN} are allowed"
-            ),
+            format!("capability name \"{s}\" is {len} characters long; at most {MAX_CAPABILITY_NAME_LEN} are allowed"),
         ));
     }
     Ok(())
@@ -419,9 +386,7 @@ pub fn check_instance_id(s: &str) -> Result<(), IdError> {
             IdErrorReason::TooLong,
             Some(MAX_INSTANCE_ID_LEN),
             s.chars().nth(MAX_INSTANCE_ID_LEN),
-            format!(
-                "instance id is {len} characters long; at most {MAX_INSTANCE_ID_LEN} are allowed"
-            ),
+            format!("instance id is {len} characters long; at most {MAX_INSTANCE_ID_LEN} are allowed"),
         ));
     }
     Ok(())
@@ -498,51 +463,25 @@ mod tests {
         assert_eq!((e.reason, e.kind), (Empty, IdKind::ComponentType));
 
         let e = err(check_component_type("Devices.table"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (BadStart, Some(0), Some('D'))
-        );
-        assert!(
-            e.message
-                .contains("segment \"Devices\" must start with a lowercase letter a-z"),
-            "{}",
-            e.message
-        );
+        assert_eq!((e.reason, e.position, e.found), (BadStart, Some(0), Some('D')));
+        assert!(e.message.contains("segment \"Devices\" must start with a lowercase letter a-z"), "{}", e.message);
 
         let e = err(check_component_type("devices.Table"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (BadStart, Some(8), Some('T'))
-        );
+        assert_eq!((e.reason, e.position, e.found), (BadStart, Some(8), Some('T')));
 
         let e = err(check_component_type("devXces.t@ble"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (BadChar, Some(9), Some('@'))
-        );
-        assert_eq!(
-            e.message,
-            "character '@' at position 9 is not allowed in a segment (allowed: a-z A-Z 0-9 _ -)"
-        );
+        assert_eq!((e.reason, e.position, e.found), (BadChar, Some(9), Some('@')));
+        assert_eq!(e.message, "character '@' at position 9 is not allowed in a segment (allowed: a-z A-Z 0-9 _ -)");
 
         // Positions count chars, not bytes.
         let e = err(check_component_type("dé"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (BadChar, Some(1), Some('é'))
-        );
+        assert_eq!((e.reason, e.position, e.found), (BadChar, Some(1), Some('é')));
         let e = err(check_component_type("éa.b"));
         assert_eq!((e.reason, e.position), (BadStart, Some(0)));
         let e = err(check_component_type("ab.cé.x:y"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (BadChar, Some(4), Some('é'))
-        );
+        assert_eq!((e.reason, e.position, e.found), (BadChar, Some(4), Some('é')));
         let e = err(check_component_type("ab.c.x:y"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (BadChar, Some(6), Some(':'))
-        );
+        assert_eq!((e.reason, e.position, e.found), (BadChar, Some(6), Some(':')));
 
         for (s, pos) in [(".a", 0), ("a.", 2), ("a..b", 2)] {
             let e = err(check_component_type(s));
@@ -551,16 +490,10 @@ mod tests {
 
         let long = format!("a.{}", "b".repeat(33));
         let e = err(check_component_type(&long));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (SegmentTooLong, Some(34), Some('b'))
-        );
+        assert_eq!((e.reason, e.position, e.found), (SegmentTooLong, Some(34), Some('b')));
 
         let e = err(check_component_type("a.b.c.d.e.f.g.h.i"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (TooManySegments, Some(16), Some('i'))
-        );
+        assert_eq!((e.reason, e.position, e.found), (TooManySegments, Some(16), Some('i')));
 
         let long = ["abcdefghijkl"; 8].join("."); // 103 chars
         let e = err(check_component_type(&long));
@@ -574,17 +507,11 @@ mod tests {
         }
         assert_eq!(err(check_capability_name("")).reason, Empty);
         let e = err(check_capability_name("ReadState"));
-        assert_eq!(
-            (e.reason, e.position, e.found, e.kind),
-            (BadStart, Some(0), Some('R'), IdKind::CapabilityName)
-        );
+        assert_eq!((e.reason, e.position, e.found, e.kind), (BadStart, Some(0), Some('R'), IdKind::CapabilityName));
         let e = err(check_capability_name("_x"));
         assert_eq!(e.reason, BadStart);
         let e = err(check_capability_name("read-state"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (BadChar, Some(4), Some('-'))
-        );
+        assert_eq!((e.reason, e.position, e.found), (BadChar, Some(4), Some('-')));
         assert!(e.message.contains("(allowed: a-z A-Z 0-9 _)"));
         let e = err(check_capability_name("read.state"));
         assert_eq!((e.reason, e.found), (BadChar, Some('.')));
@@ -594,26 +521,16 @@ mod tests {
 
     #[test]
     fn procedure_id() {
-        for ok in [
-            "domain:devices.delete",
-            "domain:a.b.c.d.e.f.g.h",
-            "domain:crm-x.export_all",
-        ] {
+        for ok in ["domain:devices.delete", "domain:a.b.c.d.e.f.g.h", "domain:crm-x.export_all"] {
             check_procedure_id(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
         }
         let e = err(check_procedure_id("devices.delete"));
         assert_eq!((e.reason, e.kind), (MissingPrefix, IdKind::ProcedureId));
         assert_eq!(e.message, "procedure id needs the prefix \"domain:\"");
         let e = err(check_procedure_id("external:x.y"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (MissingPrefix, Some(0), Some('e'))
-        );
+        assert_eq!((e.reason, e.position, e.found), (MissingPrefix, Some(0), Some('e')));
         let e = err(check_procedure_id("domain"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (MissingPrefix, Some(6), None)
-        );
+        assert_eq!((e.reason, e.position, e.found), (MissingPrefix, Some(6), None));
         assert_eq!(err(check_procedure_id("")).reason, Empty);
 
         let e = err(check_procedure_id("domain:devices"));
@@ -622,26 +539,16 @@ mod tests {
         let e = err(check_procedure_id("domain:"));
         assert_eq!((e.reason, e.position), (EmptySegment, Some(7)));
         let e = err(check_procedure_id("domain:devices.Delete"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (BadStart, Some(15), Some('D'))
-        );
+        assert_eq!((e.reason, e.position, e.found), (BadStart, Some(15), Some('D')));
         let e = err(check_procedure_id("domain:a.b.c.d.e.f.g.h.i"));
         assert_eq!((e.reason, e.position), (TooManySegments, Some(23)));
         let e = err(check_procedure_id("domain:a b.c"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (BadChar, Some(8), Some(' '))
-        );
+        assert_eq!((e.reason, e.position, e.found), (BadChar, Some(8), Some(' ')));
     }
 
     #[test]
     fn external_tool_id() {
-        for ok in [
-            "external:crm",
-            "external:crm.export",
-            "external:a.b.c.d.e.f.g.h",
-        ] {
+        for ok in ["external:crm", "external:crm.export", "external:a.b.c.d.e.f.g.h"] {
             check_external_tool_id(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
         }
         let e = err(check_external_tool_id("domain:crm.export"));
@@ -652,10 +559,7 @@ mod tests {
         let e = err(check_external_tool_id("external:a.b.c.d.e.f.g.h.i"));
         assert_eq!(e.reason, TooManySegments);
         let e = err(check_external_tool_id("external:9lives"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (BadStart, Some(9), Some('9'))
-        );
+        assert_eq!((e.reason, e.position, e.found), (BadStart, Some(9), Some('9')));
     }
 
     #[test]
@@ -665,26 +569,16 @@ mod tests {
         }
         assert_eq!(err(check_instance_id("")).reason, Empty);
         let e = err(check_instance_id("-x"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (BadStart, Some(0), Some('-'))
-        );
+        assert_eq!((e.reason, e.position, e.found), (BadStart, Some(0), Some('-')));
         let e = err(check_instance_id("row/42"));
-        assert_eq!(
-            (e.reason, e.position, e.found, e.kind),
-            (BadChar, Some(3), Some('/'), IdKind::InstanceId)
-        );
+        assert_eq!((e.reason, e.position, e.found, e.kind), (BadChar, Some(3), Some('/'), IdKind::InstanceId));
         let e = err(check_instance_id(&"x".repeat(129)));
         assert_eq!((e.reason, e.position), (TooLong, Some(128)));
     }
 
     #[test]
     fn capability_id_checks_type_and_name() {
-        for ok in [
-            "view:devices.table.readState",
-            "view:d.x",
-            "view:my-list.select_rows",
-        ] {
+        for ok in ["view:devices.table.readState", "view:d.x", "view:my-list.select_rows"] {
             check_capability_id(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
         }
         let e = err(check_capability_id("devices.table.readState"));
@@ -693,10 +587,7 @@ mod tests {
         assert_eq!(e.reason, TooFewSegments);
         // The name part uses the capability-name grammar ('-' not allowed) ...
         let e = err(check_capability_id("view:devices.read-state"));
-        assert_eq!(
-            (e.reason, e.position, e.found),
-            (BadChar, Some(17), Some('-'))
-        );
+        assert_eq!((e.reason, e.position, e.found), (BadChar, Some(17), Some('-')));
         // ... while the type part uses the segment grammar ('-' allowed).
         check_capability_id("view:my-list.readState").unwrap();
         let e = err(check_capability_id("view:Devices.readState"));
@@ -705,30 +596,18 @@ mod tests {
         assert_eq!((e.reason, e.position), (Empty, Some(5)));
         let e = err(check_capability_id("view:devices."));
         assert_eq!((e.reason, e.position), (Empty, Some(13)));
-        assert_eq!(
-            err(check_capability_id("view:a.b.c.d.e.f.g.h.i.name")).reason,
-            TooManySegments
-        );
+        assert_eq!(err(check_capability_id("view:a.b.c.d.e.f.g.h.i.name")).reason, TooManySegments);
     }
 
     #[test]
     fn component_contract_id_roundtrip() {
         assert_eq!(component_contract_id("devices.table"), "view:devices.table");
-        assert_eq!(
-            capability_id("devices.table", "readState"),
-            "view:devices.table.readState"
-        );
+        assert_eq!(capability_id("devices.table", "readState"), "view:devices.table.readState");
         check_component_contract_id(&component_contract_id("devices.table")).unwrap();
         check_capability_id(&capability_id("devices.table", "readState")).unwrap();
         let e = err(check_component_contract_id("view:devices.Table"));
-        assert_eq!(
-            (e.reason, e.position, e.kind),
-            (BadStart, Some(13), IdKind::ComponentContractId)
-        );
-        assert_eq!(
-            err(check_component_contract_id("devices")).reason,
-            MissingPrefix
-        );
+        assert_eq!((e.reason, e.position, e.kind), (BadStart, Some(13), IdKind::ComponentContractId));
+        assert_eq!(err(check_component_contract_id("devices")).reason, MissingPrefix);
     }
 
     #[test]

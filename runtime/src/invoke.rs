@@ -10,7 +10,9 @@ use crate::confirm::ConfirmationCheck;
 use crate::effects::{Audit, Effect};
 use crate::errors::{AgentCapabilityError, ErrorCode};
 use crate::events::{AgentSurfaceEvent, SettledStatus};
-use crate::policy::{evaluate_discovery, DiscoveryContext, DiscoveryDecision, Policy, PolicyContext, PolicyDecision, PolicyPhase};
+use crate::policy::{
+    evaluate_discovery, DiscoveryContext, DiscoveryDecision, Policy, PolicyContext, PolicyDecision, PolicyPhase,
+};
 use crate::registry::{AgentSurfaceRegistry, DiscoveryScope, Dynamic, LogLevel, Reg, Shared};
 use crate::signal::{AbortController, AbortReason, AbortSignal};
 use crate::snapshot::{iso8601, AgentConsumer};
@@ -130,7 +132,12 @@ pub struct RegistryDisposed;
 pub fn fingerprint(inv: &AgentInvocation) -> String {
     let mut m = Map::new();
     m.insert("capabilityId".into(), Value::String(inv.capability_id.clone()));
-    for (k, v) in [("registrationId", &inv.registration_id), ("instanceId", &inv.instance_id), ("surfaceVersion", &inv.surface_version), ("confirmationId", &inv.confirmation_id)] {
+    for (k, v) in [
+        ("registrationId", &inv.registration_id),
+        ("instanceId", &inv.instance_id),
+        ("surfaceVersion", &inv.surface_version),
+        ("confirmationId", &inv.confirmation_id),
+    ] {
         if let Some(v) = v {
             m.insert(k.into(), Value::String(v.clone()));
         }
@@ -156,8 +163,17 @@ enum DedupeEntry {
     /// Held weakly: the callers own the run. When every caller has stopped waiting (dropped its
     /// future) the run is dropped, settles CANCELLED and releases what it held; a strong handle
     /// here would keep an unpolled run, and its queue slot, alive forever.
-    InFlight { fingerprint: String, future: WeakShared<BoxFuture<AgentInvocationResult>>, serial: u64 },
-    Done { fingerprint: String, result: AgentInvocationResult, at_ms: u64, serial: u64 },
+    InFlight {
+        fingerprint: String,
+        future: WeakShared<BoxFuture<AgentInvocationResult>>,
+        serial: u64,
+    },
+    Done {
+        fingerprint: String,
+        result: AgentInvocationResult,
+        at_ms: u64,
+        serial: u64,
+    },
 }
 
 /// The bounded idempotency window (dedupeCacheSize / dedupeCacheTtlMs). `order` lists the
@@ -180,7 +196,9 @@ impl Dedupe {
     fn expire(&mut self, now: u64, size: usize, ttl: u64) {
         while let Some((key, serial)) = self.order.front() {
             let drop_it = match self.entries.get(key) {
-                Some(DedupeEntry::Done { at_ms, serial: s, .. }) if s == serial => self.done > size || now.saturating_sub(*at_ms) > ttl,
+                Some(DedupeEntry::Done { at_ms, serial: s, .. }) if s == serial => {
+                    self.done > size || now.saturating_sub(*at_ms) > ttl
+                }
                 // Not the entry this slot was recorded for (cannot happen today; harmless).
                 _ => {
                     self.order.pop_front();
@@ -203,7 +221,8 @@ impl Dedupe {
         }
         if cacheable(result) {
             let serial = self.serial();
-            self.entries.insert(key.to_string(), DedupeEntry::Done { fingerprint, result: result.clone(), at_ms: now, serial });
+            self.entries
+                .insert(key.to_string(), DedupeEntry::Done { fingerprint, result: result.clone(), at_ms: now, serial });
             self.order.push_back((key.to_string(), serial));
             self.done += 1;
         } else {
@@ -349,7 +368,8 @@ impl Inflight {
     /// Acquires a slot in an action/procedure group; `Err` when the queue is full.
     fn enter_group(&self, key: &str, max: usize, depth: usize) -> Result<Option<Admission>, ()> {
         let mut groups = self.groups.lock().unwrap_or_else(|e| e.into_inner());
-        let g = groups.entry(key.to_string()).or_insert_with(|| Group { running: 0, max, depth, queue: VecDeque::new() });
+        let g =
+            groups.entry(key.to_string()).or_insert_with(|| Group { running: 0, max, depth, queue: VecDeque::new() });
         if g.running < g.max {
             g.running += 1;
             return Ok(None);
@@ -412,7 +432,10 @@ impl Inflight {
         let mut g = self.gates.lock().unwrap_or_else(|e| e.into_inner());
         let mine = g.running.get(consumer).copied().unwrap_or(0);
         let queued = g.queues.get(consumer).map_or(0, |q| q.len());
-        if mine < limits.max_concurrent_observations_per_consumer && g.total < limits.max_concurrent_observations_total && queued == 0 {
+        if mine < limits.max_concurrent_observations_per_consumer
+            && g.total < limits.max_concurrent_observations_total
+            && queued == 0
+        {
             *g.running.entry(consumer.to_string()).or_default() += 1;
             g.total += 1;
             return Ok(None);
@@ -439,7 +462,9 @@ impl Inflight {
         for c in consumers {
             loop {
                 let mine = g.running.get(&c).copied().unwrap_or(0);
-                if mine >= limits.max_concurrent_observations_per_consumer || g.total >= limits.max_concurrent_observations_total {
+                if mine >= limits.max_concurrent_observations_per_consumer
+                    || g.total >= limits.max_concurrent_observations_total
+                {
                     break;
                 }
                 let Some(w) = g.queues.get_mut(&c).and_then(|q| q.pop_front()) else { break };
@@ -503,13 +528,18 @@ struct Ctx {
 impl AgentSurfaceRegistry {
     /// Invokes a capability. Always returns a result envelope; `Err` only when the registry was
     /// disposed (programmer misuse).
-    pub async fn invoke(&self, request: AgentInvocation, options: InvokeOptions) -> Result<AgentInvocationResult, RegistryDisposed> {
+    pub async fn invoke(
+        &self,
+        request: AgentInvocation,
+        options: InvokeOptions,
+    ) -> Result<AgentInvocationResult, RegistryDisposed> {
         let shared = self.shared.clone();
         if shared.lock().disposed {
             return Err(RegistryDisposed);
         }
         let consumer = options.consumer.clone().unwrap_or_default();
-        let invocation_id = request.invocation_id.clone().unwrap_or_else(|| format!("inv_{}", crate::registry::base62(16)));
+        let invocation_id =
+            request.invocation_id.clone().unwrap_or_else(|| format!("inv_{}", crate::registry::base62(16)));
         let mut request = request;
         let fp = fingerprint(&request);
         request.invocation_id = Some(invocation_id.clone());
@@ -541,7 +571,15 @@ impl AgentSurfaceRegistry {
                 None => {
                     let serial = d.serial();
                     let weak = Arc::downgrade(&shared);
-                    let fut: BoxFuture<AgentInvocationResult> = Box::pin(run(weak, request.clone(), options, consumer.clone(), key.clone(), fp.clone(), serial));
+                    let fut: BoxFuture<AgentInvocationResult> = Box::pin(run(
+                        weak,
+                        request.clone(),
+                        options,
+                        consumer.clone(),
+                        key.clone(),
+                        fp.clone(),
+                        serial,
+                    ));
                     let s = fut.shared();
                     let future = s.downgrade().expect("a fresh shared future");
                     d.entries.insert(key.clone(), DedupeEntry::InFlight { fingerprint: fp.clone(), future, serial });
@@ -565,7 +603,13 @@ impl AgentSurfaceRegistry {
     }
 }
 
-fn error_result(invocation_id: &str, capability_id: &str, error: AgentCapabilityError, version: u64, changed: bool) -> AgentInvocationResult {
+fn error_result(
+    invocation_id: &str,
+    capability_id: &str,
+    error: AgentCapabilityError,
+    version: u64,
+    changed: bool,
+) -> AgentInvocationResult {
     AgentInvocationResult {
         status: InvocationStatus::Error,
         invocation_id: invocation_id.to_string(),
@@ -582,9 +626,23 @@ fn cacheable(r: &AgentInvocationResult) -> bool {
     !matches!(r.code(), Some(ErrorCode::ConfirmationRequired | ErrorCode::RateLimited | ErrorCode::InvocationConflict))
 }
 
-async fn run(weak: Weak<Shared>, request: AgentInvocation, options: InvokeOptions, consumer: AgentConsumer, key: String, fp: String, serial: u64) -> AgentInvocationResult {
+async fn run(
+    weak: Weak<Shared>,
+    request: AgentInvocation,
+    options: InvokeOptions,
+    consumer: AgentConsumer,
+    key: String,
+    fp: String,
+    serial: u64,
+) -> AgentInvocationResult {
     let Some(shared) = weak.upgrade() else {
-        return error_result(request.invocation_id.as_deref().unwrap_or(""), &request.capability_id, AgentCapabilityError::new(ErrorCode::Cancelled, "the surface was disposed"), 0, false);
+        return error_result(
+            request.invocation_id.as_deref().unwrap_or(""),
+            &request.capability_id,
+            AgentCapabilityError::new(ErrorCode::Cancelled, "the surface was disposed"),
+            0,
+            false,
+        );
     };
     let invocation_id = request.invocation_id.clone().unwrap_or_default();
     let ctx = Ctx {
@@ -597,7 +655,11 @@ async fn run(weak: Weak<Shared>, request: AgentInvocation, options: InvokeOption
         audit: Audit::Metadata,
         input_for_audit: None,
     };
-    shared.events.push(AgentSurfaceEvent::InvocationStarted { invocation_id: invocation_id.clone(), capability_id: request.capability_id.clone(), consumer_id: consumer.key() });
+    shared.events.push(AgentSurfaceEvent::InvocationStarted {
+        invocation_id: invocation_id.clone(),
+        capability_id: request.capability_id.clone(),
+        consumer_id: consumer.key(),
+    });
     shared.flush();
     let mut run = RunGuard { shared: shared.clone(), ctx, key, fp, serial, armed: true };
     let outcome = pipeline(&shared, &request, &options, &mut run.ctx).await;
@@ -634,7 +696,13 @@ impl Drop for RunGuard {
     fn drop(&mut self) {
         if self.armed {
             self.armed = false;
-            self.shared.log(LogLevel::Warn, format!("{} ({}): every caller stopped waiting; settled CANCELLED", self.ctx.capability_id, self.ctx.invocation_id));
+            self.shared.log(
+                LogLevel::Warn,
+                format!(
+                    "{} ({}): every caller stopped waiting; settled CANCELLED",
+                    self.ctx.capability_id, self.ctx.invocation_id
+                ),
+            );
             self.finish(Err(err(ErrorCode::Cancelled, "the invocation was cancelled")));
         }
     }
@@ -700,16 +768,22 @@ fn resolve(shared: &Shared, req: &AgentInvocation) -> Result<(Target, Dynamic), 
     let mut st = shared.lock();
     if let Some(sid) = &req.surface_id {
         if *sid != shared.surface_id {
-            return Err(err(ErrorCode::StaleCapability, "the surface was reloaded since discovery; discover again").detail("reason", "surface-id-mismatch"));
+            return Err(err(ErrorCode::StaleCapability, "the surface was reloaded since discovery; discover again")
+                .detail("reason", "surface-id-mismatch"));
         }
     }
     let tombstone = match &req.registration_id {
         Some(rid) if !st.regs.contains_key(rid) => shared.tombstone(&mut st, rid),
         _ => None,
     };
-    let by_reg = |st: &crate::registry::State, pred: &dyn Fn(&Reg) -> bool| -> Vec<Arc<Reg>> { st.regs.values().filter(|r| pred(r)).cloned().collect() };
+    let by_reg = |st: &crate::registry::State, pred: &dyn Fn(&Reg) -> bool| -> Vec<Arc<Reg>> {
+        st.regs.values().filter(|r| pred(r)).cloned().collect()
+    };
     let (candidates, kind): (Vec<Arc<Reg>>, u8) = if let Some((ty, name)) = split_view(&req.capability_id) {
-        let c = by_reg(&st, &|r: &Reg| r.bound.component_type() == ty && (r.bound.contract().observations.contains_key(name) || r.bound.contract().actions.contains_key(name)));
+        let c = by_reg(&st, &|r: &Reg| {
+            r.bound.component_type() == ty
+                && (r.bound.contract().observations.contains_key(name) || r.bound.contract().actions.contains_key(name))
+        });
         (c, 0)
     } else if req.capability_id.starts_with("domain:") {
         let id = req.capability_id.as_str();
@@ -717,19 +791,35 @@ fn resolve(shared: &Shared, req: &AgentInvocation) -> Result<(Target, Dynamic), 
     } else {
         (Vec::new(), 2)
     };
-    let mut matching: Vec<Arc<Reg>> = candidates.into_iter().filter(|r| req.instance_id.as_ref().is_none_or(|i| r.bound.instance_id() == i)).collect();
+    let mut matching: Vec<Arc<Reg>> = candidates
+        .into_iter()
+        .filter(|r| req.instance_id.as_ref().is_none_or(|i| r.bound.instance_id() == i))
+        .collect();
     if let Some(rid) = &req.registration_id {
         if let Some(live) = matching.iter().find(|r| &r.id == rid).cloned() {
             matching = vec![live];
         } else if let Some(t) = &tombstone {
             // The tombstone variant is for an instance with no live registration; a remounted
             // one makes the old id stale, and the agent is told the live one.
-            return Err(match matching.iter().find(|r| r.bound.component_type() == t.component_type && r.bound.instance_id() == t.instance_id) {
-                Some(live) => err(ErrorCode::StaleCapability, "the component was remounted since discovery; use the live registration or discover again").detail("liveRegistrationId", live.id.clone()),
-                None => err(ErrorCode::ComponentUnmounted, "the component was unmounted"),
-            });
+            return Err(
+                match matching
+                    .iter()
+                    .find(|r| r.bound.component_type() == t.component_type && r.bound.instance_id() == t.instance_id)
+                {
+                    Some(live) => err(
+                        ErrorCode::StaleCapability,
+                        "the component was remounted since discovery; use the live registration or discover again",
+                    )
+                    .detail("liveRegistrationId", live.id.clone()),
+                    None => err(ErrorCode::ComponentUnmounted, "the component was unmounted"),
+                },
+            );
         } else if matching.len() == 1 {
-            return Err(err(ErrorCode::StaleCapability, "the registration changed since discovery; use the live one or discover again").detail("liveRegistrationId", matching[0].id.clone()));
+            return Err(err(
+                ErrorCode::StaleCapability,
+                "the registration changed since discovery; use the live one or discover again",
+            )
+            .detail("liveRegistrationId", matching[0].id.clone()));
         } else if matching.is_empty() {
             return Err(err(ErrorCode::CapabilityNotFound, format!("no live capability {}", req.capability_id)));
         } else {
@@ -744,7 +834,8 @@ fn resolve(shared: &Shared, req: &AgentInvocation) -> Result<(Target, Dynamic), 
         _ => {
             let mut instances: Vec<String> = matching.iter().map(|r| r.bound.instance_id().to_string()).collect();
             instances.sort();
-            return Err(err(ErrorCode::AmbiguousInstance, "several instances are live; name one with instanceId").detail("instances", instances));
+            return Err(err(ErrorCode::AmbiguousInstance, "several instances are live; name one with instanceId")
+                .detail("instances", instances));
         }
     };
     let dynamic = st.dynamic.get(&reg.id).cloned().unwrap_or_default();
@@ -766,7 +857,12 @@ fn resolve(shared: &Shared, req: &AgentInvocation) -> Result<(Target, Dynamic), 
     Ok((target, dynamic))
 }
 
-async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeOptions, ctx: &mut Ctx) -> Result<Option<Value>, AgentCapabilityError> {
+async fn pipeline(
+    shared: &Arc<Shared>,
+    req: &AgentInvocation,
+    options: &InvokeOptions,
+    ctx: &mut Ctx,
+) -> Result<Option<Value>, AgentCapabilityError> {
     // 2. resolve
     let (target, dynamic) = resolve(shared, req)?;
     let reg = target.reg().clone();
@@ -774,65 +870,144 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
     let ty = reg.bound.component_type().to_string();
     let contract = reg.bound.contract();
     let host = shared.host();
-    let (effect, input_schema, output_schema, confirmation, binding_policies, name): (Effect, Option<&Value>, Option<&Value>, crate::effects::Confirmation, Vec<Policy>, String) = match &target {
+    let (effect, input_schema, output_schema, confirmation, binding_policies, name): (
+        Effect,
+        Option<&Value>,
+        Option<&Value>,
+        crate::effects::Confirmation,
+        Vec<Policy>,
+        String,
+    ) = match &target {
         Target::Observation { name, .. } => {
             let oc = &contract.observations[name];
             ctx.audit = Audit::Metadata;
-            (Effect::Read, None, Some(&oc.output_schema), crate::effects::Confirmation::Never, reg.bound.observations[name].policies.clone(), name.clone())
+            (
+                Effect::Read,
+                None,
+                Some(&oc.output_schema),
+                crate::effects::Confirmation::Never,
+                reg.bound.observations[name].policies.clone(),
+                name.clone(),
+            )
         }
         Target::Action { name, .. } => {
             let ac = &contract.actions[name];
             ctx.audit = ac.audit;
-            (ac.effect, Some(&ac.input_schema), ac.output_schema.as_ref(), ac.confirmation, reg.bound.actions[name].policies.clone(), name.clone())
+            (
+                ac.effect,
+                Some(&ac.input_schema),
+                ac.output_schema.as_ref(),
+                ac.confirmation,
+                reg.bound.actions[name].policies.clone(),
+                name.clone(),
+            )
         }
         Target::Procedure { index, .. } => {
             let p = &reg.bound.procedures[*index];
             let pc = p.contract.contract();
             ctx.audit = pc.audit;
-            (pc.effect, Some(&pc.input_schema), pc.output_schema.as_ref(), pc.confirmation, p.binding.policies.clone(), pc.id.clone())
+            (
+                pc.effect,
+                Some(&pc.input_schema),
+                pc.output_schema.as_ref(),
+                pc.confirmation,
+                p.binding.policies.clone(),
+                pc.id.clone(),
+            )
         }
     };
     // Staleness of the version is enforced only for dangerous effects.
     if let Some(v) = &req.surface_version {
         let current = shared.lock().version.to_string();
         if *v != current && matches!(effect, Effect::Destructive | Effect::ExternalSideEffect) {
-            return Err(err(ErrorCode::StaleCapability, "the surface changed since discovery; discover again before this operation").detail("reason", "surface-version-mismatch"));
+            return Err(err(
+                ErrorCode::StaleCapability,
+                "the surface changed since discovery; discover again before this operation",
+            )
+            .detail("reason", "surface-version-mismatch"));
         }
     }
-    let policies: Vec<Policy> = shared.options.policies.iter().chain(reg.bound.policies.iter()).chain(binding_policies.iter()).cloned().collect();
+    let policies: Vec<Policy> = shared
+        .options
+        .policies
+        .iter()
+        .chain(reg.bound.policies.iter())
+        .chain(binding_policies.iter())
+        .cloned()
+        .collect();
 
     // 3. availability
     let (when, reason) = match &target {
-        Target::Observation { name, .. } => (reg.bound.observations[name].when.clone(), reg.bound.observations[name].unavailable_reason.clone()),
-        Target::Action { name, .. } => (reg.bound.actions[name].when.clone(), reg.bound.actions[name].unavailable_reason.clone()),
-        Target::Procedure { index, .. } => (reg.bound.procedures[*index].binding.when.clone(), reg.bound.procedures[*index].binding.unavailable_reason.clone()),
+        Target::Observation { name, .. } => {
+            (reg.bound.observations[name].when.clone(), reg.bound.observations[name].unavailable_reason.clone())
+        }
+        Target::Action { name, .. } => {
+            (reg.bound.actions[name].when.clone(), reg.bound.actions[name].unavailable_reason.clone())
+        }
+        Target::Procedure { index, .. } => (
+            reg.bound.procedures[*index].binding.when.clone(),
+            reg.bound.procedures[*index].binding.unavailable_reason.clone(),
+        ),
     };
     match &target {
         Target::Procedure { .. } => {
-            let dctx = DiscoveryContext { capability_id: req.capability_id.clone(), component_type: ty.clone(), instance_id: reg.bound.instance_id().to_string(), consumer: ctx.consumer.clone(), host: host.clone() };
+            let dctx = DiscoveryContext {
+                capability_id: req.capability_id.clone(),
+                component_type: ty.clone(),
+                instance_id: reg.bound.instance_id().to_string(),
+                consumer: ctx.consumer.clone(),
+                host: host.clone(),
+            };
             match evaluate_discovery(policies.iter(), &dctx) {
-                DiscoveryDecision::Hide => return Err(err(ErrorCode::CapabilityNotFound, format!("no live capability {}", req.capability_id))),
-                DiscoveryDecision::Disable(r) => return Err(err(ErrorCode::CapabilityNotAvailable, "the capability is not available now").detail("reason", r)),
+                DiscoveryDecision::Hide => {
+                    return Err(err(ErrorCode::CapabilityNotFound, format!("no live capability {}", req.capability_id)))
+                }
+                DiscoveryDecision::Disable(r) => {
+                    return Err(err(ErrorCode::CapabilityNotAvailable, "the capability is not available now")
+                        .detail("reason", r))
+                }
                 DiscoveryDecision::Expose => {}
             }
             if !dynamic.enabled {
-                return Err(err(ErrorCode::CapabilityNotAvailable, "the capability is not available now").detail("reason", "component-disabled"));
+                return Err(err(ErrorCode::CapabilityNotAvailable, "the capability is not available now")
+                    .detail("reason", "component-disabled"));
             }
             if let Some(w) = &when {
                 if !std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w())).unwrap_or(false) {
-                    return Err(err(ErrorCode::CapabilityNotAvailable, "the capability is not available now").detail("reason", reason.unwrap_or_else(|| "unavailable".into())));
+                    return Err(err(ErrorCode::CapabilityNotAvailable, "the capability is not available now")
+                        .detail("reason", reason.unwrap_or_else(|| "unavailable".into())));
                 }
             }
         }
-        _ => match shared.availability(&reg, &dynamic, &req.capability_id, &name, &binding_policies, when.as_ref(), reason.as_deref(), &mut DiscoveryScope::new(&ctx.consumer, &host)) {
-            None => return Err(err(ErrorCode::CapabilityNotFound, format!("no live capability {}", req.capability_id))),
-            Some((false, r)) => return Err(err(ErrorCode::CapabilityNotAvailable, "the capability is not available now").detail("reason", r.unwrap_or_else(|| "unavailable".into()))),
+        _ => match shared.availability(
+            &reg,
+            &dynamic,
+            &req.capability_id,
+            &name,
+            &binding_policies,
+            when.as_ref(),
+            reason.as_deref(),
+            &mut DiscoveryScope::new(&ctx.consumer, &host),
+        ) {
+            None => {
+                return Err(err(ErrorCode::CapabilityNotFound, format!("no live capability {}", req.capability_id)))
+            }
+            Some((false, r)) => {
+                return Err(err(ErrorCode::CapabilityNotAvailable, "the capability is not available now")
+                    .detail("reason", r.unwrap_or_else(|| "unavailable".into())))
+            }
             Some((true, _)) => {}
         },
     }
 
     // 4. pre-input authorization
-    let pctx = |input: Option<Value>| PolicyContext { capability_id: req.capability_id.clone(), registration_id: reg.id.clone(), consumer: ctx.consumer.clone(), host: host.clone(), effective_input: input };
+    let pctx = |input: Option<Value>| PolicyContext {
+        capability_id: req.capability_id.clone(),
+        registration_id: reg.id.clone(),
+        consumer: ctx.consumer.clone(),
+        host: host.clone(),
+        effective_input: input,
+    };
     for p in policies.iter().filter(|p| p.phases().contains(&PolicyPhase::Authorize)) {
         if let PolicyDecision::Deny(m) = guarded(|| p.authorize(pctx(None))).await {
             return Err(err(ErrorCode::PolicyDenied, m).detail("policy", p.name().to_string()));
@@ -849,17 +1024,26 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
             match validator.and_then(|v| v.validate_owned(raw).map_err(Some)) {
                 Ok(v) => Some(v),
                 Err(Some(issues)) => {
-                    let issues: Vec<Value> = issues.iter().map(|i| serde_json::to_value(i).unwrap_or(Value::Null)).collect();
-                    return Err(err(ErrorCode::InvalidInput, "the input does not match the capability's input schema").detail("issues", issues));
+                    let issues: Vec<Value> =
+                        issues.iter().map(|i| serde_json::to_value(i).unwrap_or(Value::Null)).collect();
+                    return Err(err(ErrorCode::InvalidInput, "the input does not match the capability's input schema")
+                        .detail("issues", issues));
                 }
-                Err(None) => return Err(err(ErrorCode::ExecutionFailed, "the capability's input schema cannot be used")),
+                Err(None) => {
+                    return Err(err(ErrorCode::ExecutionFailed, "the capability's input schema cannot be used"))
+                }
             }
         }
     };
     ctx.input_for_audit = effective.clone();
 
     // 6. precondition and input-aware policies
-    let read_ctx = ReadContext { capability_id: req.capability_id.clone(), registration_id: reg.id.clone(), consumer: ctx.consumer.clone(), host: host.clone() };
+    let read_ctx = ReadContext {
+        capability_id: req.capability_id.clone(),
+        registration_id: reg.id.clone(),
+        consumer: ctx.consumer.clone(),
+        host: host.clone(),
+    };
     let binding: Option<&ActionBinding> = match &target {
         Target::Action { name, .. } => Some(&reg.bound.actions[name]),
         Target::Procedure { index, .. } => Some(&reg.bound.procedures[*index].binding),
@@ -881,7 +1065,9 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
         for p in policies.iter().filter(|p| p.phases().contains(&PolicyPhase::Invoke)) {
             match guarded(|| p.invoke(pctx(Some(input.clone())))).await {
                 PolicyDecision::Allow => {}
-                PolicyDecision::Deny(m) => return Err(err(ErrorCode::PolicyDenied, m).detail("policy", p.name().to_string())),
+                PolicyDecision::Deny(m) => {
+                    return Err(err(ErrorCode::PolicyDenied, m).detail("policy", p.name().to_string()))
+                }
                 PolicyDecision::RequireConfirmation => needs_confirmation = true,
             }
         }
@@ -897,7 +1083,17 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
             Target::Procedure { index, .. } => reg.bound.procedures[*index].contract.contract().description.clone(),
             Target::Observation { .. } => String::new(),
         };
-        match shared.confirmations.check(shared, req, &reg.id, &ctx.consumer.key(), effect, &description, &input, &input_fp, needs_confirmation) {
+        match shared.confirmations.check(
+            shared,
+            req,
+            &reg.id,
+            &ctx.consumer.key(),
+            effect,
+            &description,
+            &input,
+            &input_fp,
+            needs_confirmation,
+        ) {
             ConfirmationCheck::Proceed(e) => evidence = e.map(|(id, at)| ConfirmationEvidence { id, approved_at: at }),
             ConfirmationCheck::Fail(e) => return Err(e),
         }
@@ -907,21 +1103,37 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
     let limits = &shared.options.limits;
     let is_navigation = effect == Effect::Navigation;
     let timeout_ms = options.timeout_ms.unwrap_or_else(|| match &target {
-        Target::Observation { name, .. } => reg.bound.observations[name].timeout_ms.unwrap_or(limits.observation_timeout_ms),
+        Target::Observation { name, .. } => {
+            reg.bound.observations[name].timeout_ms.unwrap_or(limits.observation_timeout_ms)
+        }
         Target::Action { name, .. } => reg.bound.actions[name].timeout_ms.unwrap_or(limits.action_timeout_ms),
-        Target::Procedure { index, .. } => reg.bound.procedures[*index].binding.timeout_ms.unwrap_or(limits.procedure_timeout_ms),
+        Target::Procedure { index, .. } => {
+            reg.bound.procedures[*index].binding.timeout_ms.unwrap_or(limits.procedure_timeout_ms)
+        }
     });
     let slot = match binding {
         Some(b) => {
             let (key, max, depth) = match (&target, &b.concurrency) {
                 // A procedure reference declaring a key joins that key's group; otherwise it
                 // has one group per procedure identity per registration.
-                (Target::Procedure { .. }, crate::binding::AgentConcurrency::Key { key, .. }) => (format!("key {key}"), 1, depth_of(&b.concurrency, limits)),
-                (Target::Procedure { .. }, c) => (format!("{} proc {}", reg.id, req.capability_id), parallel_max(c), depth_of(c, limits)),
-                (_, crate::binding::AgentConcurrency::Instance { .. }) => (format!("{} instance", reg.id), 1, depth_of(&b.concurrency, limits)),
-                (_, crate::binding::AgentConcurrency::Capability { .. }) => (format!("{} cap {}", reg.id, name), 1, depth_of(&b.concurrency, limits)),
-                (_, crate::binding::AgentConcurrency::Key { key, .. }) => (format!("key {key}"), 1, depth_of(&b.concurrency, limits)),
-                (_, crate::binding::AgentConcurrency::Parallel { max, .. }) => (format!("{} par {}", reg.id, name), *max, depth_of(&b.concurrency, limits)),
+                (Target::Procedure { .. }, crate::binding::AgentConcurrency::Key { key, .. }) => {
+                    (format!("key {key}"), 1, depth_of(&b.concurrency, limits))
+                }
+                (Target::Procedure { .. }, c) => {
+                    (format!("{} proc {}", reg.id, req.capability_id), parallel_max(c), depth_of(c, limits))
+                }
+                (_, crate::binding::AgentConcurrency::Instance { .. }) => {
+                    (format!("{} instance", reg.id), 1, depth_of(&b.concurrency, limits))
+                }
+                (_, crate::binding::AgentConcurrency::Capability { .. }) => {
+                    (format!("{} cap {}", reg.id, name), 1, depth_of(&b.concurrency, limits))
+                }
+                (_, crate::binding::AgentConcurrency::Key { key, .. }) => {
+                    (format!("key {key}"), 1, depth_of(&b.concurrency, limits))
+                }
+                (_, crate::binding::AgentConcurrency::Parallel { max, .. }) => {
+                    (format!("{} par {}", reg.id, name), *max, depth_of(&b.concurrency, limits))
+                }
             };
             Slot::Group(key, max, depth)
         }
@@ -962,7 +1174,12 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
         }
         shared.inflight.running.lock().unwrap_or_else(|e| e.into_inner()).insert(
             run_id,
-            Running { registration_id: Some(reg.id.clone()), navigation: is_navigation, controller: controller.clone(), force: force_state.clone() },
+            Running {
+                registration_id: Some(reg.id.clone()),
+                navigation: is_navigation,
+                controller: controller.clone(),
+                force: force_state.clone(),
+            },
         );
     }
     let mut running = RunningGuard { shared: shared.clone(), id: run_id, controller: controller.clone(), armed: true };
@@ -983,7 +1200,11 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
     });
     // A panicking handler is a throwing one: EXECUTION_FAILED, never a crash of the caller.
     let handler: BoxFuture<Result<Value, HandlerError>> = match std::panic::catch_unwind(start) {
-        Ok(h) => Box::pin(std::panic::AssertUnwindSafe(h).catch_unwind().map(|r| r.unwrap_or_else(|_| Err(HandlerError::Failed("the handler panicked".into()))))),
+        Ok(h) => Box::pin(
+            std::panic::AssertUnwindSafe(h)
+                .catch_unwind()
+                .map(|r| r.unwrap_or_else(|_| Err(HandlerError::Failed("the handler panicked".into())))),
+        ),
         Err(_) => Box::pin(futures::future::ready(Err(HandlerError::Failed("the handler panicked".into())))),
     };
     let runtime = shared.options.runtime.clone();
@@ -1002,7 +1223,10 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
         }
         Race::Timeout => {
             controller.abort(AbortReason::Timeout);
-            shared.log(LogLevel::Warn, format!("{} timed out after {timeout_ms} ms; a late settlement is ignored", req.capability_id));
+            shared.log(
+                LogLevel::Warn,
+                format!("{} timed out after {timeout_ms} ms; a late settlement is ignored", req.capability_id),
+            );
             return Err(err(ErrorCode::Timeout, format!("the capability did not finish within {timeout_ms} ms")));
         }
         Race::Cancelled => {
@@ -1012,7 +1236,11 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
         Race::Forced(code) => {
             // dispose() unregisters everything first: its unmount is a cancellation.
             let code = if shared.lock().disposed { ErrorCode::Cancelled } else { code };
-            let m = if code == ErrorCode::ComponentUnmounted { "the component was unmounted" } else { "the invocation was cancelled" };
+            let m = if code == ErrorCode::ComponentUnmounted {
+                "the component was unmounted"
+            } else {
+                "the invocation was cancelled"
+            };
             return Err(err(code, m));
         }
     };
@@ -1022,8 +1250,12 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
         match shared.validator(schema) {
             Ok(v) => {
                 if !v.is_valid(&output) {
-                    shared.log(LogLevel::Error, format!("{} returned output that does not match its schema", req.capability_id));
-                    return Err(err(ErrorCode::ExecutionFailed, "the capability returned invalid output").detail("reason", "invalid-output"));
+                    shared.log(
+                        LogLevel::Error,
+                        format!("{} returned output that does not match its schema", req.capability_id),
+                    );
+                    return Err(err(ErrorCode::ExecutionFailed, "the capability returned invalid output")
+                        .detail("reason", "invalid-output"));
                 }
             }
             Err(_) => return Err(err(ErrorCode::ExecutionFailed, "the capability's output schema cannot be used")),
@@ -1031,7 +1263,11 @@ async fn pipeline(shared: &Arc<Shared>, req: &AgentInvocation, options: &InvokeO
     }
     let bytes = canonical_json(&output).len();
     if bytes > limits.max_output_bytes {
-        return Err(err(ErrorCode::ExecutionFailed, format!("the output is {bytes} bytes; at most {} are allowed", limits.max_output_bytes)).detail("reason", "output-too-large"));
+        return Err(err(
+            ErrorCode::ExecutionFailed,
+            format!("the output is {bytes} bytes; at most {} are allowed", limits.max_output_bytes),
+        )
+        .detail("reason", "output-too-large"));
     }
     // A capability without an output schema that returns null settles with no output.
     Ok(if output.is_null() && output_schema.is_none() { None } else { Some(output) })
@@ -1047,7 +1283,10 @@ fn parallel_max(c: &crate::binding::AgentConcurrency) -> usize {
 fn depth_of(c: &crate::binding::AgentConcurrency, limits: &crate::limits::AgentSurfaceLimits) -> usize {
     use crate::binding::AgentConcurrency::*;
     match c {
-        Instance { queue_depth } | Capability { queue_depth } | Key { queue_depth, .. } | Parallel { queue_depth, .. } => queue_depth.unwrap_or(limits.action_queue_depth),
+        Instance { queue_depth }
+        | Capability { queue_depth }
+        | Key { queue_depth, .. }
+        | Parallel { queue_depth, .. } => queue_depth.unwrap_or(limits.action_queue_depth),
     }
 }
 
@@ -1106,7 +1345,8 @@ async fn admit(shared: &Arc<Shared>, slot: &Slot, signal: Option<&AbortSignal>) 
     };
     let adm = match waiting {
         Err(()) => {
-            let e = err(ErrorCode::RateLimited, "too many invocations are queued; retry after a moment").detail("reason", "queue-full");
+            let e = err(ErrorCode::RateLimited, "too many invocations are queued; retry after a moment")
+                .detail("reason", "queue-full");
             return Err(match slot {
                 Slot::Gate(_) => e.detail("retryAfterMs", 250),
                 Slot::Group(..) => e,
@@ -1127,7 +1367,9 @@ async fn admit(shared: &Arc<Shared>, slot: &Slot, signal: Option<&AbortSignal>) 
             if self.armed {
                 match self.slot {
                     Slot::Group(k, ..) => self.shared.inflight.cancel_waiter(k, &self.waiter),
-                    Slot::Gate(c) => self.shared.inflight.cancel_gate_waiter(c, &self.waiter, &self.shared.options.limits),
+                    Slot::Gate(c) => {
+                        self.shared.inflight.cancel_gate_waiter(c, &self.waiter, &self.shared.options.limits)
+                    }
                 }
             }
         }
@@ -1159,7 +1401,13 @@ enum Race {
     Forced(ErrorCode),
 }
 
-async fn race(handler: BoxFuture<Result<Value, HandlerError>>, runtime: Option<&dyn crate::exec::Runtime>, timeout_ms: u64, signal: Option<AbortSignal>, forced: Forced) -> Race {
+async fn race(
+    handler: BoxFuture<Result<Value, HandlerError>>,
+    runtime: Option<&dyn crate::exec::Runtime>,
+    timeout_ms: u64,
+    signal: Option<AbortSignal>,
+    forced: Forced,
+) -> Race {
     let timer: BoxFuture<()> = match runtime {
         Some(rt) => rt.sleep(timeout_ms),
         None => Box::pin(futures::future::pending()),
@@ -1180,7 +1428,10 @@ async fn race(handler: BoxFuture<Result<Value, HandlerError>>, runtime: Option<&
 
 impl Shared {
     /// A compiled validator for a schema, cached by its canonical text.
-    pub(crate) fn validator(&self, schema: &Value) -> Result<Arc<Validator>, Option<Vec<crate::validate::ValidationIssue>>> {
+    pub(crate) fn validator(
+        &self,
+        schema: &Value,
+    ) -> Result<Arc<Validator>, Option<Vec<crate::validate::ValidationIssue>>> {
         let key = canonical_json(schema);
         let mut cache = self.validators.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(v) = cache.get(&key) {

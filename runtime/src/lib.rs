@@ -123,10 +123,10 @@ pub mod effects;
 pub mod errors;
 pub mod events;
 pub mod exec;
-pub mod gateway;
 pub mod explain;
 #[doc(hidden)]
 pub mod fuzz_support;
+pub mod gateway;
 pub mod ids;
 pub mod invoke;
 pub mod limits;

@@ -70,8 +70,7 @@ impl Default for AgentSurfaceLimits {
             action_timeout_ms: DEFAULT_ACTION_TIMEOUT_MS,
             procedure_timeout_ms: DEFAULT_PROCEDURE_TIMEOUT_MS,
             action_queue_depth: DEFAULT_ACTION_QUEUE_DEPTH,
-            max_concurrent_observations_per_consumer:
-                DEFAULT_MAX_CONCURRENT_OBSERVATIONS_PER_CONSUMER,
+            max_concurrent_observations_per_consumer: DEFAULT_MAX_CONCURRENT_OBSERVATIONS_PER_CONSUMER,
             max_concurrent_observations_total: DEFAULT_MAX_CONCURRENT_OBSERVATIONS_TOTAL,
             max_queued_observations_per_consumer: DEFAULT_MAX_QUEUED_OBSERVATIONS_PER_CONSUMER,
             dedupe_cache_size: DEFAULT_DEDUPE_CACHE_SIZE,
@@ -121,8 +120,7 @@ mod tests {
 
     #[test]
     fn partial_overrides_keep_other_defaults() {
-        let l: AgentSurfaceLimits =
-            serde_json::from_value(json!({"maxSchemaDepth": 4, "actionTimeoutMs": 1})).unwrap();
+        let l: AgentSurfaceLimits = serde_json::from_value(json!({"maxSchemaDepth": 4, "actionTimeoutMs": 1})).unwrap();
         assert_eq!(l.max_schema_depth, 4);
         assert_eq!(l.action_timeout_ms, 1);
         assert_eq!(l.max_schema_bytes, DEFAULT_MAX_SCHEMA_BYTES);
@@ -132,14 +130,9 @@ mod tests {
 
     #[test]
     fn unknown_or_invalid_fields_are_refused() {
-        let e =
-            serde_json::from_value::<AgentSurfaceLimits>(json!({"maxSchemaDept": 4})).unwrap_err();
+        let e = serde_json::from_value::<AgentSurfaceLimits>(json!({"maxSchemaDept": 4})).unwrap_err();
         assert!(e.to_string().contains("maxSchemaDept"), "{e}");
-        assert!(
-            serde_json::from_value::<AgentSurfaceLimits>(json!({"maxSchemaDepth": -1})).is_err()
-        );
-        assert!(
-            serde_json::from_value::<AgentSurfaceLimits>(json!({"maxSchemaDepth": "8"})).is_err()
-        );
+        assert!(serde_json::from_value::<AgentSurfaceLimits>(json!({"maxSchemaDepth": -1})).is_err());
+        assert!(serde_json::from_value::<AgentSurfaceLimits>(json!({"maxSchemaDepth": "8"})).is_err());
     }
 }

@@ -4,7 +4,10 @@
 //! `contractHash` covers a contract without `source` (moving code does not change it);
 //! `manifestHash` covers the whole document except itself.
 
-use crate::canonical::{blake3_hex, canonical_json, canonical_json_pretty, canonical_member, canonical_members, cmp_utf16, join_members, pretty_from_canonical};
+use crate::canonical::{
+    blake3_hex, canonical_json, canonical_json_pretty, canonical_member, canonical_members, cmp_utf16, join_members,
+    pretty_from_canonical,
+};
 use crate::effects::{Audit, Confirmation, Effect, Governance};
 use crate::ids::component_contract_id;
 use serde::{Deserialize, Serialize};
@@ -64,11 +67,7 @@ pub struct ObservationContract {
 
 impl ObservationContract {
     pub fn new(description: impl Into<String>, output_schema: Value) -> Self {
-        ObservationContract {
-            description: description.into(),
-            output_schema,
-            meta: Map::new(),
-        }
+        ObservationContract { description: description.into(), output_schema, meta: Map::new() }
     }
 }
 
@@ -89,11 +88,7 @@ pub struct ActionContract {
 }
 
 impl ActionContract {
-    pub fn new(
-        description: impl Into<String>,
-        input_schema: Value,
-        governance: Governance,
-    ) -> Self {
+    pub fn new(description: impl Into<String>, input_schema: Value, governance: Governance) -> Self {
         ActionContract {
             description: description.into(),
             input_schema,
@@ -138,11 +133,7 @@ pub struct ComponentContract {
 
 impl ComponentContract {
     /// A contract with every optional field at its default and no hash yet.
-    pub fn new(
-        ty: impl Into<String>,
-        description: impl Into<String>,
-        source: SourceLocation,
-    ) -> Self {
+    pub fn new(ty: impl Into<String>, description: impl Into<String>, source: SourceLocation) -> Self {
         let ty = ty.into();
         ComponentContract {
             id: component_contract_id(&ty),
@@ -285,9 +276,7 @@ impl ManifestContract {
         let h = self.compute_contract_hash();
         match self {
             ManifestContract::Component(c) => c.contract_hash = h,
-            ManifestContract::Procedure(o) | ManifestContract::ExternalTool(o) => {
-                o.contract_hash = h
-            }
+            ManifestContract::Procedure(o) | ManifestContract::ExternalTool(o) => o.contract_hash = h,
         }
     }
 }
@@ -376,20 +365,12 @@ impl AssembledManifest {
     /// `failed > 0` (as [`CapabilityContractManifest::assemble`] does).
     pub fn new(generator: Generator, mut hashed: Vec<HashedContract>, failed: u32) -> Self {
         hashed.sort_by(contract_order);
-        let status = if failed > 0 {
-            CompletenessStatus::Incomplete
-        } else {
-            CompletenessStatus::Complete
-        };
+        let status = if failed > 0 { CompletenessStatus::Incomplete } else { CompletenessStatus::Complete };
         let count = u32::try_from(hashed.len()).unwrap_or(u32::MAX);
         let mut manifest = CapabilityContractManifest {
             format_version: FORMAT_VERSION,
             generator,
-            completeness: Completeness {
-                status,
-                contracts: count,
-                failed,
-            },
+            completeness: Completeness { status, contracts: count, failed },
             contracts: Vec::new(),
             manifest_hash: String::new(),
         };
@@ -466,11 +447,7 @@ fn write_spliced(
 impl CapabilityContractManifest {
     /// Builds a manifest: sorts the contracts, fills every `contractHash` and the
     /// `manifestHash`, and marks it incomplete iff `failed > 0`.
-    pub fn assemble(
-        generator: Generator,
-        contracts: Vec<ManifestContract>,
-        failed: u32,
-    ) -> Self {
+    pub fn assemble(generator: Generator, contracts: Vec<ManifestContract>, failed: u32) -> Self {
         Self::assemble_hashed(generator, contracts.into_iter().map(HashedContract::new).collect(), failed)
     }
 
@@ -497,9 +474,8 @@ impl CapabilityContractManifest {
             Ok(m) => Err(version_error(m.format_version.into())),
             Err(e) => {
                 // A future format fails on its new fields; say what the real problem is.
-                let version = serde_json::from_str::<Value>(s)
-                    .ok()
-                    .and_then(|v| v.get("formatVersion").and_then(Value::as_u64));
+                let version =
+                    serde_json::from_str::<Value>(s).ok().and_then(|v| v.get("formatVersion").and_then(Value::as_u64));
                 match version {
                     Some(v) if v != u64::from(FORMAT_VERSION) => Err(version_error(v)),
                     _ => Err(ManifestError::Json(e)),
@@ -551,16 +527,8 @@ impl fmt::Display for HashMismatch {
             None => "manifestHash".to_string(),
         };
         match &self.found {
-            Some(found) => write!(
-                f,
-                "{what} is {found} but the content hashes to {}",
-                self.expected
-            ),
-            None => write!(
-                f,
-                "{what} is missing; the content hashes to {}",
-                self.expected
-            ),
+            Some(found) => write!(f, "{what} is {found} but the content hashes to {}", self.expected),
+            None => write!(f, "{what} is missing; the content hashes to {}", self.expected),
         }
     }
 }
@@ -577,12 +545,7 @@ pub fn verify_hashes(v: &Value) -> Result<(), HashMismatch> {
             if found.as_deref() != Some(expected.as_str()) {
                 return Err(HashMismatch {
                     pointer: vec!["contracts".into(), i.to_string(), "contractHash".into()],
-                    id: Some(
-                        c.get("id")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    ),
+                    id: Some(c.get("id").and_then(Value::as_str).unwrap_or("").to_string()),
                     expected,
                     found,
                 });
@@ -592,12 +555,7 @@ pub fn verify_hashes(v: &Value) -> Result<(), HashMismatch> {
     let expected = manifest_hash(v);
     let found = found_str(v.get("manifestHash"));
     if found.as_deref() != Some(expected.as_str()) {
-        return Err(HashMismatch {
-            pointer: vec!["manifestHash".into()],
-            id: None,
-            expected,
-            found,
-        });
+        return Err(HashMismatch { pointer: vec!["manifestHash".into()], id: None, expected, found });
     }
     Ok(())
 }
@@ -609,23 +567,12 @@ pub(crate) mod tests {
     use serde_json::json;
 
     pub(crate) fn src(file: &str, line: u32) -> SourceLocation {
-        SourceLocation {
-            file: file.into(),
-            line,
-            column: 1,
-        }
+        SourceLocation { file: file.into(), line, column: 1 }
     }
 
     pub(crate) fn sample_component() -> ComponentContract {
-        let mut c = ComponentContract::new(
-            "devices.table",
-            "The devices table",
-            src("src/Devices.tsx", 10),
-        );
-        c.observations.insert(
-            "readState".into(),
-            ObservationContract::new("Visible rows", json!({"type": "object"})),
-        );
+        let mut c = ComponentContract::new("devices.table", "The devices table", src("src/Devices.tsx", 10));
+        c.observations.insert("readState".into(), ObservationContract::new("Visible rows", json!({"type": "object"})));
         let mut select = ActionContract::new(
             "Select rows",
             json!({"type": "object", "properties": {"ids": {"type": "array", "items": {"type": "string"}}}}),
@@ -670,10 +617,7 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn generator() -> Generator {
-        Generator {
-            name: "agent-surface".into(),
-            version: "0.1.0".into(),
-        }
+        Generator { name: "agent-surface".into(), version: "0.1.0".into() }
     }
 
     pub(crate) fn sample_manifest_value() -> serde_json::Value {
@@ -696,23 +640,9 @@ pub(crate) mod tests {
     fn assemble_sorts_hashes_and_counts() {
         let m = sample_manifest();
         let ids: Vec<&str> = m.contracts.iter().map(|c| c.id()).collect();
-        assert_eq!(
-            ids,
-            [
-                "domain:devices.delete",
-                "external:crm.export",
-                "view:devices.table"
-            ]
-        );
+        assert_eq!(ids, ["domain:devices.delete", "external:crm.export", "view:devices.table"]);
         assert_eq!(m.format_version, FORMAT_VERSION);
-        assert_eq!(
-            m.completeness,
-            Completeness {
-                status: CompletenessStatus::Complete,
-                contracts: 3,
-                failed: 0
-            }
-        );
+        assert_eq!(m.completeness, Completeness { status: CompletenessStatus::Complete, contracts: 3, failed: 0 });
         for c in &m.contracts {
             assert!(c.contract_hash().starts_with("blake3:") && c.contract_hash().len() == 71);
             assert_eq!(c.contract_hash(), c.compute_contract_hash());
@@ -722,18 +652,8 @@ pub(crate) mod tests {
         verify_hashes(&m.to_value()).unwrap();
 
         let inc = CapabilityContractManifest::assemble(generator(), vec![], 2);
-        assert_eq!(
-            inc.completeness,
-            Completeness {
-                status: CompletenessStatus::Incomplete,
-                contracts: 0,
-                failed: 2
-            }
-        );
-        assert_eq!(
-            inc.to_value()["completeness"]["status"],
-            json!("incomplete")
-        );
+        assert_eq!(inc.completeness, Completeness { status: CompletenessStatus::Incomplete, contracts: 0, failed: 2 });
+        assert_eq!(inc.to_value()["completeness"]["status"], json!("incomplete"));
     }
 
     #[test]
@@ -754,18 +674,12 @@ pub(crate) mod tests {
         p2.source = src("src/a.ts", 1);
         let x = CapabilityContractManifest::assemble(
             generator(),
-            vec![
-                ManifestContract::Procedure(sample_procedure()),
-                ManifestContract::Procedure(p2.clone()),
-            ],
+            vec![ManifestContract::Procedure(sample_procedure()), ManifestContract::Procedure(p2.clone())],
             0,
         );
         let y = CapabilityContractManifest::assemble(
             generator(),
-            vec![
-                ManifestContract::Procedure(p2),
-                ManifestContract::Procedure(sample_procedure()),
-            ],
+            vec![ManifestContract::Procedure(p2), ManifestContract::Procedure(sample_procedure())],
             0,
         );
         assert_eq!(x.contracts[0].source().file, "src/a.ts");
@@ -790,15 +704,9 @@ pub(crate) mod tests {
         assert_eq!(c["priority"], json!(0));
         assert_eq!(c["actions"]["open"]["outputSchema"], Value::Null);
         assert_eq!(c["actions"]["select"]["effect"], json!("local-state"));
-        assert_eq!(
-            c["source"],
-            json!({"file": "src/Devices.tsx", "line": 10, "column": 1})
-        );
+        assert_eq!(c["source"], json!({"file": "src/Devices.tsx", "line": 10, "column": 1}));
         assert_eq!(v["formatVersion"], json!(1));
-        assert_eq!(
-            v["generator"],
-            json!({"name": "agent-surface", "version": "0.1.0"})
-        );
+        assert_eq!(v["generator"], json!({"name": "agent-surface", "version": "0.1.0"}));
     }
 
     #[test]
@@ -810,10 +718,7 @@ pub(crate) mod tests {
         assert_eq!(a.compute_contract_hash(), b.compute_contract_hash());
         let mut changed = sample_procedure();
         changed.confirmation = Confirmation::Optional;
-        assert_ne!(
-            a.compute_contract_hash(),
-            ManifestContract::Procedure(changed).compute_contract_hash()
-        );
+        assert_ne!(a.compute_contract_hash(), ManifestContract::Procedure(changed).compute_contract_hash());
         // The stored hash itself is not hashed.
         let mut v = a.to_value();
         let h = contract_hash(&v);
@@ -932,10 +837,7 @@ pub(crate) mod tests {
                     other => &mut other[*seg],
                 };
             }
-            target
-                .as_object_mut()
-                .unwrap()
-                .insert(field.into(), json!(1));
+            target.as_object_mut().unwrap().insert(field.into(), json!(1));
             let err = CapabilityContractManifest::from_json_str(&v.to_string()).unwrap_err();
             assert!(err.to_string().contains("unknown field"), "{path:?}: {err}");
         }
@@ -959,55 +861,36 @@ pub(crate) mod tests {
         let mut v = base.clone();
         v["formatVersion"] = json!(2);
         let e = CapabilityContractManifest::from_json_str(&v.to_string()).unwrap_err();
-        assert!(matches!(
-            e,
-            ManifestError::UnsupportedFormatVersion { found: 2 }
-        ));
+        assert!(matches!(e, ManifestError::UnsupportedFormatVersion { found: 2 }));
         v["newField"] = json!(true);
         let e = CapabilityContractManifest::from_json_str(&v.to_string()).unwrap_err();
-        assert!(
-            matches!(e, ManifestError::UnsupportedFormatVersion { found: 2 }),
-            "{e}"
-        );
+        assert!(matches!(e, ManifestError::UnsupportedFormatVersion { found: 2 }), "{e}");
     }
 
     #[test]
     fn accessors() {
         let c = ManifestContract::Component(sample_component());
-        assert_eq!(
-            (c.id(), c.kind_str(), c.description()),
-            ("view:devices.table", "component", "The devices table")
-        );
+        assert_eq!((c.id(), c.kind_str(), c.description()), ("view:devices.table", "component", "The devices table"));
         assert_eq!(c.source().line, 10);
         assert_eq!(c.contract_hash(), "");
         let t = ManifestContract::ExternalTool(sample_external());
         assert_eq!(t.kind_str(), "external-tool");
-        assert_eq!(
-            ManifestContract::Procedure(sample_procedure()).kind_str(),
-            "procedure"
-        );
+        assert_eq!(ManifestContract::Procedure(sample_procedure()).kind_str(), "procedure");
         let p = sample_procedure();
-        assert_eq!(
-            p.governance(),
-            default_governance(CapabilityKind::DomainProcedure, Effect::Destructive)
-        );
+        assert_eq!(p.governance(), default_governance(CapabilityKind::DomainProcedure, Effect::Destructive));
     }
 
     // ---- docs/manifest.schema.json agrees with the serialized form ----
 
     fn load_manifest_schema() -> Value {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/manifest.schema.json");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/manifest.schema.json");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         serde_json::from_str(&text).unwrap()
     }
 
     fn resolve<'a>(root: &'a Value, mut s: &'a Value) -> &'a Value {
         while let Some(r) = s.get("$ref").and_then(Value::as_str) {
-            let name = r
-                .strip_prefix("#/$defs/")
-                .unwrap_or_else(|| panic!("unexpected $ref {r}"));
+            let name = r.strip_prefix("#/$defs/").unwrap_or_else(|| panic!("unexpected $ref {r}"));
             s = &root["$defs"][name];
             assert!(!s.is_null(), "unresolved $ref {r}");
         }
@@ -1034,18 +917,13 @@ pub(crate) mod tests {
         match value {
             Value::Object(obj) => {
                 if let Some(required) = schema.get("required").and_then(Value::as_array) {
-                    let mut want: Vec<&str> =
-                        required.iter().map(|r| r.as_str().unwrap()).collect();
+                    let mut want: Vec<&str> = required.iter().map(|r| r.as_str().unwrap()).collect();
                     let mut got: Vec<&str> = obj.keys().map(String::as_str).collect();
                     want.sort();
                     got.sort();
                     assert_eq!(got, want, "{path}: serialized keys vs schema required");
-                    let mut props: Vec<&str> = schema["properties"]
-                        .as_object()
-                        .unwrap()
-                        .keys()
-                        .map(String::as_str)
-                        .collect();
+                    let mut props: Vec<&str> =
+                        schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
                     props.sort();
                     assert_eq!(props, want, "{path}: schema properties vs required");
                     assert_eq!(schema["additionalProperties"], json!(false), "{path}");
@@ -1054,9 +932,7 @@ pub(crate) mod tests {
                 for (k, v) in obj {
                     if let Some(sub) = schema.get("properties").and_then(|p| p.get(k)) {
                         check_shape(root, sub, v, &format!("{path}/{k}"), checked);
-                    } else if let Some(sub) =
-                        schema.get("additionalProperties").filter(|a| a.is_object())
-                    {
+                    } else if let Some(sub) = schema.get("additionalProperties").filter(|a| a.is_object()) {
                         check_shape(root, sub, v, &format!("{path}/{k}"), checked);
                     }
                 }
@@ -1075,10 +951,7 @@ pub(crate) mod tests {
     #[test]
     fn manifest_json_schema_lists_exactly_the_serialized_fields() {
         let schema = load_manifest_schema();
-        assert_eq!(
-            schema["$schema"],
-            json!("https://json-schema.org/draft/2020-12/schema")
-        );
+        assert_eq!(schema["$schema"], json!("https://json-schema.org/draft/2020-12/schema"));
         let v = sample_manifest().to_value();
         let mut checked = 0;
         check_shape(&schema, &schema, &v, "", &mut checked);
@@ -1087,9 +960,6 @@ pub(crate) mod tests {
         // Enumerations in the schema agree with the Rust enums.
         let effects: Vec<Value> = Effect::ALL.iter().map(|e| json!(e.as_str())).collect();
         assert_eq!(schema["$defs"]["effect"]["enum"], Value::Array(effects));
-        assert_eq!(
-            schema["properties"]["formatVersion"]["const"],
-            json!(FORMAT_VERSION)
-        );
+        assert_eq!(schema["properties"]["formatVersion"]["const"], json!(FORMAT_VERSION));
     }
 }

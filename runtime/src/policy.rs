@@ -76,7 +76,10 @@ pub trait AgentPolicy: Send + Sync {
 pub type Policy = Arc<dyn AgentPolicy>;
 
 /// A discovery-only policy from a closure.
-pub fn discovery_policy(name: impl Into<String>, f: impl Fn(&DiscoveryContext) -> DiscoveryDecision + Send + Sync + 'static) -> Policy {
+pub fn discovery_policy(
+    name: impl Into<String>,
+    f: impl Fn(&DiscoveryContext) -> DiscoveryDecision + Send + Sync + 'static,
+) -> Policy {
     struct P<F> {
         name: String,
         f: F,
@@ -97,7 +100,10 @@ pub fn discovery_policy(name: impl Into<String>, f: impl Fn(&DiscoveryContext) -
 
 /// Composes discovery votes: the first hide wins, else any disable, else expose. A panicking
 /// policy counts as hide (fail closed).
-pub fn evaluate_discovery<'a>(policies: impl IntoIterator<Item = &'a Policy>, ctx: &DiscoveryContext) -> DiscoveryDecision {
+pub fn evaluate_discovery<'a>(
+    policies: impl IntoIterator<Item = &'a Policy>,
+    ctx: &DiscoveryContext,
+) -> DiscoveryDecision {
     let mut disabled: Option<String> = None;
     for p in policies {
         if !p.phases().contains(&PolicyPhase::Discovery) {

@@ -44,13 +44,21 @@ pub fn tool_block(tools: &[AgentTool], provider: Provider) -> Result<Vec<Value>,
     match provider {
         Provider::OpenAi => {
             if tools.len() > OPENAI_MAX_TOOLS {
-                return Err(ProviderError::TooManyTools { provider: "openai", count: tools.len(), max: OPENAI_MAX_TOOLS });
+                return Err(ProviderError::TooManyTools {
+                    provider: "openai",
+                    count: tools.len(),
+                    max: OPENAI_MAX_TOOLS,
+                });
             }
             tools.iter().map(openai).collect()
         }
         Provider::Anthropic => {
             if tools.len() > ANTHROPIC_MAX_TOOLS {
-                return Err(ProviderError::TooManyTools { provider: "anthropic", count: tools.len(), max: ANTHROPIC_MAX_TOOLS });
+                return Err(ProviderError::TooManyTools {
+                    provider: "anthropic",
+                    count: tools.len(),
+                    max: ANTHROPIC_MAX_TOOLS,
+                });
             }
             tools.iter().map(anthropic).collect()
         }
@@ -67,7 +75,26 @@ fn tool_err(t: &AgentTool, reason: impl Into<String>) -> ProviderError {
 
 /// Keywords strict mode accepts; others move into the description.
 const OPENAI_KEEP: &[&str] = &[
-    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "$ref", "$defs", "description", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "$ref",
+    "$defs",
+    "description",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
 ];
 
 fn openai(t: &AgentTool) -> Result<Value, ProviderError> {
@@ -76,7 +103,9 @@ fn openai(t: &AgentTool) -> Result<Value, ProviderError> {
         o.remove("$schema");
     }
     let schema = openai_strict(&schema);
-    Ok(json!({ "type": "function", "function": { "name": t.name, "description": t.description, "parameters": schema, "strict": true } }))
+    Ok(
+        json!({ "type": "function", "function": { "name": t.name, "description": t.description, "parameters": schema, "strict": true } }),
+    )
 }
 
 fn note(notes: &mut Vec<String>, k: &str, v: &Value) {
@@ -96,11 +125,18 @@ fn openai_strict(schema: &Value) -> Value {
     for (k, v) in o {
         match k.as_str() {
             "properties" => {
-                let required: Vec<&str> = o.get("required").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+                let required: Vec<&str> = o
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
                 let mut props = Map::new();
                 for (name, p) in v.as_object().into_iter().flatten() {
                     let adapted = openai_strict(p);
-                    props.insert(name.clone(), if required.contains(&name.as_str()) { adapted } else { nullable(adapted) });
+                    props.insert(
+                        name.clone(),
+                        if required.contains(&name.as_str()) { adapted } else { nullable(adapted) },
+                    );
                 }
                 out.insert("properties".into(), Value::Object(props.clone()));
                 out.insert("required".into(), Value::Array(props.keys().map(|k| Value::String(k.clone())).collect()));
@@ -113,7 +149,12 @@ fn openai_strict(schema: &Value) -> Value {
                 out.insert(k.clone(), Value::Array(v.as_array().into_iter().flatten().map(openai_strict).collect()));
             }
             "$defs" => {
-                out.insert(k.clone(), Value::Object(v.as_object().into_iter().flatten().map(|(n, d)| (n.clone(), openai_strict(d))).collect()));
+                out.insert(
+                    k.clone(),
+                    Value::Object(
+                        v.as_object().into_iter().flatten().map(|(n, d)| (n.clone(), openai_strict(d))).collect(),
+                    ),
+                );
             }
             "description" => {}
             k if OPENAI_KEEP.contains(&k) => {
@@ -169,18 +210,43 @@ fn nullable(mut s: Value) -> Value {
 // ---- Anthropic ----------------------------------------------------------------------------------
 
 fn anthropic(t: &AgentTool) -> Result<Value, ProviderError> {
-    if !t.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') || t.name.is_empty() || t.name.len() > 64 {
+    if !t.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        || t.name.is_empty()
+        || t.name.len() > 64
+    {
         return Err(tool_err(t, "the name must match ^[a-zA-Z0-9_-]{1,64}$"));
     }
     if t.input_schema.get("type") != Some(&json!("object")) {
-        return Err(tool_err(t, "input_schema must have an object root (\"type\": \"object\"): make the capability's input an object"));
+        return Err(tool_err(
+            t,
+            "input_schema must have an object root (\"type\": \"object\"): make the capability's input an object",
+        ));
     }
     Ok(json!({ "name": t.name, "description": t.description, "input_schema": t.input_schema }))
 }
 
 // ---- Gemini (OpenAPI subset) --------------------------------------------------------------------
 
-const GEMINI_KEEP: &[&str] = &["type", "properties", "required", "items", "enum", "description", "format", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "pattern", "nullable", "anyOf", "title", "default"];
+const GEMINI_KEEP: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "items",
+    "enum",
+    "description",
+    "format",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "nullable",
+    "anyOf",
+    "title",
+    "default",
+];
 
 fn gemini(t: &AgentTool) -> Result<Value, ProviderError> {
     let defs = t.input_schema.get("$defs").cloned().unwrap_or(json!({}));
@@ -223,7 +289,10 @@ fn gemini_schema(s: &Value, defs: &Value, depth: usize) -> Result<Value, String>
                             out.insert("type".into(), (*one).clone());
                         }
                         many => {
-                            out.insert("anyOf".into(), Value::Array(many.iter().map(|t| json!({ "type": t })).collect()));
+                            out.insert(
+                                "anyOf".into(),
+                                Value::Array(many.iter().map(|t| json!({ "type": t })).collect()),
+                            );
                         }
                     }
                 }
@@ -242,10 +311,12 @@ fn gemini_schema(s: &Value, defs: &Value, depth: usize) -> Result<Value, String>
                 out.insert(k.clone(), gemini_schema(v, defs, depth + 1)?);
             }
             "anyOf" => {
-                let branches: Result<Vec<Value>, String> = v.as_array().into_iter().flatten().map(|b| gemini_schema(b, defs, depth + 1)).collect();
+                let branches: Result<Vec<Value>, String> =
+                    v.as_array().into_iter().flatten().map(|b| gemini_schema(b, defs, depth + 1)).collect();
                 let branches = branches?;
                 // anyOf [X, {type: null}] → X with nullable.
-                let (nulls, rest): (Vec<Value>, Vec<Value>) = branches.into_iter().partition(|b| b.get("type") == Some(&json!("null")));
+                let (nulls, rest): (Vec<Value>, Vec<Value>) =
+                    branches.into_iter().partition(|b| b.get("type") == Some(&json!("null")));
                 if !nulls.is_empty() {
                     out.insert("nullable".into(), Value::Bool(true));
                 }
@@ -298,7 +369,8 @@ pub fn mcp_annotations(t: &AgentTool) -> Value {
     let read_only = tr.effect == Effect::Read;
     // MCP: "may perform destructive updates" (false = only additive). A destructive effect is;
     // so is an irreversible mutation or external side effect. View-plane effects never are.
-    let destructive = tr.effect == Effect::Destructive || (matches!(tr.effect, Effect::Mutation | Effect::ExternalSideEffect) && !tr.reversible);
+    let destructive = tr.effect == Effect::Destructive
+        || (matches!(tr.effect, Effect::Mutation | Effect::ExternalSideEffect) && !tr.reversible);
     let open_world = tr.effect == Effect::ExternalSideEffect || tr.plane == "external";
     json!({ "readOnlyHint": read_only, "destructiveHint": destructive, "idempotentHint": tr.idempotent, "openWorldHint": open_world })
 }
@@ -345,7 +417,9 @@ fn accepts_null(schema: &Value, defs: &Value, depth: usize) -> bool {
     }
     let schema = resolve(schema, defs);
     let Some(o) = schema.as_object() else { return schema == &Value::Bool(true) };
-    if o.get("const") == Some(&Value::Null) || o.get("enum").and_then(Value::as_array).is_some_and(|e| e.contains(&Value::Null)) {
+    if o.get("const") == Some(&Value::Null)
+        || o.get("enum").and_then(Value::as_array).is_some_and(|e| e.contains(&Value::Null))
+    {
         return true;
     }
     if o.get("anyOf").and_then(Value::as_array).is_some_and(|bs| bs.iter().any(|b| accepts_null(b, defs, depth + 1))) {
@@ -373,7 +447,11 @@ fn undo_strict(schema: &Value, input: &Value, defs: &Value, depth: usize) -> Val
             _ => None,
         };
         if let Some(k) = kind {
-            if let Some(b) = branches.iter().map(|b| resolve(b, defs)).find(|b| b.get("type") == Some(&json!(k)) || (k == "object" && b.get("properties").is_some()) || (k == "array" && b.get("items").is_some())) {
+            if let Some(b) = branches.iter().map(|b| resolve(b, defs)).find(|b| {
+                b.get("type") == Some(&json!(k))
+                    || (k == "object" && b.get("properties").is_some())
+                    || (k == "array" && b.get("items").is_some())
+            }) {
                 return undo_strict(b, input, defs, depth + 1);
             }
         }
@@ -381,7 +459,11 @@ fn undo_strict(schema: &Value, input: &Value, defs: &Value, depth: usize) -> Val
     }
     match input {
         Value::Object(obj) => {
-            let required: Vec<&str> = schema.get("required").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
             let props = schema.get("properties").and_then(Value::as_object);
             let mut out = Map::new();
             for (k, v) in obj {
@@ -389,10 +471,13 @@ fn undo_strict(schema: &Value, input: &Value, defs: &Value, depth: usize) -> Val
                 if v.is_null() && !required.contains(&k.as_str()) && !prop.is_some_and(|p| accepts_null(p, defs, 0)) {
                     continue;
                 }
-                out.insert(k.clone(), match prop {
-                    Some(p) => undo_strict(p, v, defs, depth + 1),
-                    None => v.clone(),
-                });
+                out.insert(
+                    k.clone(),
+                    match prop {
+                        Some(p) => undo_strict(p, v, defs, depth + 1),
+                        None => v.clone(),
+                    },
+                );
             }
             Value::Object(out)
         }

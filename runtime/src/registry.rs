@@ -6,7 +6,7 @@
 //! [`crate::events`]); user code (`when`, policies, listeners) never runs under the lock.
 
 use crate::authority::CapabilityAuthority;
-use crate::binding::{BoundComponent, BindingError, HostContext, Registrable};
+use crate::binding::{BindingError, BoundComponent, HostContext, Registrable};
 use crate::clock::{Clock, SystemClock};
 use crate::events::{AgentSurfaceEvent, Dispatcher, Listener, RejectReason};
 use crate::limits::AgentSurfaceLimits;
@@ -168,7 +168,9 @@ impl RegistryOptions {
 /// thrown in every environment).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DefinitionError {
-    #[error("\"{0}\" is a raw definition without compiler provenance: bind a contract from the CapabilityAuthority instead")]
+    #[error(
+        "\"{0}\" is a raw definition without compiler provenance: bind a contract from the CapabilityAuthority instead"
+    )]
     Unverified(String),
     #[error("\"{0}\" was bound from a contract of another manifest (or another authority)")]
     ForeignProvenance(String),
@@ -318,15 +320,21 @@ impl AgentSurfaceRegistry {
                 return Err(DefinitionError::ForeignProvenance(p.id().to_string()));
             }
         }
-        crate::ids::check_instance_id(bound.instance_id()).map_err(|e| DefinitionError::Binding(BindingError::InvalidInstanceId(e)))?;
+        crate::ids::check_instance_id(bound.instance_id())
+            .map_err(|e| DefinitionError::Binding(BindingError::InvalidInstanceId(e)))?;
         // The authority verified its contracts against its own limits; a registry configured
         // with other limits enforces those (oversize descriptions, meta, schemas).
         if shared.options.limits != *authority.limits() {
             use crate::manifest::ManifestContract;
-            let contracts = std::iter::once(ManifestContract::Component(bound.contract().clone())).chain(bound.procedures.iter().map(|p| ManifestContract::Procedure(p.contract.contract().clone())));
+            let contracts = std::iter::once(ManifestContract::Component(bound.contract().clone()))
+                .chain(bound.procedures.iter().map(|p| ManifestContract::Procedure(p.contract.contract().clone())));
             for c in contracts {
                 if let Some(v) = crate::definition::validate_contract(&c, &shared.options.limits).into_iter().next() {
-                    return Err(DefinitionError::Invalid { id: c.id().to_string(), pointer: v.json_pointer(), message: v.message });
+                    return Err(DefinitionError::Invalid {
+                        id: c.id().to_string(),
+                        pointer: v.json_pointer(),
+                        message: v.message,
+                    });
                 }
             }
         }
@@ -352,7 +360,8 @@ impl AgentSurfaceRegistry {
             internal: bound.internal.clone(),
         };
         let guard_rejects = shared.options.on_register.as_ref().is_some_and(|g| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| g(&candidate))).unwrap_or(GuardDecision::Reject) == GuardDecision::Reject
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| g(&candidate))).unwrap_or(GuardDecision::Reject)
+                == GuardDecision::Reject
         });
         let status = Arc::new(Mutex::new(RegistrationStatus::Active));
         let id;
@@ -368,13 +377,20 @@ impl AgentSurfaceRegistry {
             let key = (ty.clone(), bound.instance_id().to_string());
             let mut reject = |reason: RejectReason| {
                 *status.lock().unwrap_or_else(|e| e.into_inner()) = RegistrationStatus::Rejected;
-                shared.events.push(AgentSurfaceEvent::ComponentRejected { component_type: key.0.clone(), instance_id: key.1.clone(), reason });
+                shared.events.push(AgentSurfaceEvent::ComponentRejected {
+                    component_type: key.0.clone(),
+                    instance_id: key.1.clone(),
+                    reason,
+                });
                 if shared.options.environment == Environment::Development {
                     let why = match reason {
                         RejectReason::Duplicate => "another registration of the same (type, instanceId) is live",
                         RejectReason::Guard => "the onRegister guard rejected it",
                     };
-                    logs.push((LogLevel::Error, format!("registration of \"{}\" (instance \"{}\") rejected: {why}", key.0, key.1)));
+                    logs.push((
+                        LogLevel::Error,
+                        format!("registration of \"{}\" (instance \"{}\") rejected: {why}", key.0, key.1),
+                    ));
                 }
             };
             if guard_rejects {
@@ -396,10 +412,22 @@ impl AgentSurfaceRegistry {
                 st.regs.insert(id.clone(), reg);
                 st.dynamic.insert(id.clone(), Dynamic { enabled, overrides: BTreeMap::new() });
                 st.version += 1;
-                shared.events.push(AgentSurfaceEvent::ComponentRegistered { registration_id: id.clone(), component_type: key.0, instance_id: key.1 });
+                shared.events.push(AgentSurfaceEvent::ComponentRegistered {
+                    registration_id: id.clone(),
+                    component_type: key.0,
+                    instance_id: key.1,
+                });
                 for (view, domain) in collisions {
-                    logs.push((LogLevel::Warn, format!("\"{view}\" looks like the domain procedure \"{domain}\" (duplicateSuffixPolicy: warn)")));
-                    shared.events.push(AgentSurfaceEvent::CollisionSuspected { view_capability_id: view, domain_procedure_id: domain });
+                    logs.push((
+                        LogLevel::Warn,
+                        format!(
+                            "\"{view}\" looks like the domain procedure \"{domain}\" (duplicateSuffixPolicy: warn)"
+                        ),
+                    ));
+                    shared.events.push(AgentSurfaceEvent::CollisionSuspected {
+                        view_capability_id: view,
+                        domain_procedure_id: domain,
+                    });
                 }
                 shared.events.surface_changed();
             }
@@ -465,7 +493,12 @@ impl AgentSurfaceRegistry {
 
     /// Live registrations as (registrationId, type, instanceId), in registration-id order.
     pub fn registrations(&self) -> Vec<(String, String, String)> {
-        self.shared.lock().regs.values().map(|r| (r.id.clone(), r.bound.component_type().to_string(), r.bound.instance_id().to_string())).collect()
+        self.shared
+            .lock()
+            .regs
+            .values()
+            .map(|r| (r.id.clone(), r.bound.component_type().to_string(), r.bound.instance_id().to_string()))
+            .collect()
     }
 }
 
@@ -527,10 +560,19 @@ impl Shared {
         }
         *reg.status.lock().unwrap_or_else(|e| e.into_inner()) = RegistrationStatus::Unregistered;
         let now = self.now();
-        st.tombstones.push_back(Tombstone { registration_id: id.to_string(), component_type: key.0.clone(), instance_id: key.1.clone(), at_ms: now });
+        st.tombstones.push_back(Tombstone {
+            registration_id: id.to_string(),
+            component_type: key.0.clone(),
+            instance_id: key.1.clone(),
+            at_ms: now,
+        });
         Self::trim_tombstones(st, &self.options.limits, now);
         self.inflight.unmounted(id);
-        self.events.push(AgentSurfaceEvent::ComponentUnregistered { registration_id: id.to_string(), component_type: key.0, instance_id: key.1 });
+        self.events.push(AgentSurfaceEvent::ComponentUnregistered {
+            registration_id: id.to_string(),
+            component_type: key.0,
+            instance_id: key.1,
+        });
         true
     }
 
@@ -551,11 +593,25 @@ impl Shared {
 
     /// Availability of one capability for a consumer. `None`: hidden by policy.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn availability(&self, reg: &Reg, dynamic: &Dynamic, capability_id: &str, name: &str, capability_policies: &[Policy], when: Option<&crate::binding::WhenFn>, reason: Option<&str>, discovery: &mut DiscoveryScope) -> Option<(bool, Option<String>)> {
-        let policies = || self.options.policies.iter().chain(reg.bound.policies.iter()).chain(capability_policies.iter());
+    pub(crate) fn availability(
+        &self,
+        reg: &Reg,
+        dynamic: &Dynamic,
+        capability_id: &str,
+        name: &str,
+        capability_policies: &[Policy],
+        when: Option<&crate::binding::WhenFn>,
+        reason: Option<&str>,
+        discovery: &mut DiscoveryScope,
+    ) -> Option<(bool, Option<String>)> {
+        let policies =
+            || self.options.policies.iter().chain(reg.bound.policies.iter()).chain(capability_policies.iter());
         // Most capabilities have no discovery policy: then no context is needed at all.
         let decision = if policies().any(|p| p.phases().contains(&PolicyPhase::Discovery)) {
-            evaluate_discovery(policies(), discovery.context(capability_id, reg.bound.component_type(), reg.bound.instance_id()))
+            evaluate_discovery(
+                policies(),
+                discovery.context(capability_id, reg.bound.component_type(), reg.bound.instance_id()),
+            )
         } else {
             DiscoveryDecision::Expose
         };
@@ -575,15 +631,37 @@ impl Shared {
     /// Availability of the `index`-th procedure a registration references (same formula:
     /// enabled, `when()`, discovery policies; pushed overrides name observations and actions
     /// only, and a procedure id never matches one).
-    pub(crate) fn procedure_availability(&self, reg: &Reg, dynamic: &Dynamic, index: usize, discovery: &mut DiscoveryScope) -> Option<(bool, Option<String>)> {
+    pub(crate) fn procedure_availability(
+        &self,
+        reg: &Reg,
+        dynamic: &Dynamic,
+        index: usize,
+        discovery: &mut DiscoveryScope,
+    ) -> Option<(bool, Option<String>)> {
         let p = &reg.bound.procedures[index];
         let id = p.id();
-        self.availability(reg, dynamic, id, id, &p.binding.policies, p.binding.when.as_ref(), p.binding.unavailable_reason.as_deref(), discovery)
+        self.availability(
+            reg,
+            dynamic,
+            id,
+            id,
+            &p.binding.policies,
+            p.binding.when.as_ref(),
+            p.binding.unavailable_reason.as_deref(),
+            discovery,
+        )
     }
 
     /// Availability from state alone (enabled, pushed override, `when()`), without policies:
     /// what `explain_surface` reports apart from policy votes.
-    pub(crate) fn base_availability(&self, dynamic: &Dynamic, name: &str, when: Option<&crate::binding::WhenFn>, reason: Option<&str>, capability_id: &str) -> (bool, Option<String>) {
+    pub(crate) fn base_availability(
+        &self,
+        dynamic: &Dynamic,
+        name: &str,
+        when: Option<&crate::binding::WhenFn>,
+        reason: Option<&str>,
+        capability_id: &str,
+    ) -> (bool, Option<String>) {
         if !dynamic.enabled {
             return (false, Some("component-disabled".into()));
         }
@@ -610,13 +688,25 @@ impl Shared {
     pub(crate) fn snapshot(&self, ctx: &SnapshotContext) -> AgentSurfaceSnapshot {
         let (regs, version) = {
             let st = self.lock();
-            let regs: Vec<(Arc<Reg>, Dynamic)> = st.regs.values().map(|r| (r.clone(), st.dynamic.get(&r.id).cloned().unwrap_or_default())).collect();
+            let regs: Vec<(Arc<Reg>, Dynamic)> =
+                st.regs.values().map(|r| (r.clone(), st.dynamic.get(&r.id).cloned().unwrap_or_default())).collect();
             (regs, st.version)
         };
         // Snapshot order: (priority desc, type, instanceId), then the registration id so the
         // order is total. Sorted on small keys, not on the built descriptors (large to move).
-        let mut order: Vec<(std::cmp::Reverse<i64>, &str, &str, &str, usize)> =
-            regs.iter().enumerate().map(|(i, (r, _))| (std::cmp::Reverse(r.bound.contract().priority), r.bound.component_type(), r.bound.instance_id(), r.id.as_str(), i)).collect();
+        let mut order: Vec<(std::cmp::Reverse<i64>, &str, &str, &str, usize)> = regs
+            .iter()
+            .enumerate()
+            .map(|(i, (r, _))| {
+                (
+                    std::cmp::Reverse(r.bound.contract().priority),
+                    r.bound.component_type(),
+                    r.bound.instance_id(),
+                    r.id.as_str(),
+                    i,
+                )
+            })
+            .collect();
         order.sort_unstable();
         let host = self.host();
         let mut discovery = DiscoveryScope::new(&ctx.consumer, &host);
@@ -637,7 +727,18 @@ impl Shared {
             let mut observations = Vec::with_capacity(template.observations.len());
             for (t, (name, ob)) in template.observations.iter().zip(&b.observations) {
                 debug_assert_eq!(t.name, *name);
-                let Some((available, reason)) = self.availability(reg, dynamic, &t.capability_id, &t.name, &ob.policies, ob.when.as_ref(), ob.unavailable_reason.as_deref(), &mut discovery) else { continue };
+                let Some((available, reason)) = self.availability(
+                    reg,
+                    dynamic,
+                    &t.capability_id,
+                    &t.name,
+                    &ob.policies,
+                    ob.when.as_ref(),
+                    ob.unavailable_reason.as_deref(),
+                    &mut discovery,
+                ) else {
+                    continue;
+                };
                 if !available && !ctx.include_unavailable {
                     continue;
                 }
@@ -646,7 +747,18 @@ impl Shared {
             let mut actions = Vec::with_capacity(template.actions.len());
             for (t, (name, ab)) in template.actions.iter().zip(&b.actions) {
                 debug_assert_eq!(t.name, *name);
-                let Some((available, reason)) = self.availability(reg, dynamic, &t.capability_id, &t.name, &ab.policies, ab.when.as_ref(), ab.unavailable_reason.as_deref(), &mut discovery) else { continue };
+                let Some((available, reason)) = self.availability(
+                    reg,
+                    dynamic,
+                    &t.capability_id,
+                    &t.name,
+                    &ab.policies,
+                    ab.when.as_ref(),
+                    ab.unavailable_reason.as_deref(),
+                    &mut discovery,
+                ) else {
+                    continue;
+                };
                 if !available && !ctx.include_unavailable {
                     continue;
                 }
@@ -654,22 +766,37 @@ impl Shared {
             }
             for (index, p) in b.procedures.iter().enumerate() {
                 // `when()` counts for procedures too (it is re-checked at invocation).
-                let Some((available, reason)) = self.procedure_availability(reg, dynamic, index, &mut discovery) else { continue };
+                let Some((available, reason)) = self.procedure_availability(reg, dynamic, index, &mut discovery) else {
+                    continue;
+                };
                 if !available && !ctx.include_unavailable {
                     continue;
                 }
-                let note = p.describe.as_ref().and_then(|f| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f())).ok().flatten());
-                let component = crate::binding::ParentLink { component_type: ty.to_string(), instance_id: b.instance_id().to_string() };
-                procedures.push(p.contract.descriptor_template().procedure(available, reason, &reg.id, component, note));
+                let note = p
+                    .describe
+                    .as_ref()
+                    .and_then(|f| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f())).ok().flatten());
+                let component = crate::binding::ParentLink {
+                    component_type: ty.to_string(),
+                    instance_id: b.instance_id().to_string(),
+                };
+                procedures
+                    .push(p.contract.descriptor_template().procedure(available, reason, &reg.id, component, note));
             }
             components.push(template.component(b.instance_id(), &reg.id, b.parent.clone(), observations, actions));
         }
-        procedures.sort_by(|a, b| a.capability_id.cmp(&b.capability_id).then_with(|| a.registration_id.cmp(&b.registration_id)));
+        procedures.sort_by(|a, b| {
+            a.capability_id.cmp(&b.capability_id).then_with(|| a.registration_id.cmp(&b.registration_id))
+        });
         let mut snapshot = AgentSurfaceSnapshot {
             surface_id: self.surface_id.clone(),
             surface_version: version.to_string(),
             captured_at: iso8601(self.now()),
-            route: self.options.route.as_ref().and_then(|f| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f())).ok().flatten()),
+            route: self
+                .options
+                .route
+                .as_ref()
+                .and_then(|f| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f())).ok().flatten()),
             components,
             procedures,
             truncated: None,
@@ -698,8 +825,18 @@ impl<'a> DiscoveryScope<'a> {
 
     fn context(&mut self, capability_id: &str, component_type: &str, instance_id: &str) -> &DiscoveryContext {
         let (consumer, host) = (self.consumer, self.host);
-        let c = self.context.get_or_insert_with(|| DiscoveryContext { capability_id: String::new(), component_type: String::new(), instance_id: String::new(), consumer: consumer.clone(), host: host.clone() });
-        for (field, value) in [(&mut c.capability_id, capability_id), (&mut c.component_type, component_type), (&mut c.instance_id, instance_id)] {
+        let c = self.context.get_or_insert_with(|| DiscoveryContext {
+            capability_id: String::new(),
+            component_type: String::new(),
+            instance_id: String::new(),
+            consumer: consumer.clone(),
+            host: host.clone(),
+        });
+        for (field, value) in [
+            (&mut c.capability_id, capability_id),
+            (&mut c.component_type, component_type),
+            (&mut c.instance_id, instance_id),
+        ] {
             if field != value {
                 field.clear();
                 field.push_str(value);
@@ -816,13 +953,21 @@ impl RegistrationHandle {
             }
             let ty = reg.bound.component_type().to_string();
             let pushed = |d: &Dynamic, name: &str| d.enabled && d.overrides.get(name).is_none_or(|o| o.available);
-            let capabilities = contract.observations.keys().chain(contract.actions.keys()).map(|name| (name.clone(), crate::ids::capability_id(&ty, name)));
+            let capabilities = contract
+                .observations
+                .keys()
+                .chain(contract.actions.keys())
+                .map(|name| (name.clone(), crate::ids::capability_id(&ty, name)));
             // Procedures follow `enabled` (no override can name them).
             let procedures = reg.bound.procedures.iter().map(|p| (p.id().to_string(), p.id().to_string()));
             for (name, capability_id) in capabilities.chain(procedures) {
                 let (b, a) = (pushed(&before, &name), pushed(&after, &name));
                 if a != b {
-                    shared.events.push(AgentSurfaceEvent::AvailabilityChanged { registration_id: self.registration_id.clone(), capability_id, available: a });
+                    shared.events.push(AgentSurfaceEvent::AvailabilityChanged {
+                        registration_id: self.registration_id.clone(),
+                        capability_id,
+                        available: a,
+                    });
                 }
             }
             st.dynamic.insert(self.registration_id.clone(), after);

@@ -47,9 +47,7 @@ pub const SUPPORTED_KEYWORDS: &[&str] = &[
 ];
 
 /// The seven JSON Schema type names.
-pub const TYPE_NAMES: &[&str] = &[
-    "object", "array", "string", "number", "integer", "boolean", "null",
-];
+pub const TYPE_NAMES: &[&str] = &["object", "array", "string", "number", "integer", "boolean", "null"];
 
 /// The only dialect accepted in a root `$schema` (a trailing `#` is tolerated).
 pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -135,27 +133,14 @@ pub fn json_pointer(segments: &[String]) -> String {
 /// Checks `schema` against the supported subset and the size/depth limits. Returns every
 /// violation in document order; an empty vector means the schema is accepted.
 pub fn check_schema(schema: &Value, limits: &AgentSurfaceLimits) -> Vec<SchemaViolation> {
-    let mut c = Checker {
-        root: schema,
-        limits,
-        out: Vec::new(),
-    };
+    let mut c = Checker { root: schema, limits, out: Vec::new() };
     let bytes = canonical_json(schema).len();
     if bytes > limits.max_schema_bytes {
         c.push(
             &[],
-            SchemaViolationKind::TooLarge {
-                bytes,
-                max: limits.max_schema_bytes,
-            },
-            format!(
-                "schema is {bytes} bytes as canonical JSON; at most {} are allowed",
-                limits.max_schema_bytes
-            ),
-            Some(
-                "split the capability, shorten descriptions, or move repeated parts into $defs"
-                    .into(),
-            ),
+            SchemaViolationKind::TooLarge { bytes, max: limits.max_schema_bytes },
+            format!("schema is {bytes} bytes as canonical JSON; at most {} are allowed", limits.max_schema_bytes),
+            Some("split the capability, shorten descriptions, or move repeated parts into $defs".into()),
         );
     }
     let mut ptr = Vec::new();
@@ -183,9 +168,7 @@ fn type_name(v: &Value) -> &'static str {
 fn is_non_negative_integer(v: &Value) -> bool {
     match v {
         Value::Number(n) => {
-            n.as_u64().is_some()
-                || n.as_f64()
-                    .is_some_and(|f| f.is_finite() && f >= 0.0 && f.fract() == 0.0)
+            n.as_u64().is_some() || n.as_f64().is_some_and(|f| f.is_finite() && f >= 0.0 && f.fract() == 0.0)
         }
         _ => false,
     }
@@ -201,34 +184,26 @@ fn unsupported_help(keyword: &str) -> String {
         "allOf" => "merge the parts into one object schema (zod: .extend() instead of .and() \
                     or z.intersection)"
             .into(),
-        "not" => {
-            "express the constraint positively (enum, anyOf) or check it in a precondition".into()
-        }
+        "not" => "express the constraint positively (enum, anyOf) or check it in a precondition".into(),
         "if" | "then" | "else" => {
             "use anyOf with const-tagged branches, or check the condition in a precondition".into()
         }
         "patternProperties" | "propertyNames" => "list the allowed keys explicitly under \
                                                   properties (zod: z.object instead of z.record)"
             .into(),
-        "dependentRequired" | "dependentSchemas" | "dependencies" => {
-            "use anyOf with const-tagged branches".into()
-        }
+        "dependentRequired" | "dependentSchemas" | "dependencies" => "use anyOf with const-tagged branches".into(),
         "unevaluatedProperties" => "use additionalProperties: false".into(),
         "unevaluatedItems" | "additionalItems" => "use a single items schema".into(),
         "prefixItems" => "tuples are not supported: use an object with named properties, or an \
                           array with a single items schema (zod: z.object instead of z.tuple)"
             .into(),
-        "contains" | "minContains" | "maxContains" => {
-            "check it in a precondition; describe it in description".into()
-        }
+        "contains" | "minContains" | "maxContains" => "check it in a precondition; describe it in description".into(),
         "minProperties" | "maxProperties" => {
             "list the properties explicitly and mark the needed ones as required".into()
         }
         "definitions" => "use $defs at the schema root and \"$ref\": \"#/$defs/<name>\"".into(),
-        "$id" | "id" | "$anchor" | "$dynamicRef" | "$dynamicAnchor" | "$recursiveRef"
-        | "$recursiveAnchor" | "$vocabulary" => {
-            "put shared schemas in the root $defs and use \"$ref\": \"#/$defs/<name>\"".into()
-        }
+        "$id" | "id" | "$anchor" | "$dynamicRef" | "$dynamicAnchor" | "$recursiveRef" | "$recursiveAnchor"
+        | "$vocabulary" => "put shared schemas in the root $defs and use \"$ref\": \"#/$defs/<name>\"".into(),
         "contentEncoding" | "contentMediaType" | "contentSchema" => {
             "binary values are unsupported; send a string such as a URL or an id".into()
         }
@@ -244,28 +219,14 @@ fn unsupported_help(keyword: &str) -> String {
 }
 
 impl Checker<'_> {
-    fn push(
-        &mut self,
-        ptr: &[String],
-        kind: SchemaViolationKind,
-        message: String,
-        help: Option<String>,
-    ) {
-        self.out.push(SchemaViolation {
-            pointer: ptr.to_vec(),
-            kind,
-            message,
-            help,
-        });
+    fn push(&mut self, ptr: &[String], kind: SchemaViolationKind, message: String, help: Option<String>) {
+        self.out.push(SchemaViolation { pointer: ptr.to_vec(), kind, message, help });
     }
 
     fn invalid(&mut self, ptr: &[String], keyword: &str, expected: &str, help: Option<String>) {
         self.push(
             ptr,
-            SchemaViolationKind::InvalidKeywordValue {
-                keyword: keyword.to_string(),
-                expected: expected.to_string(),
-            },
+            SchemaViolationKind::InvalidKeywordValue { keyword: keyword.to_string(), expected: expected.to_string() },
             format!("\"{keyword}\" must be {expected}"),
             help,
         );
@@ -279,9 +240,7 @@ impl Checker<'_> {
                 self.push(
                     ptr,
                     SchemaViolationKind::NotASchema,
-                    format!(
-                        "boolean schema `{b}` is not supported; a schema must be a JSON object"
-                    ),
+                    format!("boolean schema `{b}` is not supported; a schema must be a JSON object"),
                     Some(if *b {
                         "use {} to accept any value".into()
                     } else {
@@ -328,14 +287,7 @@ impl Checker<'_> {
     }
 
     /// `ptr` already ends with `key`.
-    fn keyword(
-        &mut self,
-        key: &str,
-        value: &Value,
-        ptr: &mut Vec<String>,
-        level: usize,
-        is_root: bool,
-    ) {
+    fn keyword(&mut self, key: &str, value: &Value, ptr: &mut Vec<String>, level: usize, is_root: bool) {
         match key {
             "type" => self.check_type(value, ptr),
             "enum" => match value {
@@ -364,12 +316,7 @@ impl Checker<'_> {
                         self.walk_child(sub, ptr, name.clone(), level);
                     }
                 }
-                _ => self.invalid(
-                    ptr,
-                    key,
-                    "an object mapping property names to schemas",
-                    None,
-                ),
+                _ => self.invalid(ptr, key, "an object mapping property names to schemas", None),
             },
             "required" => self.check_required(value, ptr),
             "additionalProperties" => {
@@ -379,11 +326,7 @@ impl Checker<'_> {
                         SchemaViolationKind::AdditionalPropertiesNotBoolean,
                         format!(
                             "\"additionalProperties\" must be true or false, found {}",
-                            if value.is_object() {
-                                "a schema"
-                            } else {
-                                type_name(value)
-                            }
+                            if value.is_object() { "a schema" } else { type_name(value) }
                         ),
                         Some(
                             "list every allowed key under properties and set additionalProperties \
@@ -415,22 +358,20 @@ impl Checker<'_> {
                     self.invalid(ptr, key, "a non-negative integer", None);
                 }
             }
-            "pattern" => {
-                match value {
-                    Value::String(p) => {
-                        if let Err(error) = crate::validate::compiled_pattern(p) {
-                            let message = format!("\"pattern\" is not a valid ECMAScript regular expression: {error}");
-                            self.push(
+            "pattern" => match value {
+                Value::String(p) => {
+                    if let Err(error) = crate::validate::compiled_pattern(p) {
+                        let message = format!("\"pattern\" is not a valid ECMAScript regular expression: {error}");
+                        self.push(
                             ptr,
                             SchemaViolationKind::InvalidPattern { pattern: p.clone(), error },
                             message,
                             Some("patterns use ECMAScript syntax in unicode mode (the `u` flag JSON Schema validators use): escape a literal `]`, `}` or `{`, and escape only punctuation".into()),
                         );
-                        }
                     }
-                    _ => self.invalid(ptr, key, "a string", None),
                 }
-            }
+                _ => self.invalid(ptr, key, "a string", None),
+            },
             "format" => match value {
                 Value::String(f) if SUPPORTED_FORMATS.contains(&f.as_str()) => {}
                 Value::String(f) => self.push(
@@ -453,11 +394,7 @@ impl Checker<'_> {
             "exclusiveMinimum" | "exclusiveMaximum" => {
                 if !value.is_number() {
                     let help = value.is_boolean().then(|| {
-                        let bound = if key == "exclusiveMinimum" {
-                            "minimum"
-                        } else {
-                            "maximum"
-                        };
+                        let bound = if key == "exclusiveMinimum" { "minimum" } else { "maximum" };
                         format!(
                             "the boolean draft-04 form is not supported; write \"{key}\": <number> \
                              instead of \"{bound}\" + \"{key}\": true"
@@ -507,17 +444,14 @@ impl Checker<'_> {
                 if !is_root {
                     self.push(
                         ptr,
-                        SchemaViolationKind::UnsupportedKeyword {
-                            keyword: key.into(),
-                        },
+                        SchemaViolationKind::UnsupportedKeyword { keyword: key.into() },
                         "\"$schema\" is only allowed at the schema root".into(),
                         Some("remove it from this subschema".into()),
                     );
                     return;
                 }
-                let ok = value.as_str().is_some_and(|s| {
-                    s == SCHEMA_DIALECT || s.strip_suffix('#') == Some(SCHEMA_DIALECT)
-                });
+                let ok =
+                    value.as_str().is_some_and(|s| s == SCHEMA_DIALECT || s.strip_suffix('#') == Some(SCHEMA_DIALECT));
                 if !ok {
                     self.invalid(
                         ptr,
@@ -533,9 +467,7 @@ impl Checker<'_> {
             }
             other => self.push(
                 ptr,
-                SchemaViolationKind::UnsupportedKeyword {
-                    keyword: other.to_string(),
-                },
+                SchemaViolationKind::UnsupportedKeyword { keyword: other.to_string() },
                 format!("unsupported keyword \"{other}\""),
                 Some(unsupported_help(other)),
             ),
@@ -571,9 +503,7 @@ impl Checker<'_> {
         if !TYPE_NAMES.contains(&name) {
             self.push(
                 ptr,
-                SchemaViolationKind::TypeUnknown {
-                    name: name.to_string(),
-                },
+                SchemaViolationKind::TypeUnknown { name: name.to_string() },
                 format!("unknown type \"{name}\""),
                 Some(format!("type names: {}", TYPE_NAMES.join(", "))),
             );
@@ -612,25 +542,17 @@ impl Checker<'_> {
             self.push(
                 ptr,
                 SchemaViolationKind::RefNotLocal { reference: reference.clone() },
-                format!(
-                    "\"$ref\": \"{reference}\" is not supported; only \"#/$defs/<name>\" references are"
-                ),
+                format!("\"$ref\": \"{reference}\" is not supported; only \"#/$defs/<name>\" references are"),
                 Some("put the referenced schema in the root $defs (remote references are refused)".into()),
             );
             return;
         };
-        let resolved = self
-            .root
-            .get("$defs")
-            .and_then(Value::as_object)
-            .is_some_and(|defs| defs.contains_key(&name));
+        let resolved = self.root.get("$defs").and_then(Value::as_object).is_some_and(|defs| defs.contains_key(&name));
         if !resolved {
             self.push(
                 ptr,
                 SchemaViolationKind::RefUnresolved,
-                format!(
-                    "\"$ref\": \"{reference}\" does not resolve: the root $defs has no \"{name}\""
-                ),
+                format!("\"$ref\": \"{reference}\" does not resolve: the root $defs has no \"{name}\""),
                 Some(format!("add \"{name}\" to the root schema's $defs")),
             );
         }
@@ -687,21 +609,13 @@ mod tests {
         assert_eq!(check(s), vec![]);
         assert_eq!(check(json!({})), vec![]);
         // A trailing '#' on the dialect is tolerated; 1.0 counts as an integer.
-        assert_eq!(
-            check(json!({"$schema": format!("{SCHEMA_DIALECT}#"), "minItems": 1.0})),
-            vec![]
-        );
+        assert_eq!(check(json!({"$schema": format!("{SCHEMA_DIALECT}#"), "minItems": 1.0})), vec![]);
     }
 
     #[test]
     fn unsupported_keywords_name_the_alternative() {
         let v = one(json!({"oneOf": [{"type": "string"}]}));
-        assert_eq!(
-            v.kind,
-            K::UnsupportedKeyword {
-                keyword: "oneOf".into()
-            }
-        );
+        assert_eq!(v.kind, K::UnsupportedKeyword { keyword: "oneOf".into() });
         assert_eq!(v.pointer, ptr(&["oneOf"]));
         assert!(v.help.as_deref().unwrap().starts_with("use anyOf"));
         assert_eq!(v.message, "unsupported keyword \"oneOf\"");
@@ -721,19 +635,12 @@ mod tests {
         ] {
             let v = one(json!({ kw: {} }));
             assert_eq!(v.kind, K::UnsupportedKeyword { keyword: kw.into() });
-            assert!(
-                v.help.as_deref().unwrap().contains(help_part),
-                "{kw}: {:?}",
-                v.help
-            );
+            assert!(v.help.as_deref().unwrap().contains(help_part), "{kw}: {:?}", v.help);
         }
         // Every supported keyword is actually accepted somewhere (no drift with the list).
         for kw in SUPPORTED_KEYWORDS {
             assert!(
-                check(json!({ *kw: 1 })).iter().all(|v| v.kind
-                    != K::UnsupportedKeyword {
-                        keyword: kw.to_string()
-                    }),
+                check(json!({ *kw: 1 })).iter().all(|v| v.kind != K::UnsupportedKeyword { keyword: kw.to_string() }),
                 "{kw}"
             );
         }
@@ -747,10 +654,7 @@ mod tests {
         assert_eq!(v.kind, K::NotASchema);
         assert!(v.message.contains("found array"));
         let v = one(json!({"properties": {"a": false}}));
-        assert_eq!(
-            (v.kind, v.pointer),
-            (K::NotASchema, ptr(&["properties", "a"]))
-        );
+        assert_eq!((v.kind, v.pointer), (K::NotASchema, ptr(&["properties", "a"])));
         let v = one(json!({"items": true}));
         assert_eq!((v.kind, v.pointer), (K::NotASchema, ptr(&["items"])));
         let v = one(json!({"anyOf": [{}, 3]}));
@@ -761,22 +665,10 @@ mod tests {
     fn additional_properties_must_be_boolean() {
         assert_eq!(check(json!({"additionalProperties": true})), vec![]);
         let v = one(json!({"additionalProperties": {"type": "string"}}));
-        assert_eq!(
-            (v.kind, v.pointer),
-            (
-                K::AdditionalPropertiesNotBoolean,
-                ptr(&["additionalProperties"])
-            )
-        );
+        assert_eq!((v.kind, v.pointer), (K::AdditionalPropertiesNotBoolean, ptr(&["additionalProperties"])));
         assert!(v.help.unwrap().contains("z.record"));
-        assert_eq!(
-            one(json!({"additionalProperties": {}})).kind,
-            K::AdditionalPropertiesNotBoolean
-        );
-        assert_eq!(
-            one(json!({"additionalProperties": "no"})).kind,
-            K::AdditionalPropertiesNotBoolean
-        );
+        assert_eq!(one(json!({"additionalProperties": {}})).kind, K::AdditionalPropertiesNotBoolean);
+        assert_eq!(one(json!({"additionalProperties": "no"})).kind, K::AdditionalPropertiesNotBoolean);
     }
 
     #[test]
@@ -785,92 +677,45 @@ mod tests {
             assert_eq!(check(json!({"type": "string", "format": f})), vec![]);
         }
         let v = one(json!({"properties": {"x": {"format": "ipv4"}}}));
-        assert_eq!(
-            v.kind,
-            K::UnsupportedFormat {
-                format: "ipv4".into()
-            }
-        );
+        assert_eq!(v.kind, K::UnsupportedFormat { format: "ipv4".into() });
         assert_eq!(v.pointer, ptr(&["properties", "x", "format"]));
-        assert!(v
-            .help
-            .unwrap()
-            .contains("date-time, date, uuid, email, uri"));
+        assert!(v.help.unwrap().contains("date-time, date, uuid, email, uri"));
         assert_eq!(
             one(json!({"format": 1})).kind,
-            K::InvalidKeywordValue {
-                keyword: "format".into(),
-                expected: "a string".into()
-            }
+            K::InvalidKeywordValue { keyword: "format".into(), expected: "a string".into() }
         );
     }
 
     #[test]
     fn refs() {
         let v = one(json!({"$ref": "https://example.com/s.json"}));
-        assert_eq!(
-            v.kind,
-            K::RefNotLocal {
-                reference: "https://example.com/s.json".into()
-            }
-        );
+        assert_eq!(v.kind, K::RefNotLocal { reference: "https://example.com/s.json".into() });
         assert_eq!(v.pointer, ptr(&["$ref"]));
-        for r in [
-            "#/definitions/a",
-            "#/$defs/",
-            "#/$defs/a/properties/b",
-            "#",
-            "other.json#/$defs/a",
-        ] {
-            assert!(
-                matches!(one(json!({"$ref": r})).kind, K::RefNotLocal { .. }),
-                "{r}"
-            );
+        for r in ["#/definitions/a", "#/$defs/", "#/$defs/a/properties/b", "#", "other.json#/$defs/a"] {
+            assert!(matches!(one(json!({"$ref": r})).kind, K::RefNotLocal { .. }), "{r}");
         }
         let v = one(json!({"properties": {"a": {"$ref": "#/$defs/missing"}}, "$defs": {"b": {}}}));
-        assert_eq!(
-            (v.kind, v.pointer),
-            (K::RefUnresolved, ptr(&["properties", "a", "$ref"]))
-        );
+        assert_eq!((v.kind, v.pointer), (K::RefUnresolved, ptr(&["properties", "a", "$ref"])));
         assert!(v.message.contains("\"missing\""));
         assert_eq!(one(json!({"$ref": "#/$defs/a"})).kind, K::RefUnresolved);
         // JSON pointer escapes in the name are decoded; recursive refs are fine.
-        assert_eq!(
-            check(json!({"$ref": "#/$defs/a~1b", "$defs": {"a/b": {"$ref": "#/$defs/a~1b"}}})),
-            vec![]
-        );
-        assert!(matches!(
-            one(json!({"$ref": 1})).kind,
-            K::InvalidKeywordValue { .. }
-        ));
+        assert_eq!(check(json!({"$ref": "#/$defs/a~1b", "$defs": {"a/b": {"$ref": "#/$defs/a~1b"}}})), vec![]);
+        assert!(matches!(one(json!({"$ref": 1})).kind, K::InvalidKeywordValue { .. }));
     }
 
     #[test]
     fn defs_and_schema_only_at_root() {
         let v = one(json!({"properties": {"a": {"$defs": {"x": {}}}}}));
-        assert_eq!(
-            (v.kind, v.pointer),
-            (K::DefsNotAtRoot, ptr(&["properties", "a", "$defs"]))
-        );
+        assert_eq!((v.kind, v.pointer), (K::DefsNotAtRoot, ptr(&["properties", "a", "$defs"])));
         let v = one(json!({"items": {"$schema": SCHEMA_DIALECT}}));
-        assert_eq!(
-            v.kind,
-            K::UnsupportedKeyword {
-                keyword: "$schema".into()
-            }
-        );
+        assert_eq!(v.kind, K::UnsupportedKeyword { keyword: "$schema".into() });
         assert_eq!(v.pointer, ptr(&["items", "$schema"]));
         let v = one(json!({"$schema": "http://json-schema.org/draft-07/schema#"}));
-        assert!(
-            matches!(v.kind, K::InvalidKeywordValue { ref keyword, .. } if keyword == "$schema")
-        );
+        assert!(matches!(v.kind, K::InvalidKeywordValue { ref keyword, .. } if keyword == "$schema"));
         // Definitions themselves are checked.
         let v = one(json!({"$defs": {"x": {"oneOf": []}}}));
         assert_eq!(v.pointer, ptr(&["$defs", "x", "oneOf"]));
-        assert!(matches!(
-            one(json!({"$defs": []})).kind,
-            K::InvalidKeywordValue { .. }
-        ));
+        assert!(matches!(one(json!({"$defs": []})).kind, K::InvalidKeywordValue { .. }));
     }
 
     fn nested(levels: usize) -> Value {
@@ -897,48 +742,27 @@ mod tests {
         let vs = check(s);
         assert_eq!(vs.len(), 2, "{vs:#?}");
         assert!(vs.iter().all(|v| v.kind == K::TooDeep { depth: 9, max: 8 }));
-        assert_eq!(
-            vs[0].pointer[..4],
-            ptr(&["properties", "a", "anyOf", "0"])[..]
-        );
+        assert_eq!(vs[0].pointer[..4], ptr(&["properties", "a", "anyOf", "0"])[..]);
         let s = json!({"$defs": {"d": nested(7)}, "$ref": "#/$defs/d"});
         assert_eq!(check(s), vec![]);
         let s = json!({"$defs": {"d": nested(8)}});
         assert_eq!(one(s).kind, K::TooDeep { depth: 9, max: 8 });
         // The limit comes from AgentSurfaceLimits.
-        let limits = AgentSurfaceLimits {
-            max_schema_depth: 2,
-            ..Default::default()
-        };
+        let limits = AgentSurfaceLimits { max_schema_depth: 2, ..Default::default() };
         assert_eq!(check_schema(&nested(2), &limits), vec![]);
-        assert_eq!(
-            check_schema(&nested(3), &limits)[0].kind,
-            K::TooDeep { depth: 3, max: 2 }
-        );
+        assert_eq!(check_schema(&nested(3), &limits)[0].kind, K::TooDeep { depth: 3, max: 2 });
     }
 
     #[test]
     fn size_limit_uses_canonical_bytes() {
         let s = json!({"description": "x".repeat(100)});
         let bytes = canonical_json(&s).len();
-        let at = AgentSurfaceLimits {
-            max_schema_bytes: bytes,
-            ..Default::default()
-        };
+        let at = AgentSurfaceLimits { max_schema_bytes: bytes, ..Default::default() };
         assert_eq!(check_schema(&s, &at), vec![]);
-        let below = AgentSurfaceLimits {
-            max_schema_bytes: bytes - 1,
-            ..Default::default()
-        };
+        let below = AgentSurfaceLimits { max_schema_bytes: bytes - 1, ..Default::default() };
         let vs = check_schema(&s, &below);
         assert_eq!(vs.len(), 1);
-        assert_eq!(
-            vs[0].kind,
-            K::TooLarge {
-                bytes,
-                max: bytes - 1
-            }
-        );
+        assert_eq!(vs[0].kind, K::TooLarge { bytes, max: bytes - 1 });
         assert_eq!(vs[0].pointer, Vec::<String>::new());
         let big = json!({"description": "x".repeat(16_384)});
         assert!(matches!(one(big).kind, K::TooLarge { max: 16_384, .. }));
@@ -953,47 +777,21 @@ mod tests {
         assert_eq!(v.pointer, ptr(&["pattern"]));
         // Lookbehind is valid ECMAScript; Perl's possessive quantifier is not.
         assert_eq!(check(json!({"pattern": "(?<=a)b"})), vec![]);
-        assert!(matches!(
-            one(json!({"pattern": "a++"})).kind,
-            K::InvalidPattern { .. }
-        ));
-        assert!(matches!(
-            one(json!({"pattern": 5})).kind,
-            K::InvalidKeywordValue { .. }
-        ));
+        assert!(matches!(one(json!({"pattern": "a++"})).kind, K::InvalidPattern { .. }));
+        assert!(matches!(one(json!({"pattern": 5})).kind, K::InvalidKeywordValue { .. }));
     }
 
     #[test]
     fn types() {
         let v = one(json!({"type": "date"}));
-        assert_eq!(
-            (v.kind, v.pointer),
-            (
-                K::TypeUnknown {
-                    name: "date".into()
-                },
-                ptr(&["type"])
-            )
-        );
+        assert_eq!((v.kind, v.pointer), (K::TypeUnknown { name: "date".into() }, ptr(&["type"])));
         let v = one(json!({"type": ["string", "nul"]}));
-        assert_eq!(
-            (v.kind, v.pointer),
-            (K::TypeUnknown { name: "nul".into() }, ptr(&["type", "1"]))
-        );
-        assert!(matches!(
-            one(json!({"type": []})).kind,
-            K::InvalidKeywordValue { .. }
-        ));
-        assert!(matches!(
-            one(json!({"type": 1})).kind,
-            K::InvalidKeywordValue { .. }
-        ));
+        assert_eq!((v.kind, v.pointer), (K::TypeUnknown { name: "nul".into() }, ptr(&["type", "1"])));
+        assert!(matches!(one(json!({"type": []})).kind, K::InvalidKeywordValue { .. }));
+        assert!(matches!(one(json!({"type": 1})).kind, K::InvalidKeywordValue { .. }));
         let v = one(json!({"type": ["string", "string"]}));
         assert_eq!(v.pointer, ptr(&["type", "1"]));
-        assert!(matches!(
-            one(json!({"type": ["string", 1]})).kind,
-            K::InvalidKeywordValue { .. }
-        ));
+        assert!(matches!(one(json!({"type": ["string", 1]})).kind, K::InvalidKeywordValue { .. }));
     }
 
     #[test]
@@ -1020,10 +818,7 @@ mod tests {
         ];
         for (s, kw) in bad {
             let v = one(s.clone());
-            assert!(
-                matches!(&v.kind, K::InvalidKeywordValue { keyword, .. } if keyword == kw),
-                "{s}: {v:?}"
-            );
+            assert!(matches!(&v.kind, K::InvalidKeywordValue { keyword, .. } if keyword == kw), "{s}: {v:?}");
         }
         let v = one(json!({"exclusiveMinimum": true, "minimum": 0}));
         assert_eq!(v.pointer, ptr(&["exclusiveMinimum"]));
@@ -1032,10 +827,7 @@ mod tests {
         assert_eq!(v.pointer, ptr(&["required", "2"]));
         let v = one(json!({"required": ["a", 1]}));
         assert_eq!(v.pointer, ptr(&["required", "1"]));
-        assert_eq!(
-            check(json!({"const": null, "default": {"x": [1]}, "enum": [1, "a", null]})),
-            vec![]
-        );
+        assert_eq!(check(json!({"const": null, "default": {"x": [1]}, "enum": [1, "a", null]})), vec![]);
     }
 
     #[test]
@@ -1056,38 +848,17 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (
-                    "/allOf".to_string(),
-                    &K::UnsupportedKeyword {
-                        keyword: "allOf".into()
-                    }
-                ),
-                (
-                    "/properties/a/format".to_string(),
-                    &K::UnsupportedFormat {
-                        format: "hostname".into()
-                    }
-                ),
-                (
-                    "/properties/b/oneOf".to_string(),
-                    &K::UnsupportedKeyword {
-                        keyword: "oneOf".into()
-                    }
-                ),
-                (
-                    "/properties/c/additionalProperties".to_string(),
-                    &K::AdditionalPropertiesNotBoolean
-                ),
+                ("/allOf".to_string(), &K::UnsupportedKeyword { keyword: "allOf".into() }),
+                ("/properties/a/format".to_string(), &K::UnsupportedFormat { format: "hostname".into() }),
+                ("/properties/b/oneOf".to_string(), &K::UnsupportedKeyword { keyword: "oneOf".into() }),
+                ("/properties/c/additionalProperties".to_string(), &K::AdditionalPropertiesNotBoolean),
             ]
         );
     }
 
     #[test]
     fn json_pointer_escapes() {
-        assert_eq!(
-            json_pointer(&ptr(&["properties", "a/b", "c~d"])),
-            "/properties/a~1b/c~0d"
-        );
+        assert_eq!(json_pointer(&ptr(&["properties", "a/b", "c~d"])), "/properties/a~1b/c~0d");
         assert_eq!(json_pointer(&[]), "");
     }
 }

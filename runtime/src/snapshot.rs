@@ -2,8 +2,8 @@
 //! `read` handler runs), plain JSON, never containing internal metadata; components ordered by
 //! (priority desc, type, instanceId); procedures at the top level with a link to their component.
 
-use crate::effects::{Confirmation, Effect};
 use crate::binding::ParentLink;
+use crate::effects::{Confirmation, Effect};
 use crate::manifest::{ComponentContract, OperationContract};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -347,11 +347,25 @@ impl ComponentDescriptorTemplate {
                 meta: Arc::new(a.meta.clone()),
             })
             .collect();
-        ComponentDescriptorTemplate { component_type: c.r#type.as_str().into(), description: c.description.as_str().into(), meta: Arc::new(c.meta.clone()), priority: c.priority, observations, actions }
+        ComponentDescriptorTemplate {
+            component_type: c.r#type.as_str().into(),
+            description: c.description.as_str().into(),
+            meta: Arc::new(c.meta.clone()),
+            priority: c.priority,
+            observations,
+            actions,
+        }
     }
 
     /// The component's descriptor with these capabilities.
-    pub(crate) fn component(&self, instance_id: &str, registration_id: &str, parent: Option<ParentLink>, observations: Vec<AgentObservationDescriptor>, actions: Vec<AgentActionDescriptor>) -> AgentComponentDescriptor {
+    pub(crate) fn component(
+        &self,
+        instance_id: &str,
+        registration_id: &str,
+        parent: Option<ParentLink>,
+        observations: Vec<AgentObservationDescriptor>,
+        actions: Vec<AgentActionDescriptor>,
+    ) -> AgentComponentDescriptor {
         AgentComponentDescriptor {
             component_type: self.component_type.clone(),
             instance_id: instance_id.to_string(),
@@ -395,7 +409,14 @@ impl ProcedureDescriptorTemplate {
     }
 
     /// The descriptor as referenced by `registration_id`, whose component is `component`.
-    pub(crate) fn procedure(&self, available: bool, unavailable_reason: Option<String>, registration_id: &str, component: ParentLink, contextual_note: Option<String>) -> AgentProcedureDescriptor {
+    pub(crate) fn procedure(
+        &self,
+        available: bool,
+        unavailable_reason: Option<String>,
+        registration_id: &str,
+        component: ParentLink,
+        contextual_note: Option<String>,
+    ) -> AgentProcedureDescriptor {
         AgentProcedureDescriptor {
             capability_id: self.capability_id.clone(),
             description: self.description.clone(),

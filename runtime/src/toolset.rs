@@ -145,7 +145,14 @@ impl ToolCall {
 /// The public part of a tool (what a host renders); routes are compared separately.
 fn same_public(a: &[AgentTool], b: &[AgentTool]) -> bool {
     a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| x.name == y.name && x.description == y.description && x.input_schema == y.input_schema && x.output_schema == y.output_schema && x.state == y.state && x.traits == y.traits)
+        && a.iter().zip(b).all(|(x, y)| {
+            x.name == y.name
+                && x.description == y.description
+                && x.input_schema == y.input_schema
+                && x.output_schema == y.output_schema
+                && x.state == y.state
+                && x.traits == y.traits
+        })
 }
 
 /// Two-phase confirmations in direct mode: a direct tool's input is the capability's input and
@@ -184,7 +191,8 @@ impl ConfirmMemory {
 /// `[A-Za-z0-9_-]{1,64}`: capability id with `:` and `.` mapped to `_`; longer ids are cut and
 /// end with `_` + 8 base32 characters of the blake3 of the full id.
 pub fn wire_name(id: &str) -> String {
-    let mapped: String = id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    let mapped: String =
+        id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
     if mapped.len() <= 64 && !mapped.is_empty() {
         return mapped;
     }
@@ -225,7 +233,10 @@ pub struct AgentToolset {
 }
 
 /// `createAgentToolset(registry, options)`.
-pub fn create_agent_toolset(registry: &AgentSurfaceRegistry, options: AgentToolsetOptions) -> Result<AgentToolset, ToolsetError> {
+pub fn create_agent_toolset(
+    registry: &AgentSurfaceRegistry,
+    options: AgentToolsetOptions,
+) -> Result<AgentToolset, ToolsetError> {
     let confirmations = match (options.confirmations, options.topology) {
         (Some(c), _) => c,
         (None, Some(Topology::Embedded)) => ConfirmationMode::Wait,
@@ -271,7 +282,12 @@ impl AgentToolset {
     }
 
     fn snapshot(&self, scope: Option<Vec<String>>, budget: Option<SnapshotBudget>) -> AgentSurfaceSnapshot {
-        self.inner.registry.snapshot(&SnapshotContext { consumer: self.inner.options.consumer.clone(), scope, include_unavailable: true, budget })
+        self.inner.registry.snapshot(&SnapshotContext {
+            consumer: self.inner.options.consumer.clone(),
+            scope,
+            include_unavailable: true,
+            budget,
+        })
     }
 
     /// The current catalog (recomputed per surface version), in deterministic name order.
@@ -282,7 +298,9 @@ impl AgentToolset {
         };
         let map = match self.inner.options.mode {
             ToolsetMode::Meta => BTreeMap::new(),
-            ToolsetMode::Direct => tools.iter().filter_map(|t| t.capability_id().map(|c| (t.name.clone(), c.to_string()))).collect(),
+            ToolsetMode::Direct => {
+                tools.iter().filter_map(|t| t.capability_id().map(|c| (t.name.clone(), c.to_string()))).collect()
+            }
         };
         *self.inner.last.lock().unwrap_or_else(|e| e.into_inner()) = (tools.clone(), map);
         tools
@@ -299,7 +317,8 @@ impl AgentToolset {
         // Routes (registration ids, surface versions) move on every version bump; only what a
         // host can render — definitions and state — is announced.
         if !same_public(&before, &after) {
-            let listeners: Vec<_> = self.inner.listeners.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, l)| l.clone()).collect();
+            let listeners: Vec<_> =
+                self.inner.listeners.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, l)| l.clone()).collect();
             for l in listeners {
                 let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| l(&after)));
             }
@@ -369,7 +388,15 @@ impl AgentToolset {
         };
         match self.inner.options.mode {
             ToolsetMode::Direct => {
-                let tool = self.inner.last.lock().unwrap_or_else(|e| e.into_inner()).0.iter().find(|t| t.name == name).cloned();
+                let tool = self
+                    .inner
+                    .last
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0
+                    .iter()
+                    .find(|t| t.name == name)
+                    .cloned();
                 let Some(route) = tool.and_then(|t| t.route) else { return not_found(format!("no tool named {name}")) };
                 self.invoke_direct(route, input, call).await
             }
@@ -407,10 +434,13 @@ impl AgentToolset {
         inv.registration_id = route.registration_id;
         inv.surface_version = Some(route.surface_version);
         let two_phase = self.inner.confirmations == ConfirmationMode::TwoPhase;
-        let key = crate::canonical::canonical_json(&json!({ "capabilityId": route.capability_id, "instanceId": route.instance_id, "input": input }));
+        let key = crate::canonical::canonical_json(
+            &json!({ "capabilityId": route.capability_id, "instanceId": route.instance_id, "input": input }),
+        );
         if two_phase {
             let memory = self.inner.confirm_memory.lock().unwrap_or_else(|e| e.into_inner());
-            inv.confirmation_id = call.id.as_ref().and_then(|id| memory.by_call.get(id)).or_else(|| memory.by_input.get(&key)).cloned();
+            inv.confirmation_id =
+                call.id.as_ref().and_then(|id| memory.by_call.get(id)).or_else(|| memory.by_input.get(&key)).cloned();
         }
         inv.input = Some(input);
         let attached = inv.confirmation_id.clone();
@@ -456,7 +486,11 @@ impl AgentToolset {
 
     /// Invokes, and in `wait` mode turns a CONFIRMATION_REQUIRED into the final result.
     async fn invoke(&self, inv: AgentInvocation, signal: Option<AbortSignal>) -> AgentInvocationResult {
-        let options = InvokeOptions { consumer: Some(self.inner.options.consumer.clone()), signal: signal.clone(), ..Default::default() };
+        let options = InvokeOptions {
+            consumer: Some(self.inner.options.consumer.clone()),
+            signal: signal.clone(),
+            ..Default::default()
+        };
         let registry = &self.inner.registry;
         let Ok(first) = registry.invoke(inv.clone(), options.clone()).await else {
             return disposed(&inv);
@@ -470,7 +504,10 @@ impl AgentToolset {
         registry.confirmations().wait_for(&cid, signal.clone()).await;
         if signal.as_ref().is_some_and(AbortSignal::is_aborted) {
             let mut cancelled = first.clone();
-            cancelled.error = Some(AgentCapabilityError::new(ErrorCode::Cancelled, "the call was cancelled while waiting for the user's confirmation"));
+            cancelled.error = Some(AgentCapabilityError::new(
+                ErrorCode::Cancelled,
+                "the call was cancelled while waiting for the user's confirmation",
+            ));
             return cancelled;
         }
         let mut retry = inv.clone();
@@ -480,13 +517,17 @@ impl AgentToolset {
     }
 
     fn discover(&self, input: &Value, tool_call_id: Option<String>) -> AgentInvocationResult {
-        let requested: Option<Vec<String>> = input.get("scope").and_then(Value::as_array).map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect());
+        let requested: Option<Vec<String>> = input
+            .get("scope")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect());
         let floor = self.inner.options.scope.clone();
         let (scope, rejected) = match (floor, requested) {
             (None, r) => (r, Vec::new()),
             (Some(f), None) => (Some(f), Vec::new()),
             (Some(f), Some(r)) => {
-                let (ok, rejected): (Vec<String>, Vec<String>) = r.into_iter().partition(|p| f.iter().any(|fl| in_scope(p, fl)));
+                let (ok, rejected): (Vec<String>, Vec<String>) =
+                    r.into_iter().partition(|p| f.iter().any(|fl| in_scope(p, fl)));
                 (Some(ok), rejected)
             }
         };
@@ -507,11 +548,19 @@ impl AgentToolset {
 }
 
 fn confirmation_id_of(r: &AgentInvocationResult) -> Option<String> {
-    r.error.as_ref().and_then(|e| e.details.as_ref()).and_then(|d| d.get("confirmationId")).and_then(Value::as_str).map(str::to_string)
+    r.error
+        .as_ref()
+        .and_then(|e| e.details.as_ref())
+        .and_then(|d| d.get("confirmationId"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
 /// Runs `f`; a panic (a handler that panicked through the pipeline) becomes EXECUTION_FAILED.
-async fn guarded(f: impl std::future::Future<Output = AgentInvocationResult>, (invocation_id, capability_id): (Option<String>, String)) -> AgentInvocationResult {
+async fn guarded(
+    f: impl std::future::Future<Output = AgentInvocationResult>,
+    (invocation_id, capability_id): (Option<String>, String),
+) -> AgentInvocationResult {
     match std::panic::AssertUnwindSafe(f).catch_unwind().await {
         Ok(r) => r,
         Err(_) => AgentInvocationResult {
@@ -550,16 +599,36 @@ pub fn direct_tools(snap: &AgentSurfaceSnapshot) -> Vec<AgentTool> {
     for c in &snap.components {
         let several = per_type[c.component_type.as_str()] > 1;
         let naming = |cap: &str| if several { wire_name(&format!("{cap}__{}", c.instance_id)) } else { wire_name(cap) };
-        let instance_note = |d: &str| if several { format!("(instance \"{}\") {d}", c.instance_id) } else { d.to_string() };
+        let instance_note =
+            |d: &str| if several { format!("(instance \"{}\") {d}", c.instance_id) } else { d.to_string() };
         for o in &c.observations {
             tools.push(AgentTool {
                 name: naming(&o.capability_id),
-                description: format!("{}{}", prefix("view", crate::effects::Effect::Read, crate::effects::Confirmation::Never), instance_note(&o.description)),
+                description: format!(
+                    "{}{}",
+                    prefix("view", crate::effects::Effect::Read, crate::effects::Confirmation::Never),
+                    instance_note(&o.description)
+                ),
                 input_schema: empty.clone(),
                 output_schema: Some(Value::clone(&o.output_schema)),
-                state: ToolState { available: o.available, unavailable_reason: o.unavailable_reason.clone(), note: None },
-                traits: Some(ToolTraits { plane: "view", effect: crate::effects::Effect::Read, idempotent: true, reversible: true, confirmation: crate::effects::Confirmation::Never }),
-                route: Some(Route { capability_id: o.capability_id.to_string(), instance_id: Some(c.instance_id.clone()), registration_id: Some(c.registration_id.clone()), surface_version: snap.surface_version.clone() }),
+                state: ToolState {
+                    available: o.available,
+                    unavailable_reason: o.unavailable_reason.clone(),
+                    note: None,
+                },
+                traits: Some(ToolTraits {
+                    plane: "view",
+                    effect: crate::effects::Effect::Read,
+                    idempotent: true,
+                    reversible: true,
+                    confirmation: crate::effects::Confirmation::Never,
+                }),
+                route: Some(Route {
+                    capability_id: o.capability_id.to_string(),
+                    instance_id: Some(c.instance_id.clone()),
+                    registration_id: Some(c.registration_id.clone()),
+                    surface_version: snap.surface_version.clone(),
+                }),
             });
         }
         for a in &c.actions {
@@ -568,9 +637,24 @@ pub fn direct_tools(snap: &AgentSurfaceSnapshot) -> Vec<AgentTool> {
                 description: format!("{}{}", prefix("view", a.effect, a.confirmation), instance_note(&a.description)),
                 input_schema: Value::clone(&a.input_schema),
                 output_schema: a.output_schema.as_deref().cloned(),
-                state: ToolState { available: a.available, unavailable_reason: a.unavailable_reason.clone(), note: None },
-                traits: Some(ToolTraits { plane: "view", effect: a.effect, idempotent: a.idempotent, reversible: a.reversible, confirmation: a.confirmation }),
-                route: Some(Route { capability_id: a.capability_id.to_string(), instance_id: Some(c.instance_id.clone()), registration_id: Some(c.registration_id.clone()), surface_version: snap.surface_version.clone() }),
+                state: ToolState {
+                    available: a.available,
+                    unavailable_reason: a.unavailable_reason.clone(),
+                    note: None,
+                },
+                traits: Some(ToolTraits {
+                    plane: "view",
+                    effect: a.effect,
+                    idempotent: a.idempotent,
+                    reversible: a.reversible,
+                    confirmation: a.confirmation,
+                }),
+                route: Some(Route {
+                    capability_id: a.capability_id.to_string(),
+                    instance_id: Some(c.instance_id.clone()),
+                    registration_id: Some(c.registration_id.clone()),
+                    surface_version: snap.surface_version.clone(),
+                }),
             });
         }
     }
@@ -586,9 +670,24 @@ pub fn direct_tools(snap: &AgentSurfaceSnapshot) -> Vec<AgentTool> {
             description: format!("{}{}", prefix("domain", p.effect, p.confirmation), p.description),
             input_schema: Value::clone(&p.input_schema),
             output_schema: p.output_schema.as_deref().cloned(),
-            state: ToolState { available: p.available, unavailable_reason: p.unavailable_reason.clone(), note: p.contextual_note.clone() },
-            traits: Some(ToolTraits { plane: "domain", effect: p.effect, idempotent: p.idempotent, reversible: p.reversible, confirmation: p.confirmation }),
-            route: Some(Route { capability_id: p.capability_id.to_string(), instance_id: None, registration_id: Some(p.registration_id.clone()), surface_version: snap.surface_version.clone() }),
+            state: ToolState {
+                available: p.available,
+                unavailable_reason: p.unavailable_reason.clone(),
+                note: p.contextual_note.clone(),
+            },
+            traits: Some(ToolTraits {
+                plane: "domain",
+                effect: p.effect,
+                idempotent: p.idempotent,
+                reversible: p.reversible,
+                confirmation: p.confirmation,
+            }),
+            route: Some(Route {
+                capability_id: p.capability_id.to_string(),
+                instance_id: None,
+                registration_id: Some(p.registration_id.clone()),
+                surface_version: snap.surface_version.clone(),
+            }),
         });
     }
     dedupe_names(&mut tools);
@@ -604,7 +703,11 @@ fn dedupe_names(tools: &mut [AgentTool]) {
     }
     for t in tools.iter_mut() {
         if counts[&t.name] > 1 {
-            let key = format!("{}#{}", t.capability_id().unwrap_or(""), t.route.as_ref().and_then(|r| r.instance_id.clone()).unwrap_or_default());
+            let key = format!(
+                "{}#{}",
+                t.capability_id().unwrap_or(""),
+                t.route.as_ref().and_then(|r| r.instance_id.clone()).unwrap_or_default()
+            );
             let full = format!("{}{}", t.name, "_".repeat(64));
             t.name = wire_name(&format!("{}~{key}", &full[..60]));
         }
@@ -654,12 +757,24 @@ pub fn catalog_from_manifest(authority: &crate::authority::CapabilityAuthority, 
     if mode == ToolsetMode::Meta {
         return meta_tools();
     }
-    let mut snap = AgentSurfaceSnapshot { surface_id: "preview".into(), surface_version: "0".into(), captured_at: String::new(), route: None, components: Vec::new(), procedures: Vec::new(), truncated: None, scope_rejected: None };
+    let mut snap = AgentSurfaceSnapshot {
+        surface_id: "preview".into(),
+        surface_version: "0".into(),
+        captured_at: String::new(),
+        route: None,
+        components: Vec::new(),
+        procedures: Vec::new(),
+        truncated: None,
+        scope_rejected: None,
+    };
     for index in 0..authority.manifest().contracts.len() {
         match authority.descriptor_template(index) {
-            DescriptorTemplate::Component(t) => snap.components.push(t.component("default", "preview", None, t.observations.clone(), t.actions.clone())),
+            DescriptorTemplate::Component(t) => {
+                snap.components.push(t.component("default", "preview", None, t.observations.clone(), t.actions.clone()))
+            }
             DescriptorTemplate::Procedure(t) => {
-                let component = crate::binding::ParentLink { component_type: String::new(), instance_id: String::new() };
+                let component =
+                    crate::binding::ParentLink { component_type: String::new(), instance_id: String::new() };
                 snap.procedures.push(t.procedure(true, None, "preview", component, None));
             }
         }

@@ -70,11 +70,7 @@ fn skip_reason(violations: &[SchemaViolation]) -> String {
         SchemaViolationKind::InvalidPattern { .. } => "invalid pattern".to_string(),
         SchemaViolationKind::TypeUnknown { name } => format!("unknown type \"{name}\""),
     };
-    let more = if violations.len() > 1 {
-        format!(" (+{} more)", violations.len() - 1)
-    } else {
-        String::new()
-    };
+    let more = if violations.len() > 1 { format!(" (+{} more)", violations.len() - 1) } else { String::new() };
     format!("{what} at {}{more}", v.json_pointer())
 }
 
@@ -83,12 +79,7 @@ fn json_schema_test_suite_draft2020_12() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(SUITE_DIR);
     let mut files = Vec::new();
     collect(&root, &mut files);
-    let rel = |p: &Path| {
-        p.strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/")
-    };
+    let rel = |p: &Path| p.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
     let names: Vec<String> = files.iter().map(|p| rel(p)).collect();
     for required in [
         "type.json",
@@ -102,11 +93,7 @@ fn json_schema_test_suite_draft2020_12() {
         "optional/bignum.json",
         "optional/float-overflow.json",
     ] {
-        assert!(
-            names.iter().any(|n| n == required),
-            "suite file {required} missing under {}",
-            root.display()
-        );
+        assert!(names.iter().any(|n| n == required), "suite file {required} missing under {}", root.display());
     }
 
     let limits = AgentSurfaceLimits::default();
@@ -117,10 +104,9 @@ fn json_schema_test_suite_draft2020_12() {
 
     for (path, file) in files.iter().zip(&names) {
         let text = std::fs::read_to_string(path).unwrap();
-        let groups: Vec<Value> = serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("{file}: not a JSON test file: {e}"));
-        let options = ValidatorOptions::default()
-            .assert_formats(!FORMAT_ANNOTATION_FILES.contains(&file.as_str()));
+        let groups: Vec<Value> =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{file}: not a JSON test file: {e}"));
+        let options = ValidatorOptions::default().assert_formats(!FORMAT_ANNOTATION_FILES.contains(&file.as_str()));
         for group in &groups {
             let description = group["description"].as_str().unwrap_or("?");
             let schema = &group["schema"];
@@ -142,10 +128,7 @@ fn json_schema_test_suite_draft2020_12() {
                     failures.push(format!(
                         "FAIL {file} :: {description} :: check_schema accepted the schema but \
                          Validator refused it: {}",
-                        vs.iter()
-                            .map(|v| format!("{} {}", v.json_pointer(), v.message))
-                            .collect::<Vec<_>>()
-                            .join("; ")
+                        vs.iter().map(|v| format!("{} {}", v.json_pointer(), v.message)).collect::<Vec<_>>().join("; ")
                     ));
                     continue;
                 }
@@ -155,9 +138,8 @@ fn json_schema_test_suite_draft2020_12() {
                 let expected = test["valid"].as_bool().expect("valid flag");
                 let result = validator.validate(&test["data"]);
                 let ok = result.is_ok() == expected;
-                let allowed = ALLOWLIST.iter().position(|(f, g, t, _)| {
-                    f == file && *g == description && *t == test_description
-                });
+                let allowed =
+                    ALLOWLIST.iter().position(|(f, g, t, _)| f == file && *g == description && *t == test_description);
                 match (ok, allowed) {
                     (true, None) => passed += 1,
                     (true, Some(i)) => {
@@ -195,10 +177,7 @@ fn json_schema_test_suite_draft2020_12() {
     for (i, used) in allowlist_used.iter().enumerate() {
         if !used {
             failed += 1;
-            failures.push(format!(
-                "FAIL allowlist entry {:?} matches no test",
-                ALLOWLIST[i]
-            ));
+            failures.push(format!("FAIL allowlist entry {:?} matches no test", ALLOWLIST[i]));
         }
     }
 
@@ -226,15 +205,9 @@ fn wrapping_in_anyof_preserves_every_verdict() {
     let limits = AgentSurfaceLimits::default();
     let mut compared = 0;
     for path in &files {
-        let file = path
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .to_string();
-        let options = ValidatorOptions::default()
-            .assert_formats(!FORMAT_ANNOTATION_FILES.contains(&file.as_str()));
-        let groups: Vec<Value> =
-            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let file = path.strip_prefix(&root).unwrap().to_string_lossy().to_string();
+        let options = ValidatorOptions::default().assert_formats(!FORMAT_ANNOTATION_FILES.contains(&file.as_str()));
+        let groups: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         for group in &groups {
             let schema = &group["schema"];
             let Ok(plain) = Validator::with_options(schema, &limits, options) else {

@@ -3,7 +3,9 @@
 //! Deterministic: a single-threaded pool and latches decide every interleaving.
 
 mod common;
-use agent_surface_runtime::binding::{execute_fn, read_fn, ActionBinding, AgentConcurrency, BindingError, ObservationBinding};
+use agent_surface_runtime::binding::{
+    execute_fn, read_fn, ActionBinding, AgentConcurrency, BindingError, ObservationBinding,
+};
 use agent_surface_runtime::errors::{ErrorCode, Retry};
 use agent_surface_runtime::invoke::{AgentInvocationResult, InvokeOptions};
 use agent_surface_runtime::signal::AbortController;
@@ -41,7 +43,15 @@ fn the_action_queue_is_fifo_with_one_in_flight_and_depth_two() {
     let mut env = Env::new(&a);
     let log = Arc::default();
     let latch = Latch::default();
-    env.registry.register(widget(&a, "main").action("act", logging(&log, "act", &latch)).action("other", logging(&log, "other", &latch)).build().unwrap()).unwrap();
+    env.registry
+        .register(
+            widget(&a, "main")
+                .action("act", logging(&log, "act", &latch))
+                .action("other", logging(&log, "other", &latch))
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
     let p1 = env.start(tagged("view:test.widget.act", "1"), InvokeOptions::default());
     let p2 = env.start(tagged("view:test.widget.other", "2"), InvokeOptions::default());
     let p3 = env.start(tagged("view:test.widget.act", "3"), InvokeOptions::default());
@@ -84,7 +94,13 @@ fn capability_mode_queues_per_capability() {
     let latch = Latch::default();
     let cap = AgentConcurrency::Capability { queue_depth: None };
     env.registry
-        .register(widget(&a, "main").action("act", logging(&log, "act", &latch).concurrency(cap.clone())).action("other", logging(&log, "other", &latch).concurrency(cap)).build().unwrap())
+        .register(
+            widget(&a, "main")
+                .action("act", logging(&log, "act", &latch).concurrency(cap.clone()))
+                .action("other", logging(&log, "other", &latch).concurrency(cap))
+                .build()
+                .unwrap(),
+        )
         .unwrap();
     let _p = [
         env.start(tagged("view:test.widget.act", "1"), InvokeOptions::default()),
@@ -105,8 +121,14 @@ fn key_mode_shares_one_queue_across_capabilities_and_instances() {
     let log = Arc::default();
     let latch = Latch::default();
     let key = AgentConcurrency::Key { key: "printer".into(), queue_depth: Some(1) };
-    env.registry.register(widget(&a, "a").action("act", logging(&log, "a.act", &latch).concurrency(key.clone())).build().unwrap()).unwrap();
-    env.registry.register(widget(&a, "b").action("other", logging(&log, "b.other", &latch).concurrency(key)).build().unwrap()).unwrap();
+    env.registry
+        .register(
+            widget(&a, "a").action("act", logging(&log, "a.act", &latch).concurrency(key.clone())).build().unwrap(),
+        )
+        .unwrap();
+    env.registry
+        .register(widget(&a, "b").action("other", logging(&log, "b.other", &latch).concurrency(key)).build().unwrap())
+        .unwrap();
     let p1 = env.start(tagged("view:test.widget.act", "1").instance("a"), InvokeOptions::default());
     let p2 = env.start(tagged("view:test.widget.other", "2").instance("b"), InvokeOptions::default());
     assert_eq!(started(&log), vec!["a.act:1"]);
@@ -131,8 +153,20 @@ fn parallel_mode_runs_up_to_max_at_once() {
     let mut env = Env::new(&a);
     let log = Arc::default();
     let latch = Latch::default();
-    env.registry.register(widget(&a, "main").action("act", logging(&log, "act", &latch).concurrency(AgentConcurrency::Parallel { max: 3, queue_depth: Some(1) })).build().unwrap()).unwrap();
-    let ps: Vec<Pending> = (0..4).map(|i| env.start(tagged("view:test.widget.act", &i.to_string()), InvokeOptions::default())).collect();
+    env.registry
+        .register(
+            widget(&a, "main")
+                .action(
+                    "act",
+                    logging(&log, "act", &latch)
+                        .concurrency(AgentConcurrency::Parallel { max: 3, queue_depth: Some(1) }),
+                )
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    let ps: Vec<Pending> =
+        (0..4).map(|i| env.start(tagged("view:test.widget.act", &i.to_string()), InvokeOptions::default())).collect();
     assert_eq!(started(&log), vec!["act:0", "act:1", "act:2"]);
     let r = env.call(tagged("view:test.widget.act", "5"), InvokeOptions::default());
     assert_eq!(r.code(), Some(ErrorCode::RateLimited));
@@ -159,7 +193,18 @@ fn queue_depth_zero_admits_only_the_running_one() {
     let a = test_authority();
     let mut env = Env::new(&a);
     let latch = Latch::default();
-    env.registry.register(widget(&a, "main").action("act", counting(&Counter::default(), Some(&latch), Value::Null).concurrency(AgentConcurrency::Instance { queue_depth: Some(0) })).build().unwrap()).unwrap();
+    env.registry
+        .register(
+            widget(&a, "main")
+                .action(
+                    "act",
+                    counting(&Counter::default(), Some(&latch), Value::Null)
+                        .concurrency(AgentConcurrency::Instance { queue_depth: Some(0) }),
+                )
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
     let p = env.start(inv("view:test.widget.act"), InvokeOptions::default());
     let r = env.call(inv("view:test.widget.act"), InvokeOptions::default());
     assert_eq!((r.code(), detail(&r, "reason")), (Some(ErrorCode::RateLimited), json!("queue-full")));
@@ -179,15 +224,26 @@ fn groups_are_dropped_when_idle() {
         .register(
             widget(&a, "main")
                 .action("act", counting(&Counter::default(), Some(&latch), Value::Null).concurrency(key("k1")))
-                .action("other", counting(&Counter::default(), Some(&latch), Value::Null).concurrency(AgentConcurrency::Capability { queue_depth: None }))
-                .action("full", counting(&Counter::default(), Some(&latch), Value::Null).concurrency(AgentConcurrency::Parallel { max: 2, queue_depth: None }))
+                .action(
+                    "other",
+                    counting(&Counter::default(), Some(&latch), Value::Null)
+                        .concurrency(AgentConcurrency::Capability { queue_depth: None }),
+                )
+                .action(
+                    "full",
+                    counting(&Counter::default(), Some(&latch), Value::Null)
+                        .concurrency(AgentConcurrency::Parallel { max: 2, queue_depth: None }),
+                )
                 .action("silent", counting(&Counter::default(), Some(&latch), Value::Null))
                 .build()
                 .unwrap(),
         )
         .unwrap();
     assert_eq!(env.registry.stats().admission_groups, 0);
-    let ps: Vec<Pending> = ["act", "other", "full", "silent"].iter().map(|n| env.start(inv(&format!("view:test.widget.{n}")), InvokeOptions::default())).collect();
+    let ps: Vec<Pending> = ["act", "other", "full", "silent"]
+        .iter()
+        .map(|n| env.start(inv(&format!("view:test.widget.{n}")), InvokeOptions::default()))
+        .collect();
     assert_eq!(env.registry.stats().admission_groups, 4);
     latch.open();
     env.settle();
@@ -271,8 +327,13 @@ fn observations_never_use_the_action_queue() {
     let a = test_authority();
     let mut env = Env::new(&a);
     let latch = Latch::default();
-    env.registry.register(widget(&a, "main").action("act", counting(&Counter::default(), Some(&latch), Value::Null)).build().unwrap()).unwrap();
-    let _busy: Vec<Pending> = (0..3).map(|_| env.start(inv("view:test.widget.act"), InvokeOptions::default())).collect();
+    env.registry
+        .register(
+            widget(&a, "main").action("act", counting(&Counter::default(), Some(&latch), Value::Null)).build().unwrap(),
+        )
+        .unwrap();
+    let _busy: Vec<Pending> =
+        (0..3).map(|_| env.start(inv("view:test.widget.act"), InvokeOptions::default())).collect();
     assert_eq!(env.call(inv("view:test.widget.act"), InvokeOptions::default()).code(), Some(ErrorCode::RateLimited));
     let r = env.call(inv("view:test.widget.state"), InvokeOptions::default());
     assert!(r.is_ok(), "an observation runs while the action queue is full: {r:?}");
@@ -289,8 +350,10 @@ fn cancellation_timeout_and_settlement_release_observation_slots() {
     let reads = Counter::default();
     env.registry.register(widget(&a, "main").observation("state", slow_read(&latch, &reads)).build().unwrap()).unwrap();
     let cancel = AbortController::new();
-    let with_signal = InvokeOptions { consumer: Some(consumer("alice")), signal: Some(cancel.signal()), ..Default::default() };
-    let running: Vec<Pending> = (0..7).map(|_| env.start(inv("view:test.widget.state"), as_consumer("alice"))).collect();
+    let with_signal =
+        InvokeOptions { consumer: Some(consumer("alice")), signal: Some(cancel.signal()), ..Default::default() };
+    let running: Vec<Pending> =
+        (0..7).map(|_| env.start(inv("view:test.widget.state"), as_consumer("alice"))).collect();
     let cancelled = env.start(inv("view:test.widget.state"), with_signal.clone());
     let queued_cancelled = env.start(inv("view:test.widget.state"), with_signal);
     let queued = env.start(inv("view:test.widget.state"), as_consumer("alice"));
@@ -307,11 +370,20 @@ fn cancellation_timeout_and_settlement_release_observation_slots() {
     assert_eq!(env.registry.stats().observation_slots, 0);
 }
 
-fn procedures_on(a: &agent_surface_runtime::authority::CapabilityAuthority, instance: &str, log: &Arc<Mutex<Vec<String>>>, latch: &Latch) -> agent_surface_runtime::binding::BoundComponent {
+fn procedures_on(
+    a: &agent_surface_runtime::authority::CapabilityAuthority,
+    instance: &str,
+    log: &Arc<Mutex<Vec<String>>>,
+    latch: &Latch,
+) -> agent_surface_runtime::binding::BoundComponent {
     widget(a, instance)
         .action("act", logging(log, &format!("{instance}.act"), latch))
-        .procedure(a.procedure("domain:test.touch").unwrap().bind(logging(log, &format!("{instance}.touch"), latch)).unwrap())
-        .procedure(a.procedure("domain:test.send").unwrap().bind(logging(log, &format!("{instance}.send"), latch)).unwrap())
+        .procedure(
+            a.procedure("domain:test.touch").unwrap().bind(logging(log, &format!("{instance}.touch"), latch)).unwrap(),
+        )
+        .procedure(
+            a.procedure("domain:test.send").unwrap().bind(logging(log, &format!("{instance}.send"), latch)).unwrap(),
+        )
         .build()
         .unwrap()
 }
@@ -349,7 +421,10 @@ fn cancelling_a_queued_action_frees_its_place() {
     env.registry.register(widget(&a, "main").action("act", logging(&log, "act", &latch)).build().unwrap()).unwrap();
     let cancel = AbortController::new();
     let p1 = env.start(tagged("view:test.widget.act", "1"), InvokeOptions::default());
-    let p2 = env.start(tagged("view:test.widget.act", "2"), InvokeOptions { signal: Some(cancel.signal()), ..Default::default() });
+    let p2 = env.start(
+        tagged("view:test.widget.act", "2"),
+        InvokeOptions { signal: Some(cancel.signal()), ..Default::default() },
+    );
     let p3 = env.start(tagged("view:test.widget.act", "3"), InvokeOptions::default());
     cancel.abort(agent_surface_runtime::signal::AbortReason::Cancelled);
     env.settle();
@@ -375,7 +450,12 @@ fn a_procedure_reference_in_key_mode_shares_the_keys_queue() {
         .register(
             widget(&a, "main")
                 .action("act", logging(&log, "act", &latch).concurrency(key.clone()))
-                .procedure(a.procedure("domain:test.touch").unwrap().bind(logging(&log, "touch", &latch).concurrency(key)).unwrap())
+                .procedure(
+                    a.procedure("domain:test.touch")
+                        .unwrap()
+                        .bind(logging(&log, "touch", &latch).concurrency(key))
+                        .unwrap(),
+                )
                 .build()
                 .unwrap(),
         )

@@ -20,7 +20,9 @@ use std::sync::{Arc, Mutex};
 
 fn env_with(a: &agent_surface_runtime::authority::CapabilityAuthority, runs: &Counter) -> Env {
     let env = Env::new(a);
-    env.registry.register(widget(a, "main").action("confirm", counting(runs, None, Value::Null)).build().unwrap()).unwrap();
+    env.registry
+        .register(widget(a, "main").action("confirm", counting(runs, None, Value::Null)).build().unwrap())
+        .unwrap();
     env
 }
 
@@ -48,7 +50,10 @@ fn confirmation_required_carries_id_expiry_and_summary() {
     let summary = detail(&r, "summary");
     let summary = summary.as_str().unwrap();
     assert!(summary.contains("Test local-state action."), "{summary}");
-    assert!(summary.contains(r#""n":1"#) && summary.contains("north"), "the effective input, defaults included: {summary}");
+    assert!(
+        summary.contains(r#""n":1"#) && summary.contains("north"),
+        "the effective input, defaults included: {summary}"
+    );
     assert_eq!(runs.get(), 0);
     let other = env.call(inv("view:test.widget.confirm"), InvokeOptions::default());
     assert_ne!(confirmation_id(&other), cid, "random ids");
@@ -73,7 +78,17 @@ fn pending_lists_the_request_for_the_host_ui() {
     assert_eq!(p.summary, detail(&r, "summary"));
     assert_eq!((p.requested_at.as_str(), p.expires_at.clone()), (iso8601(T0).as_str(), iso8601(T0 + 120_000)));
     let wire = serde_json::to_value(p).unwrap();
-    for k in ["confirmationId", "capabilityId", "registrationId", "consumerKey", "effect", "summary", "input", "requestedAt", "expiresAt"] {
+    for k in [
+        "confirmationId",
+        "capabilityId",
+        "registrationId",
+        "consumerKey",
+        "effect",
+        "summary",
+        "input",
+        "requestedAt",
+        "expiresAt",
+    ] {
         assert!(wire.get(k).is_some(), "{k}");
     }
 }
@@ -99,8 +114,17 @@ fn evidence_is_bound_to_the_capability() {
     let a = test_authority();
     let runs = Counter::default();
     let mut env = Env::new(&a);
-    let (escalate, _) = TestPolicy::new("escalate", &[PolicyPhase::Invoke]).invoke(PolicyDecision::RequireConfirmation).build();
-    env.registry.register(widget(&a, "main").action("confirm", counting(&runs, None, Value::Null)).action("act", ok_action().policy(escalate)).build().unwrap()).unwrap();
+    let (escalate, _) =
+        TestPolicy::new("escalate", &[PolicyPhase::Invoke]).invoke(PolicyDecision::RequireConfirmation).build();
+    env.registry
+        .register(
+            widget(&a, "main")
+                .action("confirm", counting(&runs, None, Value::Null))
+                .action("act", ok_action().policy(escalate))
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
     let cid = approved(&mut env, inv("view:test.widget.confirm"), InvokeOptions::default());
     let r = env.call(inv("view:test.widget.act").confirmation(&cid), InvokeOptions::default());
     assert_eq!(r.code(), Some(ErrorCode::ConfirmationExpired), "{r:?}");
@@ -114,9 +138,13 @@ fn evidence_is_bound_to_the_registration() {
     let a = test_authority();
     let runs = Counter::default();
     let mut env = Env::with(&a, |o| o.on_duplicate_instance(DuplicateInstance::Replace));
-    env.registry.register(widget(&a, "main").action("confirm", counting(&runs, None, Value::Null)).build().unwrap()).unwrap();
+    env.registry
+        .register(widget(&a, "main").action("confirm", counting(&runs, None, Value::Null)).build().unwrap())
+        .unwrap();
     let cid = approved(&mut env, inv("view:test.widget.confirm"), InvokeOptions::default());
-    env.registry.register(widget(&a, "main").action("confirm", counting(&runs, None, Value::Null)).build().unwrap()).unwrap();
+    env.registry
+        .register(widget(&a, "main").action("confirm", counting(&runs, None, Value::Null)).build().unwrap())
+        .unwrap();
     let r = env.call(inv("view:test.widget.confirm").confirmation(&cid), InvokeOptions::default());
     assert_eq!(r.code(), Some(ErrorCode::ConfirmationExpired));
     assert_eq!(runs.get(), 0);
@@ -142,9 +170,11 @@ fn evidence_is_bound_to_the_effective_input() {
     let runs = Counter::default();
     let mut env = env_with(&a, &runs);
     let cid = approved(&mut env, inv("view:test.widget.confirm").input(json!({})), InvokeOptions::default());
-    let r = env.call(inv("view:test.widget.confirm").input(json!({"n": 2})).confirmation(&cid), InvokeOptions::default());
+    let r =
+        env.call(inv("view:test.widget.confirm").input(json!({"n": 2})).confirmation(&cid), InvokeOptions::default());
     assert_eq!(r.code(), Some(ErrorCode::ConfirmationExpired));
-    let r = env.call(inv("view:test.widget.confirm").input(json!({"n": 1})).confirmation(&cid), InvokeOptions::default());
+    let r =
+        env.call(inv("view:test.widget.confirm").input(json!({"n": 1})).confirmation(&cid), InvokeOptions::default());
     assert!(r.is_ok(), "{{}} and {{n:1}} are the same effective input: {r:?}");
     assert_eq!(runs.get(), 1);
 }
@@ -161,7 +191,8 @@ fn evidence_is_single_use_and_a_replay_is_confirmation_expired() {
     assert_eq!(replay.code(), Some(ErrorCode::ConfirmationExpired));
     assert_eq!(replay.error.unwrap().retry, Retry::WithChanges);
     assert_eq!(runs.get(), 1);
-    let unknown = env.call(inv("view:test.widget.confirm").id("three").confirmation("cnf_doesnotexist"), InvokeOptions::default());
+    let unknown = env
+        .call(inv("view:test.widget.confirm").id("three").confirmation("cnf_doesnotexist"), InvokeOptions::default());
     assert_eq!(unknown.code(), Some(ErrorCode::ConfirmationExpired));
 }
 
@@ -181,7 +212,10 @@ fn a_pending_confirmation_expires_after_120_seconds() {
     let retry = env.call(inv("view:test.widget.confirm").id("late").confirmation(&cid), InvokeOptions::default());
     assert_eq!(retry.code(), Some(ErrorCode::ConfirmationExpired));
     assert_eq!(runs.get(), 0);
-    assert!(env.take_events().contains(&AgentSurfaceEvent::ConfirmationResolved { confirmation_id: cid, outcome: ConfirmationOutcome::Expired }));
+    assert!(env.take_events().contains(&AgentSurfaceEvent::ConfirmationResolved {
+        confirmation_id: cid,
+        outcome: ConfirmationOutcome::Expired
+    }));
 }
 
 // CONFIRMATION_REQUIRED details.expiresAt (TTL 120 s) bounds the evidence too: "CONFIRMATION_EXPIRED | evidence expired …"
@@ -213,11 +247,17 @@ fn at_most_32_confirmations_are_pending_and_overflow_creates_no_record() {
     assert_eq!(r.error.as_ref().unwrap().retry, Retry::AfterDelay);
     assert_eq!(env.registry.confirmations().pending().len(), 32);
     assert_eq!(env.registry.stats().pending_confirmations, 32);
-    assert!(!env.take_events().iter().any(|e| matches!(e, AgentSurfaceEvent::ConfirmationRequested { .. })), "no record, no event");
+    assert!(
+        !env.take_events().iter().any(|e| matches!(e, AgentSurfaceEvent::ConfirmationRequested { .. })),
+        "no record, no event"
+    );
     // Resolving one makes room.
     let first = env.registry.confirmations().pending()[0].confirmation_id.clone();
     env.registry.confirmations().resolve(&first, false).unwrap();
-    assert_eq!(env.call(inv("view:test.widget.confirm").id("p32"), InvokeOptions::default()).code(), Some(ErrorCode::ConfirmationRequired));
+    assert_eq!(
+        env.call(inv("view:test.widget.confirm").id("p32"), InvokeOptions::default()).code(),
+        Some(ErrorCode::ConfirmationRequired)
+    );
 }
 
 // DECISIONS §6: "CONFIRMATION_DENIED | the user denied | never"
@@ -254,8 +294,11 @@ fn an_invoke_policy_escalates_a_never_confirm_action() {
     let a = test_authority();
     let mut env = Env::new(&a);
     let seen: Seen = Arc::default();
-    let (escalate, _) = TestPolicy::new("escalate", &[PolicyPhase::Invoke]).invoke(PolicyDecision::RequireConfirmation).build();
-    env.registry.register(widget(&a, "main").action("act", recording(&seen, None).policy(escalate)).build().unwrap()).unwrap();
+    let (escalate, _) =
+        TestPolicy::new("escalate", &[PolicyPhase::Invoke]).invoke(PolicyDecision::RequireConfirmation).build();
+    env.registry
+        .register(widget(&a, "main").action("act", recording(&seen, None).policy(escalate)).build().unwrap())
+        .unwrap();
     let cid = approved(&mut env, inv("view:test.widget.act").id("e"), InvokeOptions::default());
     let r = env.call(inv("view:test.widget.act").id("e").confirmation(&cid), InvokeOptions::default());
     assert!(r.is_ok(), "{r:?}");
@@ -266,11 +309,18 @@ fn an_invoke_policy_escalates_a_never_confirm_action() {
 #[test]
 fn a_registry_policy_escalates_an_optional_confirmation_action() {
     let a = test_authority();
-    let (escalate, _) = TestPolicy::new("escalate", &[PolicyPhase::Invoke]).invoke(PolicyDecision::RequireConfirmation).build();
+    let (escalate, _) =
+        TestPolicy::new("escalate", &[PolicyPhase::Invoke]).invoke(PolicyDecision::RequireConfirmation).build();
     let mut env = Env::with(&a, |o| o.policy(escalate));
     env.registry.register(widget(&a, "main").build().unwrap()).unwrap();
-    assert_eq!(env.call(inv("view:test.widget.optional"), InvokeOptions::default()).code(), Some(ErrorCode::ConfirmationRequired));
-    assert!(env.call(inv("view:test.widget.state"), InvokeOptions::default()).is_ok(), "observations skip confirmation");
+    assert_eq!(
+        env.call(inv("view:test.widget.optional"), InvokeOptions::default()).code(),
+        Some(ErrorCode::ConfirmationRequired)
+    );
+    assert!(
+        env.call(inv("view:test.widget.state"), InvokeOptions::default()).is_ok(),
+        "observations skip confirmation"
+    );
 }
 
 // DECISIONS §6: RATE_LIMITED is an "after-delay" retry; the approved evidence must survive a full queue so "the retry executes (once)"
@@ -281,7 +331,13 @@ fn approved_evidence_survives_a_full_queue() {
     let latch = Latch::default();
     let mut env = Env::new(&a);
     env.registry
-        .register(widget(&a, "main").action("act", counting(&Counter::default(), Some(&latch), Value::Null)).action("confirm", counting(&runs, None, Value::Null)).build().unwrap())
+        .register(
+            widget(&a, "main")
+                .action("act", counting(&Counter::default(), Some(&latch), Value::Null))
+                .action("confirm", counting(&runs, None, Value::Null))
+                .build()
+                .unwrap(),
+        )
         .unwrap();
     let cid = approved(&mut env, inv("view:test.widget.confirm").id("q"), InvokeOptions::default());
     let busy: Vec<Pending> = (0..3).map(|_| env.start(inv("view:test.widget.act"), InvokeOptions::default())).collect();
@@ -311,7 +367,11 @@ fn resolve_refuses_unknown_and_settled_confirmations() {
     assert!(c.pending().is_empty());
 }
 
-fn wait_for(env: &Env, cid: &str, signal: Option<agent_surface_runtime::signal::AbortSignal>) -> Arc<Mutex<Option<ConfirmationOutcome>>> {
+fn wait_for(
+    env: &Env,
+    cid: &str,
+    signal: Option<agent_surface_runtime::signal::AbortSignal>,
+) -> Arc<Mutex<Option<ConfirmationOutcome>>> {
     let c = env.registry.confirmations();
     let out: Arc<Mutex<Option<ConfirmationOutcome>>> = Arc::default();
     let o = out.clone();
@@ -331,9 +391,18 @@ fn wait_for_resolves_approved_denied_or_expired() {
     let a = test_authority();
     let runs = Counter::default();
     let mut env = env_with(&a, &runs);
-    let ids: Vec<String> = (0..4).map(|i| confirmation_id(&env.call(inv("view:test.widget.confirm").id(format!("w{i}")), InvokeOptions::default()))).collect();
+    let ids: Vec<String> = (0..4)
+        .map(|i| {
+            confirmation_id(&env.call(inv("view:test.widget.confirm").id(format!("w{i}")), InvokeOptions::default()))
+        })
+        .collect();
     let cancel = AbortController::new();
-    let w: Vec<_> = vec![wait_for(&env, &ids[0], None), wait_for(&env, &ids[1], None), wait_for(&env, &ids[2], None), wait_for(&env, &ids[3], Some(cancel.signal()))];
+    let w: Vec<_> = vec![
+        wait_for(&env, &ids[0], None),
+        wait_for(&env, &ids[1], None),
+        wait_for(&env, &ids[2], None),
+        wait_for(&env, &ids[3], Some(cancel.signal())),
+    ];
     env.settle();
     assert!(w.iter().all(|o| o.lock().unwrap().is_none()));
     let c = env.registry.confirmations();
@@ -361,7 +430,10 @@ fn subscribe_reports_the_pending_list_on_every_change() {
     let mut env = env_with(&a, &runs);
     let lists: Arc<Mutex<Vec<Vec<String>>>> = Arc::default();
     let l = lists.clone();
-    let sub = env.registry.confirmations().subscribe(move |p| l.lock().unwrap().push(p.iter().map(|c| c.confirmation_id.clone()).collect()));
+    let sub = env
+        .registry
+        .confirmations()
+        .subscribe(move |p| l.lock().unwrap().push(p.iter().map(|c| c.confirmation_id.clone()).collect()));
     let c1 = confirmation_id(&env.call(inv("view:test.widget.confirm").id("s1"), InvokeOptions::default()));
     env.advance(1);
     let c2 = confirmation_id(&env.call(inv("view:test.widget.confirm").id("s2"), InvokeOptions::default()));
@@ -386,10 +458,18 @@ fn confirmation_requested_comes_before_confirmation_resolved() {
     let _ = env.registry.confirmations().pending();
     let _ = env.call(inv("view:test.widget.confirm").id("d"), InvokeOptions::default());
     let events = env.take_events();
-    let pos = |want: &dyn Fn(&AgentSurfaceEvent) -> bool| events.iter().position(want).unwrap_or_else(|| panic!("missing in {events:?}"));
-    for (cid, outcome) in [(&c1, ConfirmationOutcome::Approved), (&c2, ConfirmationOutcome::Denied), (&c3, ConfirmationOutcome::Expired)] {
-        let req = pos(&|e| matches!(e, AgentSurfaceEvent::ConfirmationRequested { confirmation_id, capability_id, .. } if confirmation_id == cid && capability_id == "view:test.widget.confirm"));
-        let res = pos(&|e| matches!(e, AgentSurfaceEvent::ConfirmationResolved { confirmation_id, outcome: o } if confirmation_id == cid && *o == outcome));
+    let pos = |want: &dyn Fn(&AgentSurfaceEvent) -> bool| {
+        events.iter().position(want).unwrap_or_else(|| panic!("missing in {events:?}"))
+    };
+    for (cid, outcome) in
+        [(&c1, ConfirmationOutcome::Approved), (&c2, ConfirmationOutcome::Denied), (&c3, ConfirmationOutcome::Expired)]
+    {
+        let req = pos(
+            &|e| matches!(e, AgentSurfaceEvent::ConfirmationRequested { confirmation_id, capability_id, .. } if confirmation_id == cid && capability_id == "view:test.widget.confirm"),
+        );
+        let res = pos(
+            &|e| matches!(e, AgentSurfaceEvent::ConfirmationResolved { confirmation_id, outcome: o } if confirmation_id == cid && *o == outcome),
+        );
         assert!(req < res, "{cid}: requested at {req}, resolved at {res}");
     }
 }
@@ -406,7 +486,11 @@ fn a_destructive_procedure_needs_confirmation_and_runs_once_with_evidence() {
         assert!(ctx.confirmation.is_some());
         async move { Ok(json!({"wiped": input["ids"]})) }
     }));
-    env.registry.register(widget(&a, "main").procedure(a.procedure("domain:test.wipe").unwrap().bind(wipe).unwrap()).build().unwrap()).unwrap();
+    env.registry
+        .register(
+            widget(&a, "main").procedure(a.procedure("domain:test.wipe").unwrap().bind(wipe).unwrap()).build().unwrap(),
+        )
+        .unwrap();
     let req = inv("domain:test.wipe").id("w").input(json!({"ids": ["a", "b"]}));
     let cid = approved(&mut env, req.clone(), InvokeOptions::default());
     assert_eq!(env.registry.confirmations().pending().len(), 0);

@@ -10,9 +10,15 @@ use agent_surface_runtime::snapshot::{AgentConsumer, ConsumerKind};
 use common::*;
 use serde_json::{json, Value};
 
-fn env_with_counter(a: &agent_surface_runtime::authority::CapabilityAuthority, runs: &Counter, latch: Option<&Latch>) -> Env {
+fn env_with_counter(
+    a: &agent_surface_runtime::authority::CapabilityAuthority,
+    runs: &Counter,
+    latch: Option<&Latch>,
+) -> Env {
     let env = Env::new(a);
-    env.registry.register(widget(a, "main").action("act", counting(runs, latch, json!(null))).build().unwrap()).unwrap();
+    env.registry
+        .register(widget(a, "main").action("act", counting(runs, latch, json!(null))).build().unwrap())
+        .unwrap();
     env
 }
 
@@ -24,7 +30,11 @@ fn the_fingerprint_is_fnv1a64_of_the_canonical_request_as_issued() {
     let req = AgentInvocation::new("view:t.c.a").id("x").input(json!({"b": 1, "a": [true]})).registration("reg_1_a");
     let expected = fnv1a64(br#"{"capabilityId":"view:t.c.a","input":{"a":[true],"b":1},"registrationId":"reg_1_a"}"#);
     assert_eq!(fingerprint(&req), expected);
-    assert_eq!(fingerprint(&req.clone().id("other")), expected, "the invocation id is the key, not part of the fingerprint");
+    assert_eq!(
+        fingerprint(&req.clone().id("other")),
+        expected,
+        "the invocation id is the key, not part of the fingerprint"
+    );
 }
 
 // "Re-invoke with a known in-flight key and matching fingerprint returns the same pending promise (join, not re-execute)"
@@ -52,7 +62,9 @@ fn five_hundred_concurrent_identical_invocations_run_the_handler_once() {
     let runs = Counter::default();
     let latch = Latch::default();
     let mut env = env_with_counter(&a, &runs, Some(&latch));
-    let all: Vec<Pending> = (0..500).map(|_| env.spawn(inv("view:test.widget.act").id("same").input(json!({"n": 3})), InvokeOptions::default())).collect();
+    let all: Vec<Pending> = (0..500)
+        .map(|_| env.spawn(inv("view:test.widget.act").id("same").input(json!({"n": 3})), InvokeOptions::default()))
+        .collect();
     env.settle();
     assert_eq!(runs.get(), 1);
     latch.open();
@@ -81,9 +93,18 @@ fn a_cached_terminal_result_is_returned_verbatim() {
     assert_ne!(again.surface_version, env.registry.version());
     assert_eq!(runs.get(), 1);
     // Error results are terminal too.
-    let e1 = env.call(inv("view:test.widget.act").instance("main").id("bad").input(json!({"n": "x"})), InvokeOptions::default());
+    let e1 = env.call(
+        inv("view:test.widget.act").instance("main").id("bad").input(json!({"n": "x"})),
+        InvokeOptions::default(),
+    );
     assert_eq!(e1.code(), Some(ErrorCode::InvalidInput));
-    assert_eq!(env.call(inv("view:test.widget.act").instance("main").id("bad").input(json!({"n": "x"})), InvokeOptions::default()), e1);
+    assert_eq!(
+        env.call(
+            inv("view:test.widget.act").instance("main").id("bad").input(json!({"n": "x"})),
+            InvokeOptions::default()
+        ),
+        e1
+    );
 }
 
 // "Re-invoke with a known key and a different fingerprint fails closed: INVOCATION_CONFLICT (retry: "with-changes" …). The stored record is untouched."
@@ -98,7 +119,10 @@ fn a_different_request_under_a_known_key_is_a_conflict_and_the_record_is_untouch
     assert_eq!(c.error.as_ref().unwrap().retry, Retry::WithChanges);
     // INVOCATION_CONFLICT is never cached: the same conflicting request conflicts again, and the
     // original request still gets its cached result.
-    assert_eq!(env.call(inv("view:test.widget.act").id("k").input(json!({"n": 2})), InvokeOptions::default()).code(), Some(ErrorCode::InvocationConflict));
+    assert_eq!(
+        env.call(inv("view:test.widget.act").id("k").input(json!({"n": 2})), InvokeOptions::default()).code(),
+        Some(ErrorCode::InvocationConflict)
+    );
     assert_eq!(env.call(inv("view:test.widget.act").id("k").input(json!({"n": 1})), InvokeOptions::default()), first);
     assert_eq!(runs.get(), 1);
 }
@@ -129,13 +153,34 @@ fn every_fingerprinted_field_makes_a_conflict() {
     let mut env = env_with_counter(&a, &runs, None);
     let rid = env.registry.registrations()[0].0.clone();
     let v = env.registry.version();
-    let base = inv("view:test.widget.act").id("f").input(json!({"n": 1})).instance("main").registration(&rid).surface_version(&v);
+    let base = inv("view:test.widget.act")
+        .id("f")
+        .input(json!({"n": 1}))
+        .instance("main")
+        .registration(&rid)
+        .surface_version(&v);
     assert!(env.call(base.clone(), InvokeOptions::default()).is_ok());
     let mut variants = vec![
-        { let mut x = base.clone(); x.capability_id = "view:test.widget.other".into(); x },
-        { let mut x = base.clone(); x.registration_id = None; x },
-        { let mut x = base.clone(); x.instance_id = None; x },
-        { let mut x = base.clone(); x.surface_version = Some("999".into()); x },
+        {
+            let mut x = base.clone();
+            x.capability_id = "view:test.widget.other".into();
+            x
+        },
+        {
+            let mut x = base.clone();
+            x.registration_id = None;
+            x
+        },
+        {
+            let mut x = base.clone();
+            x.instance_id = None;
+            x
+        },
+        {
+            let mut x = base.clone();
+            x.surface_version = Some("999".into());
+            x
+        },
         base.clone().input(json!({"n": 2})),
         base.clone().confirmation("cnf_x"),
     ];
@@ -165,7 +210,8 @@ fn rate_limited_is_not_cached() {
     let runs = Counter::default();
     let latch = Latch::default();
     let mut env = env_with_counter(&a, &runs, Some(&latch));
-    let busy: Vec<Pending> = (0..3).map(|i| env.start(inv("view:test.widget.act").id(format!("b{i}")), InvokeOptions::default())).collect();
+    let busy: Vec<Pending> =
+        (0..3).map(|i| env.start(inv("view:test.widget.act").id(format!("b{i}")), InvokeOptions::default())).collect();
     let r = env.call(inv("view:test.widget.act").id("late"), InvokeOptions::default());
     assert_eq!(r.code(), Some(ErrorCode::RateLimited));
     latch.open();
@@ -224,7 +270,8 @@ fn different_consumers_may_reuse_an_invocation_id() {
     assert!(alice.is_ok() && bob.is_ok(), "no conflict across consumers");
     assert_eq!(runs.get(), 2);
     // consumerKey = kind + ":" + id: the same id under another kind is another consumer.
-    let other_kind = InvokeOptions { consumer: Some(AgentConsumer::new(ConsumerKind::Webmcp, "alice")), ..Default::default() };
+    let other_kind =
+        InvokeOptions { consumer: Some(AgentConsumer::new(ConsumerKind::Webmcp, "alice")), ..Default::default() };
     assert!(env.call(inv("view:test.widget.act").id("call_1").input(json!({"n": 3})), other_kind).is_ok());
     assert_eq!(runs.get(), 3);
     // And the same consumer is deduplicated.
@@ -239,7 +286,8 @@ fn anonymous_invocations_normalize_to_embedded_anonymous() {
     let runs = Counter::default();
     let mut env = env_with_counter(&a, &runs, None);
     let anon = env.call(inv("view:test.widget.act").id("z"), InvokeOptions::default());
-    let explicit = InvokeOptions { consumer: Some(AgentConsumer::new(ConsumerKind::Embedded, "anonymous")), ..Default::default() };
+    let explicit =
+        InvokeOptions { consumer: Some(AgentConsumer::new(ConsumerKind::Embedded, "anonymous")), ..Default::default() };
     assert_eq!(env.call(inv("view:test.widget.act").id("z"), explicit), anon);
     assert_eq!(runs.get(), 1);
     let consumers: Vec<String> = env
@@ -260,12 +308,15 @@ fn a_confirmation_retry_with_the_same_invocation_id_executes_once() {
     let runs = Counter::default();
     let latch = Latch::default();
     let mut env = Env::new(&a);
-    env.registry.register(widget(&a, "main").action("confirm", counting(&runs, Some(&latch), Value::Null)).build().unwrap()).unwrap();
+    env.registry
+        .register(widget(&a, "main").action("confirm", counting(&runs, Some(&latch), Value::Null)).build().unwrap())
+        .unwrap();
     let req = inv("view:test.widget.confirm").id("tc1").input(json!({"n": 4}));
     let first = env.call(req.clone(), InvokeOptions::default());
     let cid = confirmation_id(&first);
     env.registry.confirmations().resolve(&cid, true).unwrap();
-    let retries: Vec<Pending> = (0..3).map(|_| env.spawn(req.clone().confirmation(&cid), InvokeOptions::default())).collect();
+    let retries: Vec<Pending> =
+        (0..3).map(|_| env.spawn(req.clone().confirmation(&cid), InvokeOptions::default())).collect();
     env.settle();
     latch.open();
     env.settle();

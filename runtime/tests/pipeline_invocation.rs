@@ -3,7 +3,10 @@
 //! and output checks. One test per rule; each cites the sentence it proves.
 
 mod common;
-use agent_surface_runtime::binding::{execute_fn, precondition_fn, read_sync, ActionBinding, ActionContext, HandlerError, ObservationBinding, PreconditionFailure, ReadContext};
+use agent_surface_runtime::binding::{
+    execute_fn, precondition_fn, read_sync, ActionBinding, ActionContext, HandlerError, ObservationBinding,
+    PreconditionFailure, ReadContext,
+};
 use agent_surface_runtime::errors::{ErrorCode, Retry};
 use agent_surface_runtime::events::AgentSurfaceEvent;
 use agent_surface_runtime::invoke::{InvocationStatus, InvokeOptions, RegistryDisposed};
@@ -27,7 +30,9 @@ fn the_test_manifest_is_a_valid_authority() {
 fn the_result_is_an_envelope_never_an_error() {
     let a = test_authority();
     let mut env = Env::new(&a);
-    let failing = ActionBinding::new(execute_fn(|_, _| async { Err(HandlerError::Failed("db password hunter2 at /srv/app.rs:12".into())) }));
+    let failing = ActionBinding::new(execute_fn(|_, _| async {
+        Err(HandlerError::Failed("db password hunter2 at /srv/app.rs:12".into()))
+    }));
     env.registry.register(widget(&a, "main").action("act", failing).build().unwrap()).unwrap();
 
     let r = env.call(inv("view:test.widget.act").id("e1"), InvokeOptions::default());
@@ -98,7 +103,9 @@ fn an_omitted_instance_with_one_live_instance_is_used() {
 fn no_live_instance_is_capability_not_found() {
     let a = test_authority();
     let mut env = Env::new(&a);
-    for id in ["view:test.widget.act", "view:test.widget.nope", "domain:test.touch", "external:reports.export", "garbage"] {
+    for id in
+        ["view:test.widget.act", "view:test.widget.nope", "domain:test.touch", "external:reports.export", "garbage"]
+    {
         let r = env.call(inv(id), InvokeOptions::default());
         assert_eq!(r.code(), Some(ErrorCode::CapabilityNotFound), "{id}");
         assert_eq!(r.error.unwrap().retry, Retry::WithChanges);
@@ -130,9 +137,15 @@ fn a_tombstone_is_remembered_for_300_seconds() {
     let rid = h.registration_id().to_string();
     h.unregister();
     env.advance(300_000);
-    assert_eq!(env.call(inv("view:test.widget.act").registration(&rid), InvokeOptions::default()).code(), Some(ErrorCode::ComponentUnmounted));
+    assert_eq!(
+        env.call(inv("view:test.widget.act").registration(&rid), InvokeOptions::default()).code(),
+        Some(ErrorCode::ComponentUnmounted)
+    );
     env.advance(1);
-    assert_eq!(env.call(inv("view:test.widget.act").registration(&rid), InvokeOptions::default()).code(), Some(ErrorCode::CapabilityNotFound));
+    assert_eq!(
+        env.call(inv("view:test.widget.act").registration(&rid), InvokeOptions::default()).code(),
+        Some(ErrorCode::CapabilityNotFound)
+    );
 }
 
 // Limits: "tombstoneSize: number; // 100 entries" — the 101st unmount forgets the oldest tombstone
@@ -147,8 +160,14 @@ fn at_most_100_tombstones_are_remembered() {
         h.unregister();
     }
     assert_eq!(env.registry.stats().tombstones, 100);
-    assert_eq!(env.call(inv("view:test.widget.act").registration(&ids[0]), InvokeOptions::default()).code(), Some(ErrorCode::CapabilityNotFound));
-    assert_eq!(env.call(inv("view:test.widget.act").registration(&ids[1]), InvokeOptions::default()).code(), Some(ErrorCode::ComponentUnmounted));
+    assert_eq!(
+        env.call(inv("view:test.widget.act").registration(&ids[0]), InvokeOptions::default()).code(),
+        Some(ErrorCode::CapabilityNotFound)
+    );
+    assert_eq!(
+        env.call(inv("view:test.widget.act").registration(&ids[1]), InvokeOptions::default()).code(),
+        Some(ErrorCode::ComponentUnmounted)
+    );
 }
 
 // "more than one → AMBIGUOUS_INSTANCE with details.instances: string[]"
@@ -213,7 +232,10 @@ fn another_surface_id_is_stale() {
     assert!(env.call(mine, InvokeOptions::default()).is_ok());
 }
 
-fn with_procedures(a: &agent_surface_runtime::authority::CapabilityAuthority, b: agent_surface_runtime::binding::ComponentBinder) -> agent_surface_runtime::binding::ComponentBinder {
+fn with_procedures(
+    a: &agent_surface_runtime::authority::CapabilityAuthority,
+    b: agent_surface_runtime::binding::ComponentBinder,
+) -> agent_surface_runtime::binding::ComponentBinder {
     b.procedure(a.procedure("domain:test.wipe").unwrap().bind(ok_action()).unwrap())
         .procedure(a.procedure("domain:test.send").unwrap().bind(ok_action()).unwrap())
         .procedure(a.procedure("domain:test.touch").unwrap().bind(ok_action()).unwrap())
@@ -237,7 +259,8 @@ fn a_surface_version_mismatch_is_rejected_only_for_destructive_and_external_side
         let r = env.call(inv(id).surface_version(&old), InvokeOptions::default());
         assert!(r.is_ok(), "{id}: {r:?}");
     }
-    let r = env.call(inv("view:test.widget.go").surface_version(&old).input(json!({"to": "/x"})), InvokeOptions::default());
+    let r =
+        env.call(inv("view:test.widget.go").surface_version(&old).input(json!({"to": "/x"})), InvokeOptions::default());
     assert!(r.is_ok());
     let r = env.call(inv("domain:test.send").surface_version(env.registry.version()), InvokeOptions::default());
     assert!(r.is_ok(), "{r:?}");
@@ -249,7 +272,12 @@ fn surface_changed_is_set_when_the_surface_changed_during_execution() {
     let a = test_authority();
     let mut env = Env::new(&a);
     let latch = Latch::default();
-    let h = env.registry.register(widget(&a, "main").action("act", counting(&Counter::default(), Some(&latch), Value::Null)).build().unwrap()).unwrap();
+    let h = env
+        .registry
+        .register(
+            widget(&a, "main").action("act", counting(&Counter::default(), Some(&latch), Value::Null)).build().unwrap(),
+        )
+        .unwrap();
     let quiet = env.call(inv("view:test.widget.typed"), InvokeOptions::default());
     assert!(!quiet.surface_changed);
     assert!(serde_json::to_value(&quiet).unwrap().get("surfaceChanged").is_none());
@@ -267,7 +295,10 @@ fn surface_changed_is_set_when_the_surface_changed_during_execution() {
 fn availability_is_decided_before_the_input_is_validated() {
     let a = test_authority();
     let mut env = Env::new(&a);
-    let h = env.registry.register(widget(&a, "main").action("act", ok_action().when(|| false, "busy")).build().unwrap()).unwrap();
+    let h = env
+        .registry
+        .register(widget(&a, "main").action("act", ok_action().when(|| false, "busy")).build().unwrap())
+        .unwrap();
     let bad = json!({"n": "not a number"});
     let r = env.call(inv("view:test.widget.act").input(bad.clone()), InvokeOptions::default());
     assert_eq!(r.code(), Some(ErrorCode::CapabilityNotAvailable));
@@ -281,7 +312,10 @@ fn availability_is_decided_before_the_input_is_validated() {
     assert_eq!((r.code(), detail(&r, "reason")), (Some(ErrorCode::CapabilityNotAvailable), json!("maintenance")));
     h.update(RegistrationPatch { enabled: Some(false), availability: None });
     let r = env.call(inv("view:test.widget.typed").input(bad), InvokeOptions::default());
-    assert_eq!((r.code(), detail(&r, "reason")), (Some(ErrorCode::CapabilityNotAvailable), json!("component-disabled")));
+    assert_eq!(
+        (r.code(), detail(&r, "reason")),
+        (Some(ErrorCode::CapabilityNotAvailable), json!("component-disabled"))
+    );
 }
 
 // DECISIONS §7: "2 resolve (capability, instance, …)" before "3 availability"
@@ -313,9 +347,19 @@ fn the_dedupe_lookup_comes_before_resolution() {
 fn authorize_runs_before_input_validation_and_never_sees_the_input() {
     let a = test_authority();
     let mut env = Env::new(&a);
-    let (deny, _) = TestPolicy::new("deny-all", &[PolicyPhase::Authorize]).authorize(PolicyDecision::Deny("not for you".into())).build();
+    let (deny, _) = TestPolicy::new("deny-all", &[PolicyPhase::Authorize])
+        .authorize(PolicyDecision::Deny("not for you".into()))
+        .build();
     let (watch, seen) = TestPolicy::new("watch", &[PolicyPhase::Authorize]).build();
-    env.registry.register(widget(&a, "main").action("act", ok_action().policy(deny)).action("other", ok_action().policy(watch)).build().unwrap()).unwrap();
+    env.registry
+        .register(
+            widget(&a, "main")
+                .action("act", ok_action().policy(deny))
+                .action("other", ok_action().policy(watch))
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
     let r = env.call(inv("view:test.widget.act").input(json!({"n": "bad"})), InvokeOptions::default());
     assert_eq!(r.code(), Some(ErrorCode::PolicyDenied));
     assert_eq!(r.error.as_ref().unwrap().retry, Retry::Never);
@@ -340,7 +384,11 @@ fn invoke_policies_see_only_the_effective_input() {
     assert_eq!(r.code(), Some(ErrorCode::InvalidInput));
     let seen = seen.lock().unwrap();
     let inputs: Vec<Option<Value>> = seen.iter().map(|(_, c)| c.effective_input.clone()).collect();
-    assert_eq!(inputs, vec![Some(json!({"n": 1, "tag": "x"})), Some(json!({"n": 1}))], "defaulted, and never called for invalid input");
+    assert_eq!(
+        inputs,
+        vec![Some(json!({"n": 1, "tag": "x"})), Some(json!({"n": 1}))],
+        "defaulted, and never called for invalid input"
+    );
 }
 
 // "Handlers receive the parsed, possibly defaulted effective value."
@@ -362,7 +410,9 @@ fn invalid_input_is_invalid_input_with_issues_and_the_handler_never_runs() {
     let a = test_authority();
     let mut env = Env::new(&a);
     let runs = Counter::default();
-    env.registry.register(widget(&a, "main").action("act", counting(&runs, None, Value::Null)).build().unwrap()).unwrap();
+    env.registry
+        .register(widget(&a, "main").action("act", counting(&runs, None, Value::Null)).build().unwrap())
+        .unwrap();
     let r = env.call(inv("view:test.widget.act").input(json!({"n": "x", "extra": 1})), InvokeOptions::default());
     assert_eq!(r.code(), Some(ErrorCode::InvalidInput));
     assert_eq!(r.error.as_ref().unwrap().retry, Retry::WithChanges);
@@ -381,7 +431,9 @@ fn a_precondition_failure_precedes_confirmation() {
     let a = test_authority();
     let mut env = Env::new(&a);
     let pre = precondition_fn(|_, _| Err(PreconditionFailure { message: "nothing to confirm".into(), details: None }));
-    env.registry.register(widget(&a, "main").action("confirm", ok_action().precondition(pre)).build().unwrap()).unwrap();
+    env.registry
+        .register(widget(&a, "main").action("confirm", ok_action().precondition(pre)).build().unwrap())
+        .unwrap();
     let r = env.call(inv("view:test.widget.confirm"), InvokeOptions::default());
     assert_eq!(r.code(), Some(ErrorCode::PreconditionFailed));
     assert!(env.registry.confirmations().pending().is_empty());
@@ -406,8 +458,13 @@ fn confirmation_precedes_admission() {
     let a = test_authority();
     let mut env = Env::new(&a);
     let latch = Latch::default();
-    env.registry.register(widget(&a, "main").action("act", counting(&Counter::default(), Some(&latch), Value::Null)).build().unwrap()).unwrap();
-    let running: Vec<Pending> = (0..3).map(|i| env.start(inv("view:test.widget.act").id(format!("q{i}")), InvokeOptions::default())).collect();
+    env.registry
+        .register(
+            widget(&a, "main").action("act", counting(&Counter::default(), Some(&latch), Value::Null)).build().unwrap(),
+        )
+        .unwrap();
+    let running: Vec<Pending> =
+        (0..3).map(|i| env.start(inv("view:test.widget.act").id(format!("q{i}")), InvokeOptions::default())).collect();
     let full = env.call(inv("view:test.widget.act").id("q3"), InvokeOptions::default());
     assert_eq!(full.code(), Some(ErrorCode::RateLimited), "the instance queue is full");
     let r = env.call(inv("view:test.widget.confirm"), InvokeOptions::default());
@@ -431,7 +488,11 @@ fn a_returned_precondition_failure_is_precondition_failed_with_details() {
         d.insert("missing".into(), json!(["dev_x"]));
         Err(PreconditionFailure { message: "ids must exist".into(), details: Some(d) })
     });
-    env.registry.register(widget(&a, "main").action("act", counting(&runs, None, Value::Null).precondition(pre)).build().unwrap()).unwrap();
+    env.registry
+        .register(
+            widget(&a, "main").action("act", counting(&runs, None, Value::Null).precondition(pre)).build().unwrap(),
+        )
+        .unwrap();
     let r = env.call(inv("view:test.widget.act").input(json!({})), InvokeOptions::default());
     assert_eq!(r.code(), Some(ErrorCode::PreconditionFailed));
     let e = r.error.as_ref().unwrap();
@@ -468,7 +529,13 @@ fn the_output_is_validated_against_the_declared_schema() {
     let mut env = Env::new(&a);
     let bad = ActionBinding::new(execute_fn(|_, _| async { Ok(json!({"ok": "yes"})) }));
     env.registry
-        .register(widget(&a, "main").action("typed", bad).observation("state", ObservationBinding::new(read_sync(|_| json!({"n": "one"})))).build().unwrap())
+        .register(
+            widget(&a, "main")
+                .action("typed", bad)
+                .observation("state", ObservationBinding::new(read_sync(|_| json!({"n": "one"}))))
+                .build()
+                .unwrap(),
+        )
         .unwrap();
     for id in ["view:test.widget.typed", "view:test.widget.state"] {
         let r = env.call(inv(id), InvokeOptions::default());
@@ -517,7 +584,14 @@ fn an_output_over_32768_bytes_is_execution_failed_and_never_truncated() {
 fn max_output_bytes_follows_the_registry_limits() {
     let a = test_authority();
     let mut env = Env::with(&a, |o| o.limits(AgentSurfaceLimits { max_output_bytes: 10, ..Default::default() }));
-    env.registry.register(widget(&a, "main").observation("blob", ObservationBinding::new(read_sync(|_| json!("0123456789")))).build().unwrap()).unwrap();
+    env.registry
+        .register(
+            widget(&a, "main")
+                .observation("blob", ObservationBinding::new(read_sync(|_| json!("0123456789"))))
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
     let r = env.call(inv("view:test.widget.blob"), InvokeOptions::default());
     assert_eq!(detail(&r, "reason"), json!("output-too-large"));
 }
@@ -542,20 +616,31 @@ fn a_panicking_handler_settles_execution_failed() {
 #[test]
 fn handler_contexts_carry_identity_host_and_signal() {
     let a = test_authority();
-    let mut env = Env::with(&a, |o| o.context(|| {
-        let mut m = serde_json::Map::new();
-        m.insert("tenant".into(), json!("acme"));
-        m
-    }));
+    let mut env = Env::with(&a, |o| {
+        o.context(|| {
+            let mut m = serde_json::Map::new();
+            m.insert("tenant".into(), json!("acme"));
+            m
+        })
+    });
     let seen: Seen = Arc::default();
     let reads: Arc<Mutex<Vec<ReadContext>>> = Arc::default();
     let r2 = reads.clone();
     let h = env
         .registry
-        .register(widget(&a, "main").action("act", recording(&seen, None)).observation("state", ObservationBinding::new(read_sync(move |c| {
-            r2.lock().unwrap().push(c.clone());
-            json!({"n": 1})
-        }))).build().unwrap())
+        .register(
+            widget(&a, "main")
+                .action("act", recording(&seen, None))
+                .observation(
+                    "state",
+                    ObservationBinding::new(read_sync(move |c| {
+                        r2.lock().unwrap().push(c.clone());
+                        json!({"n": 1})
+                    })),
+                )
+                .build()
+                .unwrap(),
+        )
         .unwrap();
     assert!(env.call(inv("view:test.widget.act").id("ctx-1"), as_consumer("alice")).is_ok());
     assert!(env.call(inv("view:test.widget.state"), as_consumer("alice")).is_ok());

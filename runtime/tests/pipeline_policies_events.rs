@@ -17,7 +17,13 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 fn invocation_events(events: &[AgentSurfaceEvent]) -> Vec<AgentSurfaceEvent> {
-    events.iter().filter(|e| matches!(e, AgentSurfaceEvent::InvocationStarted { .. } | AgentSurfaceEvent::InvocationSettled { .. })).cloned().collect()
+    events
+        .iter()
+        .filter(|e| {
+            matches!(e, AgentSurfaceEvent::InvocationStarted { .. } | AgentSurfaceEvent::InvocationSettled { .. })
+        })
+        .cloned()
+        .collect()
 }
 
 // Events: "{ type: "invocation-started"; invocationId; capabilityId; consumerId }", "{ type: "invocation-settled"; …; status; code?; durationMs }", "per-invocation started strictly before settled"
@@ -26,12 +32,20 @@ fn invocation_started_comes_strictly_before_invocation_settled_with_duration_and
     let a = test_authority();
     let mut env = Env::new(&a);
     let latch = Latch::default();
-    env.registry.register(widget(&a, "main").action("act", counting(&Counter::default(), Some(&latch), Value::Null)).build().unwrap()).unwrap();
+    env.registry
+        .register(
+            widget(&a, "main").action("act", counting(&Counter::default(), Some(&latch), Value::Null)).build().unwrap(),
+        )
+        .unwrap();
     env.take_events();
     let p = env.start(inv("view:test.widget.act").id("ev1"), as_consumer("alice"));
     assert_eq!(
         invocation_events(&env.take_events()),
-        vec![AgentSurfaceEvent::InvocationStarted { invocation_id: "ev1".into(), capability_id: "view:test.widget.act".into(), consumer_id: "test:alice".into() }],
+        vec![AgentSurfaceEvent::InvocationStarted {
+            invocation_id: "ev1".into(),
+            capability_id: "view:test.widget.act".into(),
+            consumer_id: "test:alice".into()
+        }],
         "started is out while the handler runs"
     );
     env.advance(1_234);
@@ -40,14 +54,25 @@ fn invocation_started_comes_strictly_before_invocation_settled_with_duration_and
     assert!(p.result().is_ok());
     assert_eq!(
         invocation_events(&env.take_events()),
-        vec![AgentSurfaceEvent::InvocationSettled { invocation_id: "ev1".into(), capability_id: "view:test.widget.act".into(), status: SettledStatus::Ok, code: None, duration_ms: 1_234 }]
+        vec![AgentSurfaceEvent::InvocationSettled {
+            invocation_id: "ev1".into(),
+            capability_id: "view:test.widget.act".into(),
+            status: SettledStatus::Ok,
+            code: None,
+            duration_ms: 1_234
+        }]
     );
     let _ = env.call(inv("view:test.widget.act").id("ev2").input(json!({"n": "x"})), InvokeOptions::default());
     let evs = invocation_events(&env.take_events());
     assert!(matches!(&evs[0], AgentSurfaceEvent::InvocationStarted { invocation_id, .. } if invocation_id == "ev2"));
-    assert!(matches!(&evs[1], AgentSurfaceEvent::InvocationSettled { invocation_id, status: SettledStatus::Error, code: Some(c), duration_ms: 0, .. } if invocation_id == "ev2" && c == "INVALID_INPUT"));
+    assert!(
+        matches!(&evs[1], AgentSurfaceEvent::InvocationSettled { invocation_id, status: SettledStatus::Error, code: Some(c), duration_ms: 0, .. } if invocation_id == "ev2" && c == "INVALID_INPUT")
+    );
     let wire = serde_json::to_value(&evs[1]).unwrap();
-    assert_eq!((wire["type"].as_str(), wire["durationMs"].as_u64(), wire["code"].as_str()), (Some("invocation-settled"), Some(0), Some("INVALID_INPUT")));
+    assert_eq!(
+        (wire["type"].as_str(), wire["durationMs"].as_u64(), wire["code"].as_str()),
+        (Some("invocation-settled"), Some(0), Some("INVALID_INPUT"))
+    );
 }
 
 // "per-invocation started strictly before settled" across many interleaved invocations
@@ -56,9 +81,20 @@ fn every_invocation_has_one_started_then_one_settled() {
     let a = test_authority();
     let mut env = Env::new(&a);
     let latch = Latch::default();
-    env.registry.register(widget(&a, "main").action("act", counting(&Counter::default(), Some(&latch), Value::Null)).build().unwrap()).unwrap();
+    env.registry
+        .register(
+            widget(&a, "main").action("act", counting(&Counter::default(), Some(&latch), Value::Null)).build().unwrap(),
+        )
+        .unwrap();
     env.take_events();
-    let ps: Vec<Pending> = (0..40).map(|i| env.spawn(inv(if i % 2 == 0 { "view:test.widget.act" } else { "view:test.widget.state" }).id(format!("i{i}")), as_consumer(&format!("c{}", i % 5)))).collect();
+    let ps: Vec<Pending> = (0..40)
+        .map(|i| {
+            env.spawn(
+                inv(if i % 2 == 0 { "view:test.widget.act" } else { "view:test.widget.state" }).id(format!("i{i}")),
+                as_consumer(&format!("c{}", i % 5)),
+            )
+        })
+        .collect();
     env.settle();
     latch.open();
     env.settle();
@@ -79,7 +115,16 @@ fn audited(a: &agent_surface_runtime::authority::CapabilityAuthority) -> (Env, A
     let s: Arc<dyn AuditSink> = sink.clone();
     let env = Env::with(a, |o| o.audit(s));
     let echo = ActionBinding::new(execute_fn(|input, _| async move { Ok(json!({"echo": input})) }));
-    env.registry.register(widget(a, "main").action("full", echo.clone()).action("silent", echo.clone()).action("act", echo).build().unwrap()).unwrap();
+    env.registry
+        .register(
+            widget(a, "main")
+                .action("full", echo.clone())
+                .action("silent", echo.clone())
+                .action("act", echo)
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
     (env, sink)
 }
 
@@ -98,12 +143,17 @@ fn audit_metadata_records_who_what_when_and_outcome_only() {
     let a = test_authority();
     let (mut env, sink) = audited(&a);
     env.advance(10);
-    assert!(env.call(inv("view:test.widget.act").id("m1").input(json!({"tag": "secret"})), as_consumer("alice")).is_ok());
+    assert!(env
+        .call(inv("view:test.widget.act").id("m1").input(json!({"tag": "secret"})), as_consumer("alice"))
+        .is_ok());
     let _ = env.call(inv("view:test.widget.act").id("m2").input(json!({"n": "x"})), as_consumer("alice"));
     let recs = sink.records();
     assert_eq!(recs.len(), 2);
     let r: &AuditRecord = &recs[0];
-    assert_eq!((r.invocation_id.as_str(), r.capability_id.as_str(), r.consumer_key.as_str(), r.status.as_str()), ("m1", "view:test.widget.act", "test:alice", "ok"));
+    assert_eq!(
+        (r.invocation_id.as_str(), r.capability_id.as_str(), r.consumer_key.as_str(), r.status.as_str()),
+        ("m1", "view:test.widget.act", "test:alice", "ok")
+    );
     assert_eq!(r.registration_id.as_deref(), Some(env.registry.registrations()[0].0.as_str()));
     assert_eq!(r.started_at, agent_surface_runtime::snapshot::iso8601(T0 + 10));
     assert_eq!((r.input.clone(), r.output.clone()), (None, None));
@@ -126,7 +176,18 @@ fn audit_full_records_the_effective_input_and_the_output() {
 fn the_memory_audit_sink_is_bounded() {
     let sink = MemoryAuditSink::new(3);
     for i in 0..5 {
-        sink.record(AuditRecord { invocation_id: format!("i{i}"), capability_id: "c".into(), registration_id: None, consumer_key: "k".into(), status: "ok".into(), code: None, started_at: String::new(), duration_ms: 0, input: None, output: None });
+        sink.record(AuditRecord {
+            invocation_id: format!("i{i}"),
+            capability_id: "c".into(),
+            registration_id: None,
+            consumer_key: "k".into(),
+            status: "ok".into(),
+            code: None,
+            started_at: String::new(),
+            duration_ms: 0,
+            input: None,
+            output: None,
+        });
     }
     let ids: Vec<String> = sink.records().into_iter().map(|r| r.invocation_id).collect();
     assert_eq!(ids, vec!["i2", "i3", "i4"]);
@@ -138,7 +199,9 @@ fn the_memory_audit_sink_is_bounded() {
 fn policies_apply_at_registry_component_and_capability_scope() {
     let a = test_authority();
     for scope in ["registry", "component", "capability"] {
-        let (deny, _) = TestPolicy::new(&format!("{scope}-deny"), &[PolicyPhase::Authorize]).authorize(PolicyDecision::Deny("no".into())).build();
+        let (deny, _) = TestPolicy::new(&format!("{scope}-deny"), &[PolicyPhase::Authorize])
+            .authorize(PolicyDecision::Deny("no".into()))
+            .build();
         let mut env = if scope == "registry" { Env::with(&a, |o| o.policy(deny.clone())) } else { Env::new(&a) };
         let b = widget(&a, "main");
         let b = match scope {
@@ -148,7 +211,11 @@ fn policies_apply_at_registry_component_and_capability_scope() {
         };
         env.registry.register(b.build().unwrap()).unwrap();
         let r = env.call(inv("view:test.widget.act"), InvokeOptions::default());
-        assert_eq!((r.code(), detail(&r, "policy")), (Some(ErrorCode::PolicyDenied), json!(format!("{scope}-deny"))), "{scope}");
+        assert_eq!(
+            (r.code(), detail(&r, "policy")),
+            (Some(ErrorCode::PolicyDenied), json!(format!("{scope}-deny"))),
+            "{scope}"
+        );
         let other = env.call(inv("view:test.widget.other"), InvokeOptions::default());
         assert_eq!(other.is_ok(), scope == "capability", "{scope}");
     }
@@ -173,15 +240,31 @@ fn a_throwing_discovery_policy_fails_closed() {
 fn discovery_votes_are_enforced_at_invocation() {
     let a = test_authority();
     let (hide, _) = TestPolicy::new("hide", &[PolicyPhase::Discovery]).discovery(DiscoveryDecision::Hide).build();
-    let (disable, _) = TestPolicy::new("disable", &[PolicyPhase::Discovery]).discovery(DiscoveryDecision::Disable("after-hours".into())).build();
+    let (disable, _) = TestPolicy::new("disable", &[PolicyPhase::Discovery])
+        .discovery(DiscoveryDecision::Disable("after-hours".into()))
+        .build();
     let mut env = Env::new(&a);
     env.registry
-        .register(widget(&a, "main").action("act", ok_action().policy(hide)).action("other", ok_action().policy(disable.clone())).procedure(a.procedure("domain:test.touch").unwrap().bind(ok_action().policy(disable)).unwrap()).build().unwrap())
+        .register(
+            widget(&a, "main")
+                .action("act", ok_action().policy(hide))
+                .action("other", ok_action().policy(disable.clone()))
+                .procedure(a.procedure("domain:test.touch").unwrap().bind(ok_action().policy(disable)).unwrap())
+                .build()
+                .unwrap(),
+        )
         .unwrap();
-    assert_eq!(env.call(inv("view:test.widget.act"), InvokeOptions::default()).code(), Some(ErrorCode::CapabilityNotFound));
+    assert_eq!(
+        env.call(inv("view:test.widget.act"), InvokeOptions::default()).code(),
+        Some(ErrorCode::CapabilityNotFound)
+    );
     for id in ["view:test.widget.other", "domain:test.touch"] {
         let r = env.call(inv(id), InvokeOptions::default());
-        assert_eq!((r.code(), detail(&r, "reason")), (Some(ErrorCode::CapabilityNotAvailable), json!("after-hours")), "{id}");
+        assert_eq!(
+            (r.code(), detail(&r, "reason")),
+            (Some(ErrorCode::CapabilityNotAvailable), json!("after-hours")),
+            "{id}"
+        );
     }
 }
 
@@ -194,7 +277,13 @@ fn a_panicking_authorize_or_invoke_policy_fails_closed() {
     let runs = Counter::default();
     let mut env = Env::new(&a);
     env.registry
-        .register(widget(&a, "main").action("act", counting(&runs, None, Value::Null).policy(auth)).action("other", counting(&runs, None, Value::Null).policy(invk)).build().unwrap())
+        .register(
+            widget(&a, "main")
+                .action("act", counting(&runs, None, Value::Null).policy(auth))
+                .action("other", counting(&runs, None, Value::Null).policy(invk))
+                .build()
+                .unwrap(),
+        )
         .unwrap();
     for id in ["view:test.widget.act", "view:test.widget.other"] {
         let p = env.start(inv(id), InvokeOptions::default());
@@ -249,7 +338,9 @@ fn a_listener_mutating_re_entrantly_is_queued_not_nested() {
 fn explain_surface_outcomes_equal_the_snapshot() {
     let a = test_authority();
     let (hide, _) = TestPolicy::new("hide-go", &[PolicyPhase::Discovery]).discovery(DiscoveryDecision::Hide).build();
-    let (disable, _) = TestPolicy::new("disable", &[PolicyPhase::Discovery]).discovery(DiscoveryDecision::Disable("read-only".into())).build();
+    let (disable, _) = TestPolicy::new("disable", &[PolicyPhase::Discovery])
+        .discovery(DiscoveryDecision::Disable("read-only".into()))
+        .build();
     let (boom, _) = TestPolicy::new("boom", &[PolicyPhase::Discovery]).panics_in(PolicyPhase::Discovery).build();
     let env = Env::new(&a);
     env.registry

@@ -7,7 +7,9 @@
 //! The storm's interleavings are not deterministic; its assertions hold for every interleaving.
 
 mod common;
-use agent_surface_runtime::binding::{execute_fn, read_fn, ActionBinding, ActionContext, AgentConcurrency, ObservationBinding};
+use agent_surface_runtime::binding::{
+    execute_fn, read_fn, ActionBinding, ActionContext, AgentConcurrency, ObservationBinding,
+};
 use agent_surface_runtime::errors::ErrorCode;
 use agent_surface_runtime::events::AgentSurfaceEvent;
 use agent_surface_runtime::exec::TokioRuntime;
@@ -81,7 +83,11 @@ fn counted(runs: &Runs) -> ActionBinding {
     }))
 }
 
-fn bound(a: &agent_surface_runtime::authority::CapabilityAuthority, i: usize, runs: &Runs) -> agent_surface_runtime::binding::BoundComponent {
+fn bound(
+    a: &agent_surface_runtime::authority::CapabilityAuthority,
+    i: usize,
+    runs: &Runs,
+) -> agent_surface_runtime::binding::BoundComponent {
     widget(a, &format!("w{i}"))
         .action("act", counted(runs))
         .action("other", counted(runs).concurrency(AgentConcurrency::Parallel { max: 4, queue_depth: Some(8) }))
@@ -103,7 +109,8 @@ impl World {
     fn new() -> Arc<World> {
         let a = test_authority();
         let limits = AgentSurfaceLimits { confirmation_ttl_ms: CONFIRMATION_TTL_MS, ..Default::default() };
-        let registry = AgentSurfaceRegistry::new(RegistryOptions::new(a.clone()).runtime(Arc::new(TokioRuntime)).limits(limits));
+        let registry =
+            AgentSurfaceRegistry::new(RegistryOptions::new(a.clone()).runtime(Arc::new(TokioRuntime)).limits(limits));
         let runs: Runs = Arc::default();
         let handles = (0..INSTANCES).map(|i| registry.register(bound(&a, i, &runs)).unwrap()).collect();
         Arc::new(World {
@@ -153,7 +160,12 @@ fn expect_in(r: &AgentInvocationResult, allowed: &[Option<ErrorCode>], what: &st
     assert!(allowed.contains(&r.code()), "{what}: unexpected {r:?}");
 }
 
-const ANYWHERE: &[Option<ErrorCode>] = &[Some(ErrorCode::RateLimited), Some(ErrorCode::CapabilityNotFound), Some(ErrorCode::ComponentUnmounted), Some(ErrorCode::StaleCapability)];
+const ANYWHERE: &[Option<ErrorCode>] = &[
+    Some(ErrorCode::RateLimited),
+    Some(ErrorCode::CapabilityNotFound),
+    Some(ErrorCode::ComponentUnmounted),
+    Some(ErrorCode::StaleCapability),
+];
 
 fn allowed(extra: &[Option<ErrorCode>]) -> Vec<Option<ErrorCode>> {
     let mut v = ANYWHERE.to_vec();
@@ -250,7 +262,11 @@ async fn scenario(w: Arc<World>, c: usize, m: usize) {
                 1 => {
                     let _ = w.registry.confirmations().resolve(&cid, false);
                     for r in w.dupes(retry, opts, k).await {
-                        expect_in(&r, &allowed(&[Some(ErrorCode::ConfirmationDenied), Some(ErrorCode::ConfirmationExpired)]), "denied retry");
+                        expect_in(
+                            &r,
+                            &allowed(&[Some(ErrorCode::ConfirmationDenied), Some(ErrorCode::ConfirmationExpired)]),
+                            "denied retry",
+                        );
                     }
                 }
                 _ => {
@@ -326,7 +342,10 @@ fn storm(consumers: usize, per_consumer: usize, in_flight: Option<usize>) -> Rep
         let stop = Arc::new(AtomicBool::new(false));
         let chaos = tokio::spawn(chaos(w.clone(), stop.clone()));
         let tasks: Vec<_> = match in_flight {
-            None => (0..consumers).flat_map(|c| (0..per_consumer).map(move |m| (c, m))).map(|(c, m)| tokio::spawn(scenario(w.clone(), c, m))).collect(),
+            None => (0..consumers)
+                .flat_map(|c| (0..per_consumer).map(move |m| (c, m)))
+                .map(|(c, m)| tokio::spawn(scenario(w.clone(), c, m)))
+                .collect(),
             Some(n) => (0..consumers)
                 .map(|c| {
                     let w = w.clone();
@@ -376,14 +395,25 @@ fn storm(consumers: usize, per_consumer: usize, in_flight: Option<usize>) -> Rep
     // Bounded memory: caches and groups at or under their limits, nothing left in flight.
     let st = w.registry.stats();
     assert!(st.dedupe_entries <= 200, "{st:?}");
-    assert_eq!((st.admission_groups, st.running, st.observation_slots, st.pending_confirmations), (0, 0, 0, 0), "{st:?}");
+    assert_eq!(
+        (st.admission_groups, st.running, st.observation_slots, st.pending_confirmations),
+        (0, 0, 0, 0),
+        "{st:?}"
+    );
     assert_eq!(st.registrations, INSTANCES);
     assert!(st.tombstones <= 100);
 
     // A quiet phase: fresh keys run once; their duplicates are answered from the window.
     rt.block_on(async {
         let o = InvokeOptions { consumer: Some(consumer("quiet")), ..Default::default() };
-        let reqs: Vec<AgentInvocation> = (0..150).map(|i| inv("view:test.widget.other").id(format!("q{i}")).instance(format!("w{}", i % INSTANCES)).input(json!({"n": 0}))).collect();
+        let reqs: Vec<AgentInvocation> = (0..150)
+            .map(|i| {
+                inv("view:test.widget.other")
+                    .id(format!("q{i}"))
+                    .instance(format!("w{}", i % INSTANCES))
+                    .input(json!({"n": 0}))
+            })
+            .collect();
         let mut firsts = Vec::new();
         for r in &reqs {
             firsts.push(w.registry.invoke(r.clone(), o.clone()).await.unwrap());
@@ -394,7 +424,8 @@ fn storm(consumers: usize, per_consumer: usize, in_flight: Option<usize>) -> Rep
             assert_eq!(&b.unwrap(), a);
         }
     });
-    let quiet_runs = w.runs.lock().unwrap().iter().filter(|((c, _), _)| c == "test:quiet").map(|(_, n)| *n).collect::<Vec<_>>();
+    let quiet_runs =
+        w.runs.lock().unwrap().iter().filter(|((c, _), _)| c == "test:quiet").map(|(_, n)| *n).collect::<Vec<_>>();
     assert_eq!((quiet_runs.len(), quiet_runs.iter().sum::<usize>()), (150, 150));
     let st = w.registry.stats();
     assert!(st.dedupe_entries <= 200 && st.admission_groups == 0 && st.running == 0);

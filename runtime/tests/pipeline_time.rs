@@ -64,7 +64,14 @@ fn procedures_time_out_after_30_seconds_by_default() {
     let a = test_authority();
     let mut env = Env::new(&a);
     let signals = Arc::default();
-    env.registry.register(widget(&a, "main").procedure(a.procedure("domain:test.touch").unwrap().bind(hanging(&signals)).unwrap()).build().unwrap()).unwrap();
+    env.registry
+        .register(
+            widget(&a, "main")
+                .procedure(a.procedure("domain:test.touch").unwrap().bind(hanging(&signals)).unwrap())
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
     let p = env.start(inv("domain:test.touch"), InvokeOptions::default());
     times_out_at(&mut env, &p, 30_000);
 }
@@ -76,7 +83,13 @@ fn a_per_capability_timeout_overrides_the_default() {
     let mut env = Env::new(&a);
     let signals = Arc::default();
     env.registry
-        .register(widget(&a, "main").action("act", hanging(&signals).timeout_ms(250)).observation("state", hanging_read().timeout_ms(40)).build().unwrap())
+        .register(
+            widget(&a, "main")
+                .action("act", hanging(&signals).timeout_ms(250))
+                .observation("state", hanging_read().timeout_ms(40))
+                .build()
+                .unwrap(),
+        )
         .unwrap();
     let p = env.start(inv("view:test.widget.act"), InvokeOptions::default());
     times_out_at(&mut env, &p, 250);
@@ -90,7 +103,9 @@ fn a_per_call_timeout_overrides_capability_and_limits() {
     let a = test_authority();
     let mut env = Env::new(&a);
     let signals = Arc::default();
-    env.registry.register(widget(&a, "main").action("act", hanging(&signals).timeout_ms(250)).build().unwrap()).unwrap();
+    env.registry
+        .register(widget(&a, "main").action("act", hanging(&signals).timeout_ms(250)).build().unwrap())
+        .unwrap();
     let p = env.start(inv("view:test.widget.act"), InvokeOptions { timeout_ms: Some(1_000), ..Default::default() });
     times_out_at(&mut env, &p, 1_000);
 }
@@ -99,11 +114,23 @@ fn a_per_call_timeout_overrides_capability_and_limits() {
 #[test]
 fn the_default_timeouts_follow_the_registry_limits() {
     let a = test_authority();
-    let limits = AgentSurfaceLimits { observation_timeout_ms: 7, action_timeout_ms: 11, procedure_timeout_ms: 13, ..Default::default() };
+    let limits = AgentSurfaceLimits {
+        observation_timeout_ms: 7,
+        action_timeout_ms: 11,
+        procedure_timeout_ms: 13,
+        ..Default::default()
+    };
     let mut env = Env::with(&a, |o| o.limits(limits));
     let signals = Arc::default();
     env.registry
-        .register(widget(&a, "main").observation("state", hanging_read()).action("act", hanging(&signals)).procedure(a.procedure("domain:test.touch").unwrap().bind(hanging(&signals)).unwrap()).build().unwrap())
+        .register(
+            widget(&a, "main")
+                .observation("state", hanging_read())
+                .action("act", hanging(&signals))
+                .procedure(a.procedure("domain:test.touch").unwrap().bind(hanging(&signals)).unwrap())
+                .build()
+                .unwrap(),
+        )
         .unwrap();
     for (id, ms) in [("view:test.widget.state", 7), ("view:test.widget.act", 11), ("domain:test.touch", 13)] {
         let p = env.start(inv(id), InvokeOptions::default());
@@ -157,7 +184,9 @@ fn a_signal_aborted_before_dispatch_never_runs_the_handler() {
     let a = test_authority();
     let mut env = Env::new(&a);
     let runs = Counter::default();
-    env.registry.register(widget(&a, "main").action("act", counting(&runs, None, Value::Null)).build().unwrap()).unwrap();
+    env.registry
+        .register(widget(&a, "main").action("act", counting(&runs, None, Value::Null)).build().unwrap())
+        .unwrap();
     let c = AbortController::new();
     c.abort(AbortReason::Cancelled);
     let r = env.call(inv("view:test.widget.act"), InvokeOptions { signal: Some(c.signal()), ..Default::default() });
@@ -233,10 +262,27 @@ fn an_unmounted_navigation_still_times_out_or_cancels() {
     let a = test_authority();
     let mut env = Env::new(&a);
     let signals = Arc::default();
-    let h = env.registry.register(widget(&a, "main").action("go", hanging(&signals).concurrency(agent_surface_runtime::binding::AgentConcurrency::Parallel { max: 2, queue_depth: None })).build().unwrap()).unwrap();
+    let h = env
+        .registry
+        .register(
+            widget(&a, "main")
+                .action(
+                    "go",
+                    hanging(&signals).concurrency(agent_surface_runtime::binding::AgentConcurrency::Parallel {
+                        max: 2,
+                        queue_depth: None,
+                    }),
+                )
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
     let c = AbortController::new();
     let timed = env.start(inv("view:test.widget.go").input(json!({"to": "/a"})), InvokeOptions::default());
-    let cancelled = env.start(inv("view:test.widget.go").input(json!({"to": "/b"})), InvokeOptions { signal: Some(c.signal()), ..Default::default() });
+    let cancelled = env.start(
+        inv("view:test.widget.go").input(json!({"to": "/b"})),
+        InvokeOptions { signal: Some(c.signal()), ..Default::default() },
+    );
     h.unregister();
     env.settle();
     assert!(!timed.done() && !cancelled.done());
@@ -268,7 +314,11 @@ fn dispose_cancels_in_flight_and_queued_work_and_expires_confirmations() {
     let a = test_authority();
     let mut env = Env::new(&a);
     let signals = Arc::default();
-    env.registry.register(widget(&a, "main").action("act", hanging(&signals)).observation("state", hanging_read()).build().unwrap()).unwrap();
+    env.registry
+        .register(
+            widget(&a, "main").action("act", hanging(&signals)).observation("state", hanging_read()).build().unwrap(),
+        )
+        .unwrap();
     let running = env.start(inv("view:test.widget.act"), InvokeOptions::default());
     let queued = env.start(inv("view:test.widget.act"), InvokeOptions::default());
     let observing = env.start(inv("view:test.widget.state"), InvokeOptions::default());
@@ -309,7 +359,13 @@ fn dispose_emits_confirmation_resolved_expired() {
     env.take_events();
     env.registry.dispose();
     let events = env.take_events();
-    assert!(events.contains(&AgentSurfaceEvent::ConfirmationResolved { confirmation_id: cid, outcome: ConfirmationOutcome::Expired }), "{events:?}");
+    assert!(
+        events.contains(&AgentSurfaceEvent::ConfirmationResolved {
+            confirmation_id: cid,
+            outcome: ConfirmationOutcome::Expired
+        }),
+        "{events:?}"
+    );
 }
 
 // Rust's cancellation is dropping the future: "Cancellation, timeout, and settlement release slots" must hold for it too — the
@@ -322,7 +378,10 @@ fn dropping_the_invoke_future_cancels_once_and_frees_the_queue() {
     let signals = Arc::default();
     env.registry.register(widget(&a, "main").action("act", hanging(&signals)).build().unwrap()).unwrap();
     let reg = env.registry.clone();
-    let mut fut = Box::pin(async move { reg.invoke(inv("view:test.widget.act").id("walk-away"), InvokeOptions::default()).await });
+    let mut fut =
+        Box::pin(
+            async move { reg.invoke(inv("view:test.widget.act").id("walk-away"), InvokeOptions::default()).await },
+        );
     let waker = futures::task::noop_waker();
     assert!(fut.as_mut().poll(&mut std::task::Context::from_waker(&waker)).is_pending());
     assert_eq!((env.registry.stats().running, env.registry.stats().admission_groups), (1, 1));
@@ -331,12 +390,19 @@ fn dropping_the_invoke_future_cancels_once_and_frees_the_queue() {
     let st = env.registry.stats();
     assert_eq!((st.running, st.admission_groups, st.dedupe_entries), (0, 0, 1), "{st:?}");
     assert_eq!(signals.lock().unwrap()[0].reason(), Some(AbortReason::Cancelled));
-    let settled: Vec<_> = env.take_events().into_iter().filter(|e| matches!(e, AgentSurfaceEvent::InvocationSettled { .. })).collect();
-    assert!(matches!(&settled[..], [AgentSurfaceEvent::InvocationSettled { code: Some(c), .. }] if c == "CANCELLED"), "{settled:?}");
+    let settled: Vec<_> =
+        env.take_events().into_iter().filter(|e| matches!(e, AgentSurfaceEvent::InvocationSettled { .. })).collect();
+    assert!(
+        matches!(&settled[..], [AgentSurfaceEvent::InvocationSettled { code: Some(c), .. }] if c == "CANCELLED"),
+        "{settled:?}"
+    );
     // The instance queue is free, and the abandoned id is settled, not re-run.
     let next = env.start(inv("view:test.widget.act"), InvokeOptions::default());
     assert_eq!(signals.lock().unwrap().len(), 2);
-    assert_eq!(env.call(inv("view:test.widget.act").id("walk-away"), InvokeOptions::default()).code(), Some(ErrorCode::Cancelled));
+    assert_eq!(
+        env.call(inv("view:test.widget.act").id("walk-away"), InvokeOptions::default()).code(),
+        Some(ErrorCode::Cancelled)
+    );
     assert_eq!(signals.lock().unwrap().len(), 2);
     env.advance(10_000);
     assert_eq!(next.result().code(), Some(ErrorCode::Timeout));
@@ -350,13 +416,17 @@ fn dropping_a_queued_invoke_future_frees_its_place() {
     let mut env = Env::new(&a);
     let latch = Latch::default();
     let runs = Counter::default();
-    env.registry.register(widget(&a, "main").action("act", counting(&runs, Some(&latch), Value::Null)).build().unwrap()).unwrap();
+    env.registry
+        .register(widget(&a, "main").action("act", counting(&runs, Some(&latch), Value::Null)).build().unwrap())
+        .unwrap();
     let first = env.start(inv("view:test.widget.act"), InvokeOptions::default());
     let waker = futures::task::noop_waker();
     let mut queued: Vec<_> = (0..2)
         .map(|i| {
             let reg = env.registry.clone();
-            Box::pin(async move { reg.invoke(inv("view:test.widget.act").id(format!("q{i}")), InvokeOptions::default()).await })
+            Box::pin(async move {
+                reg.invoke(inv("view:test.widget.act").id(format!("q{i}")), InvokeOptions::default()).await
+            })
         })
         .collect();
     for f in queued.iter_mut() {

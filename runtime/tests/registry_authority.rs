@@ -4,7 +4,9 @@
 mod registry_support;
 
 use agent_surface_runtime::authority::{AuthorityError, CapabilityAuthority, ContractKind};
-use agent_surface_runtime::binding::{execute_fn, read_sync, ActionBinding, AgentComponentDefinition, AgentConcurrency, BindingError};
+use agent_surface_runtime::binding::{
+    execute_fn, read_sync, ActionBinding, AgentComponentDefinition, AgentConcurrency, BindingError,
+};
 use agent_surface_runtime::effects::{default_governance, CapabilityKind, Effect};
 use agent_surface_runtime::limits::AgentSurfaceLimits;
 use agent_surface_runtime::manifest::{manifest_hash, ActionContract, ManifestContract};
@@ -53,7 +55,11 @@ fn authority_refuses_an_unsupported_format_version() {
 // refuses" an incomplete manifest).
 #[test]
 fn authority_refuses_an_incomplete_manifest() {
-    let m = agent_surface_runtime::manifest::CapabilityContractManifest::assemble(generator(), vec![component("devices.table", 0, &["readState"], &[])], 1);
+    let m = agent_surface_runtime::manifest::CapabilityContractManifest::assemble(
+        generator(),
+        vec![component("devices.table", 0, &["readState"], &[])],
+        1,
+    );
     assert!(m.verify_hashes().is_ok(), "hashes are fine: only the status is wrong");
     let e = refusal(m.to_value());
     assert_eq!(e, AuthorityError::Incomplete { failed: 1 });
@@ -93,7 +99,10 @@ fn authority_refuses_a_contract_hash_mismatch_naming_the_contract() {
 // "Creation verifies ... declaration uniqueness".
 #[test]
 fn authority_refuses_duplicate_declarations() {
-    let m = assemble(vec![component("devices.table", 0, &["readState"], &[]), component("devices.table", 1, &["readState"], &[])]);
+    let m = assemble(vec![
+        component("devices.table", 0, &["readState"], &[]),
+        component("devices.table", 1, &["readState"], &[]),
+    ]);
     let e = refusal(m.to_value());
     assert_eq!(e, AuthorityError::DuplicateId { id: "view:devices.table".into() });
     assert_eq!(e.contract(), Some("view:devices.table"));
@@ -138,10 +147,20 @@ fn authority_refuses_a_structurally_invalid_contract_naming_the_field() {
     // A plane violation (a view action with a domain effect).
     let mut c = component("devices.table", 0, &[], &["select"]);
     if let ManifestContract::Component(c) = &mut c {
-        c.actions.insert("select".into(), ActionContract::new("Selects", empty_input(), default_governance(CapabilityKind::ViewAction, Effect::Mutation)));
+        c.actions.insert(
+            "select".into(),
+            ActionContract::new(
+                "Selects",
+                empty_input(),
+                default_governance(CapabilityKind::ViewAction, Effect::Mutation),
+            ),
+        );
     }
     let e = refusal(assemble(vec![c]).to_value());
-    assert!(matches!(e, AuthorityError::InvalidContract { ref pointer, .. } if pointer == "/actions/select/effect"), "{e:?}");
+    assert!(
+        matches!(e, AuthorityError::InvalidContract { ref pointer, .. } if pointer == "/actions/select/effect"),
+        "{e:?}"
+    );
 }
 
 // "Each failure is a distinct typed error" (issue 4).
@@ -248,8 +267,14 @@ fn register_refuses_a_contract_from_another_authority() {
     let (r, _) = registry(&a);
     let foreign = bind(&other, "devices.table", "main");
     assert_eq!(r.register(foreign).err(), Some(DefinitionError::ForeignProvenance("view:devices.table".into())));
-    let other_manifest = CapabilityAuthority::new(assemble(vec![component("devices.table", 10, &["readState", "readSelection"], &["select", "sort"])]).to_value()).unwrap();
-    assert!(matches!(r.register(bind(&other_manifest, "devices.table", "main")), Err(DefinitionError::ForeignProvenance(_))));
+    let other_manifest = CapabilityAuthority::new(
+        assemble(vec![component("devices.table", 10, &["readState", "readSelection"], &["select", "sort"])]).to_value(),
+    )
+    .unwrap();
+    assert!(matches!(
+        r.register(bind(&other_manifest, "devices.table", "main")),
+        Err(DefinitionError::ForeignProvenance(_))
+    ));
     assert!(r.snapshot(&SnapshotContext::default()).components.is_empty());
 }
 
@@ -259,7 +284,8 @@ fn register_refuses_a_procedure_bound_from_another_authority() {
     let a = authority();
     let other = authority();
     let (r, _) = registry(&a);
-    let p = other.procedure("domain:devices.reboot").unwrap().bind(execute_fn(|_, _| async { Ok(json!(null)) })).unwrap();
+    let p =
+        other.procedure("domain:devices.reboot").unwrap().bind(execute_fn(|_, _| async { Ok(json!(null)) })).unwrap();
     let b = bind_with(&a, "devices.table", "main", |b| b.procedure(p));
     assert_eq!(r.register(b).err(), Some(DefinitionError::ForeignProvenance("domain:devices.reboot".into())));
 }
@@ -270,15 +296,25 @@ fn register_refuses_a_procedure_bound_from_another_authority() {
 #[test]
 fn bind_without_a_read_for_a_declared_observation_fails() {
     let a = authority();
-    let e = a.component("devices.detail").unwrap().bind().action("close", execute_fn(|_, _| async { Ok(json!(null)) })).build().err();
-    assert_eq!(e, Some(BindingError::MissingRead { contract: "view:devices.detail".into(), name: "readDevice".into() }));
+    let e = a
+        .component("devices.detail")
+        .unwrap()
+        .bind()
+        .action("close", execute_fn(|_, _| async { Ok(json!(null)) }))
+        .build()
+        .err();
+    assert_eq!(
+        e,
+        Some(BindingError::MissingRead { contract: "view:devices.detail".into(), name: "readDevice".into() })
+    );
 }
 
 // "... and every declared action needs an execute binding".
 #[test]
 fn bind_without_an_execute_for_a_declared_action_fails() {
     let a = authority();
-    let e = a.component("devices.detail").unwrap().bind().observation("readDevice", read_sync(|_| json!({}))).build().err();
+    let e =
+        a.component("devices.detail").unwrap().bind().observation("readDevice", read_sync(|_| json!({}))).build().err();
     assert_eq!(e, Some(BindingError::MissingExecute { contract: "view:devices.detail".into(), name: "close".into() }));
 }
 
@@ -294,7 +330,10 @@ fn bind_with_an_extra_observation_name_fails() {
         .action("close", execute_fn(|_, _| async { Ok(json!(null)) }))
         .build()
         .err();
-    assert_eq!(e, Some(BindingError::UnknownObservation { contract: "view:devices.detail".into(), name: "readSecrets".into() }));
+    assert_eq!(
+        e,
+        Some(BindingError::UnknownObservation { contract: "view:devices.detail".into(), name: "readSecrets".into() })
+    );
 }
 
 // "missing or extra names are errors": an action the contract does not declare.
@@ -319,12 +358,27 @@ fn bind_with_an_extra_action_name_fails() {
 fn bind_with_an_invalid_instance_id_fails_and_the_default_is_default() {
     let a = authority();
     for bad in ["", "-row", "row 1", "row/1", &"r".repeat(129)] {
-        let e = a.component("low.widget").unwrap().bind().instance(bad).observation("readWidget", read_sync(|_| json!({}))).build().err();
+        let e = a
+            .component("low.widget")
+            .unwrap()
+            .bind()
+            .instance(bad)
+            .observation("readWidget", read_sync(|_| json!({})))
+            .build()
+            .err();
         assert!(matches!(e, Some(BindingError::InvalidInstanceId(_))), "{bad:?}: {e:?}");
     }
-    let ok = a.component("low.widget").unwrap().bind().instance("row-42:a.b_c").observation("readWidget", read_sync(|_| json!({}))).build().unwrap();
+    let ok = a
+        .component("low.widget")
+        .unwrap()
+        .bind()
+        .instance("row-42:a.b_c")
+        .observation("readWidget", read_sync(|_| json!({})))
+        .build()
+        .unwrap();
     assert_eq!(ok.instance_id(), "row-42:a.b_c");
-    let default = a.component("low.widget").unwrap().bind().observation("readWidget", read_sync(|_| json!({}))).build().unwrap();
+    let default =
+        a.component("low.widget").unwrap().bind().observation("readWidget", read_sync(|_| json!({}))).build().unwrap();
     assert_eq!(default.instance_id(), "default");
 }
 
@@ -343,9 +397,16 @@ fn bind_with_parallel_concurrency_below_one_fails() {
         .build()
         .err();
     assert_eq!(e, Some(BindingError::InvalidConcurrency { name: "close".into() }));
-    let e = a.procedure("domain:devices.reboot").unwrap().bind(ActionBinding::new(execute_fn(|_, _| async { Ok(json!(null)) })).concurrency(bad)).err();
+    let e = a
+        .procedure("domain:devices.reboot")
+        .unwrap()
+        .bind(ActionBinding::new(execute_fn(|_, _| async { Ok(json!(null)) })).concurrency(bad))
+        .err();
     assert_eq!(e, Some(BindingError::InvalidConcurrency { name: "domain:devices.reboot".into() }));
-    let ok = a.procedure("domain:devices.reboot").unwrap().bind(ActionBinding::new(execute_fn(|_, _| async { Ok(json!(null)) })).concurrency(AgentConcurrency::Parallel { max: 1, queue_depth: Some(0) }));
+    let ok = a.procedure("domain:devices.reboot").unwrap().bind(
+        ActionBinding::new(execute_fn(|_, _| async { Ok(json!(null)) }))
+            .concurrency(AgentConcurrency::Parallel { max: 1, queue_depth: Some(0) }),
+    );
     assert!(ok.is_ok());
 }
 
@@ -354,10 +415,17 @@ fn bind_with_parallel_concurrency_below_one_fails() {
 #[test]
 fn bind_with_a_duplicate_procedure_reference_fails() {
     let a = authority();
-    let p = || a.procedure("domain:devices.reboot").unwrap().bind(execute_fn(|_, _| async { Ok(json!(null)) })).unwrap();
+    let p =
+        || a.procedure("domain:devices.reboot").unwrap().bind(execute_fn(|_, _| async { Ok(json!(null)) })).unwrap();
     let c = a.component("low.widget").unwrap();
     let e = c.bind().observation("readWidget", read_sync(|_| json!({}))).procedure(p()).procedure(p()).build().err();
-    assert_eq!(e, Some(BindingError::DuplicateProcedure { contract: "view:low.widget".into(), id: "domain:devices.reboot".into() }));
+    assert_eq!(
+        e,
+        Some(BindingError::DuplicateProcedure {
+            contract: "view:low.widget".into(),
+            id: "domain:devices.reboot".into()
+        })
+    );
 }
 
 // `procedures` are "Domain references": an external tool is exposed through the gateway,
@@ -365,9 +433,20 @@ fn bind_with_a_duplicate_procedure_reference_fails() {
 #[test]
 fn bind_with_an_external_tool_as_procedure_fails() {
     let a = authority();
-    let t = a.external_tool("external:reports.export").unwrap().bind(execute_fn(|_, _| async { Ok(json!(null)) })).unwrap();
-    let e = a.component("low.widget").unwrap().bind().observation("readWidget", read_sync(|_| json!({}))).procedure(t).build().err();
-    assert_eq!(e, Some(BindingError::NotAProcedure { contract: "view:low.widget".into(), id: "external:reports.export".into() }));
+    let t =
+        a.external_tool("external:reports.export").unwrap().bind(execute_fn(|_, _| async { Ok(json!(null)) })).unwrap();
+    let e = a
+        .component("low.widget")
+        .unwrap()
+        .bind()
+        .observation("readWidget", read_sync(|_| json!({})))
+        .procedure(t)
+        .build()
+        .err();
+    assert_eq!(
+        e,
+        Some(BindingError::NotAProcedure { contract: "view:low.widget".into(), id: "external:reports.export".into() })
+    );
 }
 
 // "Bindings may add runtime policies and availability, but cannot change contract identity or
@@ -377,17 +456,37 @@ fn bindings_cannot_change_identity_or_governance() {
     let a = authority();
     let (r, _) = registry(&a);
     let b = bind_with(&a, "app.nav", "main", |b| {
-        b.action("navigate", ActionBinding::new(execute_fn(|_, _| async { Ok(json!(null)) })).when(|| false, "no-route")).enabled(true)
+        b.action(
+            "navigate",
+            ActionBinding::new(execute_fn(|_, _| async { Ok(json!(null)) })).when(|| false, "no-route"),
+        )
+        .enabled(true)
     });
     r.register(b).unwrap();
     let snap = r.snapshot(&SnapshotContext::default());
     let nav = &snap.components[0];
-    let ManifestContract::Component(contract) = a.manifest().contracts.iter().find(|c| c.id() == "view:app.nav").unwrap().clone() else { unreachable!() };
+    let ManifestContract::Component(contract) =
+        a.manifest().contracts.iter().find(|c| c.id() == "view:app.nav").unwrap().clone()
+    else {
+        unreachable!()
+    };
     assert_eq!(nav.description, contract.description);
     let act = &nav.actions[0];
-    assert_eq!((act.effect, act.idempotent, act.reversible, act.confirmation), (contract.actions["navigate"].effect, contract.actions["navigate"].idempotent, contract.actions["navigate"].reversible, contract.actions["navigate"].confirmation));
+    assert_eq!(
+        (act.effect, act.idempotent, act.reversible, act.confirmation),
+        (
+            contract.actions["navigate"].effect,
+            contract.actions["navigate"].idempotent,
+            contract.actions["navigate"].reversible,
+            contract.actions["navigate"].confirmation
+        )
+    );
     assert_eq!(*act.input_schema, contract.actions["navigate"].input_schema);
-    assert_eq!((act.available, act.unavailable_reason.as_deref()), (false, Some("no-route")), "availability is the binding's to add");
+    assert_eq!(
+        (act.available, act.unavailable_reason.as_deref()),
+        (false, Some("no-route")),
+        "availability is the binding's to add"
+    );
 }
 
 // "structural defects → AgentSurfaceDefinitionError" with the registry's limits ("All defaults
@@ -399,7 +498,10 @@ fn register_enforces_the_registry_limits_on_contracts() {
     let limits = AgentSurfaceLimits { max_component_description: 10, ..AgentSurfaceLimits::default() };
     let (r, _) = registry_with(&a, |o| o.limits(limits));
     let e = r.register(bind(&a, "low.widget", "default")).err();
-    assert!(matches!(e, Some(DefinitionError::Invalid { ref id, ref pointer, .. }) if id == "view:low.widget" && pointer == "/description"), "{e:?}");
+    assert!(
+        matches!(e, Some(DefinitionError::Invalid { ref id, ref pointer, .. }) if id == "view:low.widget" && pointer == "/description"),
+        "{e:?}"
+    );
     assert_eq!(r.version(), "0");
     // With default limits the same binding registers.
     let (r, _) = registry(&a);

@@ -33,7 +33,10 @@ fn state(snap: &AgentSurfaceSnapshot, capability_id: &str) -> Option<(bool, Opti
             }
         }
     }
-    snap.procedures.iter().find(|p| p.capability_id == capability_id).map(|p| (p.available, p.unavailable_reason.clone()))
+    snap.procedures
+        .iter()
+        .find(|p| p.capability_id == capability_id)
+        .map(|p| (p.available, p.unavailable_reason.clone()))
 }
 
 fn snap(r: &AgentSurfaceRegistry) -> AgentSurfaceSnapshot {
@@ -46,7 +49,10 @@ fn off(reason: Option<&str>) -> Option<(bool, Option<String>)> {
 
 const ON: Option<(bool, Option<String>)> = Some((true, None));
 
-fn reboot(a: &agent_surface_runtime::authority::CapabilityAuthority, binding: ActionBinding) -> agent_surface_runtime::binding::BoundProcedure {
+fn reboot(
+    a: &agent_surface_runtime::authority::CapabilityAuthority,
+    binding: ActionBinding,
+) -> agent_surface_runtime::binding::BoundProcedure {
     a.procedure("domain:devices.reboot").unwrap().bind(binding).unwrap()
 }
 
@@ -57,7 +63,12 @@ fn noop() -> ActionBinding {
 fn overrides(entries: &[(&str, bool, Option<&str>)]) -> RegistrationPatch {
     RegistrationPatch {
         enabled: None,
-        availability: Some(entries.iter().map(|(n, a, r)| (n.to_string(), AvailabilityOverride { available: *a, reason: r.map(str::to_string) })).collect()),
+        availability: Some(
+            entries
+                .iter()
+                .map(|(n, a, r)| (n.to_string(), AvailabilityOverride { available: *a, reason: r.map(str::to_string) }))
+                .collect(),
+        ),
     }
 }
 
@@ -133,7 +144,10 @@ fn a_pushed_override_false_makes_that_capability_unavailable() {
     let res = invoke(&r, AgentInvocation::new("view:devices.table.readState"));
     assert!(res.is_ok());
     h.update(overrides(&[("readState", false, None)]));
-    assert_eq!(invoke(&r, AgentInvocation::new("view:devices.table.readState")).code(), Some(ErrorCode::CapabilityNotAvailable));
+    assert_eq!(
+        invoke(&r, AgentInvocation::new("view:devices.table.readState")).code(),
+        Some(ErrorCode::CapabilityNotAvailable)
+    );
 }
 
 // "ONLY the listed fields are updatable": an override for a name the component does not have
@@ -155,7 +169,8 @@ fn an_override_for_an_unknown_capability_is_reported_and_ignored() {
 fn when_false_makes_the_capability_unavailable_with_its_reason() {
     let a = authority();
     let (r, _) = registry(&a);
-    r.register(bind_with(&a, "devices.detail", "d", |b| b.action("close", noop().when(|| false, "nothing-open")))).unwrap();
+    r.register(bind_with(&a, "devices.detail", "d", |b| b.action("close", noop().when(|| false, "nothing-open"))))
+        .unwrap();
     let s = snap(&r);
     assert_eq!(state(&s, "view:devices.detail.close"), off(Some("nothing-open")));
     assert_eq!(state(&s, "view:devices.detail.readDevice"), ON);
@@ -167,9 +182,19 @@ fn when_false_makes_the_capability_unavailable_with_its_reason() {
 fn a_panicking_when_is_unavailable_with_when_error_and_warns_in_development() {
     let a = authority();
     let (r, _, logs) = dev_registry(&a);
-    r.register(bind_with(&a, "low.widget", "w", |b| b.observation("readWidget", ObservationBinding::new(read_sync(|_| json!({}))).when(|| panic!("when bug"), "never")))).unwrap();
+    r.register(bind_with(&a, "low.widget", "w", |b| {
+        b.observation(
+            "readWidget",
+            ObservationBinding::new(read_sync(|_| json!({}))).when(|| panic!("when bug"), "never"),
+        )
+    }))
+    .unwrap();
     assert_eq!(state(&snap(&r), "view:low.widget.readWidget"), off(Some("when-error")));
-    assert!(logs.lock().unwrap().iter().any(|l| l.level == LogLevel::Warn && l.message.contains("view:low.widget.readWidget")));
+    assert!(logs
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.level == LogLevel::Warn && l.message.contains("view:low.widget.readWidget")));
 }
 
 // "when() is evaluated at snapshot time and re-evaluated at invocation time (phase 3)".
@@ -179,7 +204,10 @@ fn when_is_re_evaluated_at_snapshot_and_at_invocation() {
     let (r, _) = registry(&a);
     let open = Arc::new(AtomicBool::new(true));
     let o = open.clone();
-    r.register(bind_with(&a, "devices.detail", "d", |b| b.action("close", noop().when(move || o.load(Ordering::SeqCst), "nothing-open")))).unwrap();
+    r.register(bind_with(&a, "devices.detail", "d", |b| {
+        b.action("close", noop().when(move || o.load(Ordering::SeqCst), "nothing-open"))
+    }))
+    .unwrap();
     assert_eq!(state(&snap(&r), "view:devices.detail.close"), ON);
     open.store(false, Ordering::SeqCst);
     let res = invoke(&r, AgentInvocation::new("view:devices.detail.close").input(json!({})));
@@ -197,13 +225,22 @@ fn procedure_references_follow_the_same_formula() {
     let (r, _) = registry(&a);
     let up = Arc::new(AtomicBool::new(false));
     let u = up.clone();
-    r.register(bind_with(&a, "devices.detail", "d", |b| b.procedure(reboot(&a, noop().when(move || u.load(Ordering::SeqCst), "device-offline"))))).unwrap();
+    r.register(bind_with(&a, "devices.detail", "d", |b| {
+        b.procedure(reboot(&a, noop().when(move || u.load(Ordering::SeqCst), "device-offline")))
+    }))
+    .unwrap();
     assert_eq!(state(&snap(&r), "domain:devices.reboot"), off(Some("device-offline")));
-    assert_eq!(invoke(&r, AgentInvocation::new("domain:devices.reboot").input(json!({}))).code(), Some(ErrorCode::CapabilityNotAvailable));
+    assert_eq!(
+        invoke(&r, AgentInvocation::new("domain:devices.reboot").input(json!({}))).code(),
+        Some(ErrorCode::CapabilityNotAvailable)
+    );
     up.store(true, Ordering::SeqCst);
     assert_eq!(state(&snap(&r), "domain:devices.reboot"), ON);
     let (r2, _) = registry(&a);
-    r2.register(bind_with(&a, "devices.detail", "d", |b| b.procedure(reboot(&a, noop().when(|| panic!("when bug"), "x"))))).unwrap();
+    r2.register(bind_with(&a, "devices.detail", "d", |b| {
+        b.procedure(reboot(&a, noop().when(|| panic!("when bug"), "x")))
+    }))
+    .unwrap();
     assert_eq!(state(&snap(&r2), "domain:devices.reboot"), off(Some("when-error")));
 }
 
@@ -212,7 +249,15 @@ fn procedure_references_follow_the_same_formula() {
 #[test]
 fn a_discovery_disable_vote_makes_the_capability_visible_disabled() {
     let a = authority();
-    let (r, _) = registry_with(&a, |o| o.policy(discovery_policy("maintenance", |c| if c.capability_id.ends_with(".close") { DiscoveryDecision::Disable("maintenance".into()) } else { DiscoveryDecision::Expose })));
+    let (r, _) = registry_with(&a, |o| {
+        o.policy(discovery_policy("maintenance", |c| {
+            if c.capability_id.ends_with(".close") {
+                DiscoveryDecision::Disable("maintenance".into())
+            } else {
+                DiscoveryDecision::Expose
+            }
+        }))
+    });
     r.register(bind(&a, "devices.detail", "d")).unwrap();
     let s = snap(&r);
     assert_eq!(state(&s, "view:devices.detail.close"), off(Some("maintenance")));
@@ -224,29 +269,63 @@ fn a_discovery_disable_vote_makes_the_capability_visible_disabled() {
 #[test]
 fn a_discovery_hide_vote_removes_the_capability_entirely_at_every_scope() {
     let a = authority();
-    let hide = |name: &'static str, target: &'static str| discovery_policy(name, move |c| if c.capability_id == target { DiscoveryDecision::Hide } else { DiscoveryDecision::Expose });
+    let hide = |name: &'static str, target: &'static str| {
+        discovery_policy(name, move |c| {
+            if c.capability_id == target {
+                DiscoveryDecision::Hide
+            } else {
+                DiscoveryDecision::Expose
+            }
+        })
+    };
     let (r, _) = registry_with(&a, |o| o.policy(hide("registry", "view:devices.table.select")));
     r.register(bind_with(&a, "devices.table", "t", |b| {
-        b.policy(hide("component", "view:devices.table.sort")).observation("readState", ObservationBinding::new(read_sync(|_| json!({}))).policy(hide("capability", "view:devices.table.readState")))
+        b.policy(hide("component", "view:devices.table.sort")).observation(
+            "readState",
+            ObservationBinding::new(read_sync(|_| json!({})))
+                .policy(hide("capability", "view:devices.table.readState")),
+        )
     }))
     .unwrap();
-    r.register(bind_with(&a, "devices.detail", "d", |b| b.procedure(reboot(&a, noop().policy(hide("procedure", "domain:devices.reboot")))))).unwrap();
+    r.register(bind_with(&a, "devices.detail", "d", |b| {
+        b.procedure(reboot(&a, noop().policy(hide("procedure", "domain:devices.reboot"))))
+    }))
+    .unwrap();
     let s = snap(&r);
-    for id in ["view:devices.table.select", "view:devices.table.sort", "view:devices.table.readState", "domain:devices.reboot"] {
+    for id in [
+        "view:devices.table.select",
+        "view:devices.table.sort",
+        "view:devices.table.readState",
+        "domain:devices.reboot",
+    ] {
         assert_eq!(state(&s, id), None, "{id} must be absent");
     }
     assert_eq!(state(&s, "view:devices.table.readSelection"), ON);
     let text = serde_json::to_string(&s.to_json()).unwrap();
-    assert!(!text.contains("devices.table.select\"") && !text.contains("devices.table.sort\""), "no trace of hidden capabilities");
+    assert!(
+        !text.contains("devices.table.select\"") && !text.contains("devices.table.sort\""),
+        "no trace of hidden capabilities"
+    );
     // Hidden at invocation too: the capability does not exist for this consumer.
-    assert_eq!(invoke(&r, AgentInvocation::new("view:devices.table.select").input(json!({}))).code(), Some(ErrorCode::CapabilityNotFound));
+    assert_eq!(
+        invoke(&r, AgentInvocation::new("view:devices.table.select").input(json!({}))).code(),
+        Some(ErrorCode::CapabilityNotFound)
+    );
 }
 
 // A throwing discovery policy fails closed: hidden.
 #[test]
 fn a_panicking_discovery_policy_hides_the_capability() {
     let a = authority();
-    let (r, _) = registry_with(&a, |o| o.policy(discovery_policy("buggy", |c| if c.capability_id.ends_with(".close") { panic!("policy bug") } else { DiscoveryDecision::Expose })));
+    let (r, _) = registry_with(&a, |o| {
+        o.policy(discovery_policy("buggy", |c| {
+            if c.capability_id.ends_with(".close") {
+                panic!("policy bug")
+            } else {
+                DiscoveryDecision::Expose
+            }
+        }))
+    });
     r.register(bind(&a, "devices.detail", "d")).unwrap();
     let s = snap(&r);
     assert_eq!(state(&s, "view:devices.detail.close"), None);
@@ -274,22 +353,34 @@ fn the_terms_are_a_conjunction() {
 fn discovery_policies_see_the_consumer_and_the_host_context() {
     let a = authority();
     let (r, _) = registry_with(&a, |o| {
-        o.context(|| [("tenant".to_string(), json!("acme"))].into_iter().collect()).policy(discovery_policy("grants", |c| {
-            assert_eq!(c.host["tenant"], "acme");
-            if c.consumer.grants.iter().any(|g| g == "devices:admin") || c.consumer == AgentConsumer::anonymous() {
-                DiscoveryDecision::Expose
-            } else {
-                DiscoveryDecision::Hide
-            }
-        }))
+        o.context(|| [("tenant".to_string(), json!("acme"))].into_iter().collect()).policy(discovery_policy(
+            "grants",
+            |c| {
+                assert_eq!(c.host["tenant"], "acme");
+                if c.consumer.grants.iter().any(|g| g == "devices:admin") || c.consumer == AgentConsumer::anonymous() {
+                    DiscoveryDecision::Expose
+                } else {
+                    DiscoveryDecision::Hide
+                }
+            },
+        ))
     });
     r.register(bind(&a, "low.widget", "w")).unwrap();
     assert_eq!(state(&snap(&r), "view:low.widget.readWidget"), ON);
-    let stranger = SnapshotContext { consumer: AgentConsumer::new(ConsumerKind::McpBridge, "bridge"), ..SnapshotContext::default() };
+    let stranger = SnapshotContext {
+        consumer: AgentConsumer::new(ConsumerKind::McpBridge, "bridge"),
+        ..SnapshotContext::default()
+    };
     assert_eq!(state(&r.snapshot(&stranger), "view:low.widget.readWidget"), None);
     let mut admin = AgentConsumer::new(ConsumerKind::McpBridge, "bridge");
     admin.grants.push("devices:admin".into());
-    assert_eq!(state(&r.snapshot(&SnapshotContext { consumer: admin, ..SnapshotContext::default() }), "view:low.widget.readWidget"), ON);
+    assert_eq!(
+        state(
+            &r.snapshot(&SnapshotContext { consumer: admin, ..SnapshotContext::default() }),
+            "view:low.widget.readWidget"
+        ),
+        ON
+    );
 }
 
 // `availability-changed` events for every capability whose pushed availability flips (enabled
@@ -300,19 +391,37 @@ fn availability_changed_events_follow_pushed_updates() {
     let (r, _) = registry(&a);
     let h = r.register(bind_with(&a, "devices.detail", "d", |b| b.procedure(reboot(&a, noop())))).unwrap();
     let rid = h.registration_id().to_string();
-    let changed = |id: &str, available: bool| AgentSurfaceEvent::AvailabilityChanged { registration_id: rid.clone(), capability_id: id.into(), available };
+    let changed = |id: &str, available: bool| AgentSurfaceEvent::AvailabilityChanged {
+        registration_id: rid.clone(),
+        capability_id: id.into(),
+        available,
+    };
     let (rec, _sub) = Recorder::attach(&r);
     h.update(RegistrationPatch { enabled: Some(false), availability: None });
     let mut events = rec.take();
     assert_eq!(events.pop(), Some(AgentSurfaceEvent::SurfaceChanged { surface_version: "2".into() }));
     events.sort_by_key(|e| format!("{e:?}"));
-    let mut expected = vec![changed("view:devices.detail.readDevice", false), changed("view:devices.detail.close", false), changed("domain:devices.reboot", false)];
+    let mut expected = vec![
+        changed("view:devices.detail.readDevice", false),
+        changed("view:devices.detail.close", false),
+        changed("domain:devices.reboot", false),
+    ];
     expected.sort_by_key(|e| format!("{e:?}"));
     assert_eq!(events, expected);
     h.update(RegistrationPatch { enabled: Some(true), availability: None });
     assert_eq!(rec.take().len(), 4, "three back to available + surface-changed");
     h.update(overrides(&[("close", false, None)]));
-    assert_eq!(rec.take(), vec![changed("view:devices.detail.close", false), AgentSurfaceEvent::SurfaceChanged { surface_version: "4".into() }]);
+    assert_eq!(
+        rec.take(),
+        vec![
+            changed("view:devices.detail.close", false),
+            AgentSurfaceEvent::SurfaceChanged { surface_version: "4".into() }
+        ]
+    );
     h.update(overrides(&[("close", false, Some("other reason"))]));
-    assert_eq!(rec.take(), vec![AgentSurfaceEvent::SurfaceChanged { surface_version: "5".into() }], "no flip, no availability-changed");
+    assert_eq!(
+        rec.take(),
+        vec![AgentSurfaceEvent::SurfaceChanged { surface_version: "5".into() }],
+        "no flip, no availability-changed"
+    );
 }

@@ -9,7 +9,8 @@ use agent_surface_runtime::events::{AgentSurfaceEvent, RejectReason};
 use agent_surface_runtime::invoke::AgentInvocation;
 use agent_surface_runtime::limits::AgentSurfaceLimits;
 use agent_surface_runtime::registry::{
-    AvailabilityOverride, DefinitionError, DuplicateInstance, DuplicateSuffixPolicy, GuardDecision, LogLevel, RegistrationCandidate, RegistrationPatch, RegistrationStatus,
+    AvailabilityOverride, DefinitionError, DuplicateInstance, DuplicateSuffixPolicy, GuardDecision, LogLevel,
+    RegistrationCandidate, RegistrationPatch, RegistrationStatus,
 };
 use agent_surface_runtime::snapshot::SnapshotContext;
 use registry_support::*;
@@ -33,7 +34,12 @@ fn patch_enabled(enabled: bool) -> RegistrationPatch {
 }
 
 fn patch_override(name: &str, available: bool, reason: Option<&str>) -> RegistrationPatch {
-    RegistrationPatch { enabled: None, availability: Some([(name.to_string(), AvailabilityOverride { available, reason: reason.map(str::to_string) })].into()) }
+    RegistrationPatch {
+        enabled: None,
+        availability: Some(
+            [(name.to_string(), AvailabilityOverride { available, reason: reason.map(str::to_string) })].into(),
+        ),
+    }
 }
 
 // --- Identifiers --------------------------------------------------------------------------
@@ -164,8 +170,13 @@ fn when_drift_does_not_bump_the_version() {
     let (r, _) = registry(&a);
     let flag = Arc::new(AtomicBool::new(true));
     let f = flag.clone();
-    r.register(bind_with(&a, "low.widget", "a", |b| b.observation("readWidget", ObservationBinding::new(read_sync(|_| json!({}))).when(move || f.load(Ordering::SeqCst), "hidden-tab"))))
-        .unwrap();
+    r.register(bind_with(&a, "low.widget", "a", |b| {
+        b.observation(
+            "readWidget",
+            ObservationBinding::new(read_sync(|_| json!({}))).when(move || f.load(Ordering::SeqCst), "hidden-tab"),
+        )
+    }))
+    .unwrap();
     assert!(r.snapshot(&SnapshotContext::default()).components[0].observations[0].available);
     flag.store(false, Ordering::SeqCst);
     let snap = r.snapshot(&SnapshotContext::default());
@@ -227,7 +238,11 @@ fn a_registration_is_live_immediately_and_surface_changed_carries_the_new_versio
     assert_eq!(
         rec.events(),
         vec![
-            AgentSurfaceEvent::ComponentRegistered { registration_id: h.registration_id().into(), component_type: "low.widget".into(), instance_id: "a".into() },
+            AgentSurfaceEvent::ComponentRegistered {
+                registration_id: h.registration_id().into(),
+                component_type: "low.widget".into(),
+                instance_id: "a".into()
+            },
             AgentSurfaceEvent::SurfaceChanged { surface_version: "1".into() },
         ]
     );
@@ -246,7 +261,11 @@ fn unregister_removes_the_capabilities_from_the_next_snapshot() {
     assert_eq!(
         rec.events(),
         vec![
-            AgentSurfaceEvent::ComponentUnregistered { registration_id: h.registration_id().into(), component_type: "low.widget".into(), instance_id: "a".into() },
+            AgentSurfaceEvent::ComponentUnregistered {
+                registration_id: h.registration_id().into(),
+                component_type: "low.widget".into(),
+                instance_id: "a".into()
+            },
             AgentSurfaceEvent::SurfaceChanged { surface_version: "2".into() },
         ]
     );
@@ -263,7 +282,14 @@ fn duplicate_instance_reject_gives_a_dead_handle_and_a_component_rejected_event(
     let second = r.register(bind(&a, "low.widget", "a")).unwrap();
     assert_eq!(second.status(), RegistrationStatus::Rejected);
     assert_eq!(first.status(), RegistrationStatus::Active, "first wins");
-    assert_eq!(rec.events(), vec![AgentSurfaceEvent::ComponentRejected { component_type: "low.widget".into(), instance_id: "a".into(), reason: RejectReason::Duplicate }]);
+    assert_eq!(
+        rec.events(),
+        vec![AgentSurfaceEvent::ComponentRejected {
+            component_type: "low.widget".into(),
+            instance_id: "a".into(),
+            reason: RejectReason::Duplicate
+        }]
+    );
     let snap = r.snapshot(&SnapshotContext::default());
     assert_eq!(snap.components.len(), 1);
     assert_eq!(snap.components[0].registration_id, first.registration_id());
@@ -301,13 +327,24 @@ fn duplicate_instance_replace_unregisters_the_old_then_registers_the_new() {
     assert_eq!(
         rec.events(),
         vec![
-            AgentSurfaceEvent::ComponentUnregistered { registration_id: old.registration_id().into(), component_type: "low.widget".into(), instance_id: "a".into() },
-            AgentSurfaceEvent::ComponentRegistered { registration_id: new.registration_id().into(), component_type: "low.widget".into(), instance_id: "a".into() },
+            AgentSurfaceEvent::ComponentUnregistered {
+                registration_id: old.registration_id().into(),
+                component_type: "low.widget".into(),
+                instance_id: "a".into()
+            },
+            AgentSurfaceEvent::ComponentRegistered {
+                registration_id: new.registration_id().into(),
+                component_type: "low.widget".into(),
+                instance_id: "a".into()
+            },
             AgentSurfaceEvent::SurfaceChanged { surface_version: "2".into() },
         ]
     );
     let snap = r.snapshot(&SnapshotContext::default());
-    assert_eq!(snap.components.iter().map(|c| c.registration_id.as_str()).collect::<Vec<_>>(), vec![new.registration_id()]);
+    assert_eq!(
+        snap.components.iter().map(|c| c.registration_id.as_str()).collect::<Vec<_>>(),
+        vec![new.registration_id()]
+    );
     // The old registration is tombstoned; with its successor live, a late call is stale and
     // names the live registration ("differs from the live registration → STALE_CAPABILITY").
     assert_eq!(r.stats().tombstones, 1);
@@ -326,16 +363,30 @@ fn on_register_guard_rejection_gives_a_dead_handle_and_reason_guard() {
     let (r, _) = registry_with(&a, |o| {
         o.on_register(move |c| {
             s.lock().unwrap().push(c.clone());
-            if c.instance_id == "untrusted" { GuardDecision::Reject } else { GuardDecision::Accept }
+            if c.instance_id == "untrusted" {
+                GuardDecision::Reject
+            } else {
+                GuardDecision::Accept
+            }
         })
     });
     let (rec, _sub) = Recorder::attach(&r);
     let bad = r.register(bind_with(&a, "low.widget", "untrusted", |b| b.internal("tenant", json!("t1")))).unwrap();
     assert_eq!(bad.status(), RegistrationStatus::Rejected);
-    assert_eq!(rec.take(), vec![AgentSurfaceEvent::ComponentRejected { component_type: "low.widget".into(), instance_id: "untrusted".into(), reason: RejectReason::Guard }]);
+    assert_eq!(
+        rec.take(),
+        vec![AgentSurfaceEvent::ComponentRejected {
+            component_type: "low.widget".into(),
+            instance_id: "untrusted".into(),
+            reason: RejectReason::Guard
+        }]
+    );
     assert_eq!(r.version(), "0");
     let c = seen.lock().unwrap()[0].clone();
-    assert_eq!((c.component_type.as_str(), c.origin.as_str(), &c.internal["tenant"]), ("low.widget", "first-party", &json!("t1")));
+    assert_eq!(
+        (c.component_type.as_str(), c.origin.as_str(), &c.internal["tenant"]),
+        ("low.widget", "first-party", &json!("t1"))
+    );
     let good = r.register(bind(&a, "low.widget", "trusted")).unwrap();
     assert_eq!(good.status(), RegistrationStatus::Active);
 }
@@ -378,7 +429,8 @@ fn tombstones_expire_after_five_minutes_on_the_injected_clock() {
     let (r, clock) = registry(&a);
     let h = r.register(bind(&a, "low.widget", "a")).unwrap();
     h.unregister();
-    let call = || invoke(&r, AgentInvocation::new("view:low.widget.readWidget").registration(h.registration_id())).code();
+    let call =
+        || invoke(&r, AgentInvocation::new("view:low.widget.readWidget").registration(h.registration_id())).code();
     clock.advance(300_000);
     assert_eq!(call(), Some(ErrorCode::ComponentUnmounted), "still remembered at exactly 5 min");
     assert_eq!(r.stats().tombstones, 1);
@@ -411,10 +463,13 @@ fn tombstones_retain_identifiers_only() {
     let held = token.clone();
     let h = r
         .register(bind_with(&a, "low.widget", "a", move |b| {
-            b.observation("readWidget", read_sync(move |_| {
-                let _ = &held;
-                json!({})
-            }))
+            b.observation(
+                "readWidget",
+                read_sync(move |_| {
+                    let _ = &held;
+                    json!({})
+                }),
+            )
         }))
         .unwrap();
     assert_eq!(Arc::strong_count(&token), 2, "the live registration holds the handler");
@@ -438,7 +493,13 @@ fn post_unregister_handle_calls_are_noops_that_warn_in_development() {
     assert_eq!(r.version(), "2");
     assert!(rec.events().is_empty());
     assert_eq!(r.stats().tombstones, 1);
-    let warns: Vec<_> = logs.lock().unwrap().iter().filter(|l| l.level == LogLevel::Warn && l.message.contains(h.registration_id())).cloned().collect();
+    let warns: Vec<_> = logs
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l.level == LogLevel::Warn && l.message.contains(h.registration_id()))
+        .cloned()
+        .collect();
     assert_eq!(warns.len(), 4, "{warns:?}");
 }
 
@@ -512,7 +573,10 @@ fn events_are_dispatched_after_the_mutation() {
     r.register(bind(&a, "low.widget", "a")).unwrap();
     assert_eq!(
         *seen.lock().unwrap(),
-        vec![("component-registered".to_string(), "1".to_string(), 1), ("surface-changed".to_string(), "1".to_string(), 1)]
+        vec![
+            ("component-registered".to_string(), "1".to_string(), 1),
+            ("surface-changed".to_string(), "1".to_string(), 1)
+        ]
     );
     r.dispose(); // breaks the listener → registry cycle
 }
@@ -547,7 +611,9 @@ fn reentrant_mutations_from_a_listener_are_queued_in_order() {
     let inner: Arc<Mutex<Option<String>>> = Arc::default();
     let inner2 = inner.clone();
     let _reentrant = r.subscribe(move |e| {
-        if matches!(e, AgentSurfaceEvent::ComponentRegistered { component_type, .. } if component_type == "low.widget") && !once.swap(true, Ordering::SeqCst) {
+        if matches!(e, AgentSurfaceEvent::ComponentRegistered { component_type, .. } if component_type == "low.widget")
+            && !once.swap(true, Ordering::SeqCst)
+        {
             let h = r2.register(bind(&a2, "devices.detail", "d")).unwrap();
             assert_eq!(r2.version(), "2", "the nested mutation is applied at once");
             *inner2.lock().unwrap() = Some(h.registration_id().to_string());
@@ -584,9 +650,20 @@ fn duplicate_suffix_policy_warn_emits_collision_suspected_and_registers() {
     let (rec, _sub) = Recorder::attach(&r);
     let h = r.register(bind(&a, "alerts.feed", "default")).unwrap();
     assert_eq!(h.status(), RegistrationStatus::Active);
-    assert!(rec.events().contains(&AgentSurfaceEvent::CollisionSuspected { view_capability_id: "view:alerts.feed.dismiss".into(), domain_procedure_id: "domain:alerts.feed.dismiss".into() }));
-    assert_eq!(rec.events().iter().filter(|e| matches!(e, AgentSurfaceEvent::CollisionSuspected { .. })).count(), 1, "only the colliding name");
-    assert!(logs.lock().unwrap().iter().any(|l| l.level == LogLevel::Warn && l.message.contains("domain:alerts.feed.dismiss")));
+    assert!(rec.events().contains(&AgentSurfaceEvent::CollisionSuspected {
+        view_capability_id: "view:alerts.feed.dismiss".into(),
+        domain_procedure_id: "domain:alerts.feed.dismiss".into()
+    }));
+    assert_eq!(
+        rec.events().iter().filter(|e| matches!(e, AgentSurfaceEvent::CollisionSuspected { .. })).count(),
+        1,
+        "only the colliding name"
+    );
+    assert!(logs
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.level == LogLevel::Warn && l.message.contains("domain:alerts.feed.dismiss")));
 }
 
 // duplicateSuffixPolicy "error": the collision is a definition error.
@@ -595,7 +672,13 @@ fn duplicate_suffix_policy_error_refuses_the_registration() {
     let a = authority();
     let (r, _) = registry_with(&a, |o| o.duplicate_suffix_policy(DuplicateSuffixPolicy::Error));
     let e = r.register(bind(&a, "alerts.feed", "default")).err();
-    assert_eq!(e, Some(DefinitionError::SuffixCollision { view: "view:alerts.feed.dismiss".into(), domain: "domain:alerts.feed.dismiss".into() }));
+    assert_eq!(
+        e,
+        Some(DefinitionError::SuffixCollision {
+            view: "view:alerts.feed.dismiss".into(),
+            domain: "domain:alerts.feed.dismiss".into()
+        })
+    );
     assert_eq!(r.version(), "0");
     // Components without a colliding name are unaffected.
     assert!(r.register(bind(&a, "low.widget", "a")).is_ok());

@@ -9,8 +9,12 @@ use agent_surface_runtime::explain::{explain_surface, ExplainError, Outcome, Pol
 use agent_surface_runtime::invoke::AgentInvocation;
 use agent_surface_runtime::limits::AgentSurfaceLimits;
 use agent_surface_runtime::policy::{discovery_policy, DiscoveryDecision};
-use agent_surface_runtime::registry::{AgentSurfaceRegistry, DuplicateInstance, DuplicateSuffixPolicy, Environment, RegistrationPatch, RegistryOptions};
-use agent_surface_runtime::snapshot::{AgentConsumer, AgentRouteInfo, AgentSurfaceSnapshot, ConsumerKind, SnapshotBudget, SnapshotContext};
+use agent_surface_runtime::registry::{
+    AgentSurfaceRegistry, DuplicateInstance, DuplicateSuffixPolicy, Environment, RegistrationPatch, RegistryOptions,
+};
+use agent_surface_runtime::snapshot::{
+    AgentConsumer, AgentRouteInfo, AgentSurfaceSnapshot, ConsumerKind, SnapshotBudget, SnapshotContext,
+};
 use registry_support::*;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -33,7 +37,10 @@ fn wipe(a: &agent_surface_runtime::authority::CapabilityAuthority) -> BoundProce
 }
 
 /// A registry holding one of each standard component type (alerts.feed aside).
-fn populated(a: &agent_surface_runtime::authority::CapabilityAuthority, options: impl FnOnce(RegistryOptions) -> RegistryOptions) -> AgentSurfaceRegistry {
+fn populated(
+    a: &agent_surface_runtime::authority::CapabilityAuthority,
+    options: impl FnOnce(RegistryOptions) -> RegistryOptions,
+) -> AgentSurfaceRegistry {
     let (r, _) = registry_with(a, options);
     r.register(bind(a, "low.widget", "w")).unwrap();
     r.register(bind(a, "app.nav", "b")).unwrap();
@@ -54,14 +61,20 @@ fn snapshot_is_synchronous_and_never_runs_read() {
     let n = reads.clone();
     r.register(bind_with(&a, "devices.table", "t", move |b| {
         let n2 = n.clone();
-        b.observation("readState", read_sync(move |_| {
-            n.fetch_add(1, Ordering::SeqCst);
-            json!({})
-        }))
-        .observation("readSelection", read_sync(move |_| {
-            n2.fetch_add(1, Ordering::SeqCst);
-            json!({})
-        }))
+        b.observation(
+            "readState",
+            read_sync(move |_| {
+                n.fetch_add(1, Ordering::SeqCst);
+                json!({})
+            }),
+        )
+        .observation(
+            "readSelection",
+            read_sync(move |_| {
+                n2.fetch_add(1, Ordering::SeqCst);
+                json!({})
+            }),
+        )
     }))
     .unwrap();
     let contexts = [
@@ -87,7 +100,9 @@ fn internal_metadata_never_appears_anywhere_in_a_snapshot() {
     let a = authority();
     let (r, _) = registry_with(&a, |o| o.on_duplicate_instance(DuplicateInstance::Reject));
     let (rec, _sub) = Recorder::attach(&r);
-    let secret = |b: agent_surface_runtime::binding::ComponentBinder| b.internal("internalKeyZq7", json!({"token": "SECRET-VALUE-81f3", "n": 424242})).procedure(reboot(&a));
+    let secret = |b: agent_surface_runtime::binding::ComponentBinder| {
+        b.internal("internalKeyZq7", json!({"token": "SECRET-VALUE-81f3", "n": 424242})).procedure(reboot(&a))
+    };
     let h = r.register(bind_with(&a, "devices.table", "t", secret)).unwrap();
     r.register(bind_with(&a, "devices.table", "t", secret)).unwrap(); // rejected duplicate
     let mut texts = Vec::new();
@@ -103,7 +118,13 @@ fn internal_metadata_never_appears_anywhere_in_a_snapshot() {
     texts.push(serde_json::to_string(&r.snapshot(&ctx()).to_json()).unwrap());
     texts.push(serde_json::to_string(&invoke(&r, AgentInvocation::new("view:devices.table.readState"))).unwrap());
     h.unregister();
-    texts.push(serde_json::to_string(&invoke(&r, AgentInvocation::new("view:devices.table.readState").registration(h.registration_id()))).unwrap());
+    texts.push(
+        serde_json::to_string(&invoke(
+            &r,
+            AgentInvocation::new("view:devices.table.readState").registration(h.registration_id()),
+        ))
+        .unwrap(),
+    );
     for e in rec.events() {
         texts.push(serde_json::to_string(&e).unwrap());
     }
@@ -136,8 +157,29 @@ fn a_snapshot_is_plain_json_with_the_spec_field_names() {
     assert_eq!(keys(read_state), ["available", "capabilityId", "description", "name", "outputSchema"]);
     assert_eq!(read_state["capabilityId"], "view:devices.table.readState");
     let select = table["actions"].as_array().unwrap().iter().find(|o| o["name"] == "select").unwrap();
-    assert_eq!(keys(select), ["available", "capabilityId", "confirmation", "description", "effect", "idempotent", "inputSchema", "name", "reversible"]);
-    assert_eq!((select["effect"].as_str(), select["idempotent"].as_bool(), select["reversible"].as_bool(), select["confirmation"].as_str()), (Some("local-state"), Some(false), Some(true), Some("never")));
+    assert_eq!(
+        keys(select),
+        [
+            "available",
+            "capabilityId",
+            "confirmation",
+            "description",
+            "effect",
+            "idempotent",
+            "inputSchema",
+            "name",
+            "reversible"
+        ]
+    );
+    assert_eq!(
+        (
+            select["effect"].as_str(),
+            select["idempotent"].as_bool(),
+            select["reversible"].as_bool(),
+            select["confirmation"].as_str()
+        ),
+        (Some("local-state"), Some(false), Some(true), Some("never"))
+    );
 }
 
 // `capturedAt: string; // ISO-8601` from the injected clock; `route` from RegistryOptions.route.
@@ -157,11 +199,19 @@ fn captured_at_uses_the_injected_clock_and_route_comes_from_the_option() {
 #[test]
 fn components_are_ordered_by_priority_desc_then_type_then_instance_id() {
     let a = authority();
-    let expected = ["devices.detail#d", "devices.table#t", "devicesx.panel#p", "app.nav#a", "app.nav#b", "low.widget#w"];
+    let expected =
+        ["devices.detail#d", "devices.table#t", "devicesx.panel#p", "app.nav#a", "app.nav#b", "low.widget#w"];
     assert_eq!(types(&populated(&a, |o| o).snapshot(&ctx())), expected);
     // Another mount order, same snapshot order.
     let (r, _) = registry(&a);
-    for (ty, i) in [("devices.table", "t"), ("app.nav", "a"), ("low.widget", "w"), ("devicesx.panel", "p"), ("devices.detail", "d"), ("app.nav", "b")] {
+    for (ty, i) in [
+        ("devices.table", "t"),
+        ("app.nav", "a"),
+        ("low.widget", "w"),
+        ("devicesx.panel", "p"),
+        ("devices.detail", "d"),
+        ("app.nav", "b"),
+    ] {
         r.register(bind(&a, ty, i)).unwrap();
     }
     assert_eq!(types(&r.snapshot(&ctx())), expected);
@@ -173,7 +223,9 @@ fn components_are_ordered_by_priority_desc_then_type_then_instance_id() {
 fn scope_prefixes_match_whole_segments() {
     let a = authority();
     let r = populated(&a, |o| o);
-    let scoped = |p: &[&str]| types(&r.snapshot(&SnapshotContext { scope: Some(p.iter().map(|s| s.to_string()).collect()), ..ctx() }));
+    let scoped = |p: &[&str]| {
+        types(&r.snapshot(&SnapshotContext { scope: Some(p.iter().map(|s| s.to_string()).collect()), ..ctx() }))
+    };
     assert_eq!(scoped(&["devices"]), ["devices.detail#d", "devices.table#t"]);
     assert_eq!(scoped(&["devices.table"]), ["devices.table#t"]);
     assert_eq!(scoped(&["devices.tab"]), Vec::<String>::new());
@@ -190,7 +242,11 @@ fn include_unavailable_false_drops_unavailable_capabilities() {
     let (r, _) = registry(&a);
     let h = r
         .register(bind_with(&a, "devices.table", "t", |b| {
-            b.action("select", ActionBinding::new(execute_fn(|_, _| async { Ok(json!(null)) })).when(|| false, "no-rows")).procedure(reboot(&a))
+            b.action(
+                "select",
+                ActionBinding::new(execute_fn(|_, _| async { Ok(json!(null)) })).when(|| false, "no-rows"),
+            )
+            .procedure(reboot(&a))
         }))
         .unwrap();
     let all = r.snapshot(&ctx());
@@ -211,11 +267,21 @@ fn budget_max_components_drops_lowest_priority_and_says_so() {
     let a = authority();
     let r = populated(&a, |o| o);
     r.register(bind_with(&a, "low.widget", "z", |b| b.procedure(wipe(&a)))).unwrap();
-    let s = r.snapshot(&SnapshotContext { budget: Some(SnapshotBudget { max_components: Some(3), max_bytes: None }), ..ctx() });
+    let s = r.snapshot(&SnapshotContext {
+        budget: Some(SnapshotBudget { max_components: Some(3), max_bytes: None }),
+        ..ctx()
+    });
     assert_eq!(types(&s), ["devices.detail#d", "devices.table#t", "devicesx.panel#p"]);
     assert_eq!(s.to_json()["truncated"], json!({"droppedComponents": 4}));
-    assert_eq!(s.procedures.iter().map(|p| p.capability_id.as_str()).collect::<Vec<_>>(), ["domain:devices.reboot"], "dropped components take their procedures along");
-    let fits = r.snapshot(&SnapshotContext { budget: Some(SnapshotBudget { max_components: Some(7), max_bytes: None }), ..ctx() });
+    assert_eq!(
+        s.procedures.iter().map(|p| p.capability_id.as_str()).collect::<Vec<_>>(),
+        ["domain:devices.reboot"],
+        "dropped components take their procedures along"
+    );
+    let fits = r.snapshot(&SnapshotContext {
+        budget: Some(SnapshotBudget { max_components: Some(7), max_bytes: None }),
+        ..ctx()
+    });
     assert!(fits.truncated.is_none() && fits.to_json().get("truncated").is_none(), "present iff a budget truncated");
     assert!(r.snapshot(&ctx()).to_json().get("truncated").is_none());
 }
@@ -227,12 +293,21 @@ fn budget_max_bytes_drops_lowest_priority_until_the_snapshot_fits() {
     let a = authority();
     let r = populated(&a, |o| o);
     r.register(bind_with(&a, "low.widget", "z", |b| b.procedure(wipe(&a)))).unwrap();
-    let by_count = r.snapshot(&SnapshotContext { budget: Some(SnapshotBudget { max_components: Some(5), max_bytes: None }), ..ctx() });
+    let by_count = r.snapshot(&SnapshotContext {
+        budget: Some(SnapshotBudget { max_components: Some(5), max_bytes: None }),
+        ..ctx()
+    });
     let size = canonical_json(&by_count.to_json()).len();
-    let by_bytes = r.snapshot(&SnapshotContext { budget: Some(SnapshotBudget { max_components: None, max_bytes: Some(size) }), ..ctx() });
+    let by_bytes = r.snapshot(&SnapshotContext {
+        budget: Some(SnapshotBudget { max_components: None, max_bytes: Some(size) }),
+        ..ctx()
+    });
     assert_eq!(by_bytes, by_count, "exactly the two lowest-priority components dropped");
     assert!(canonical_json(&by_bytes.to_json()).len() <= size);
-    let tiny = r.snapshot(&SnapshotContext { budget: Some(SnapshotBudget { max_components: None, max_bytes: Some(1) }), ..ctx() });
+    let tiny = r.snapshot(&SnapshotContext {
+        budget: Some(SnapshotBudget { max_components: None, max_bytes: Some(1) }),
+        ..ctx()
+    });
     assert!(tiny.components.is_empty() && tiny.procedures.is_empty());
     assert_eq!(tiny.truncated.unwrap().dropped_components, 7);
 }
@@ -261,7 +336,12 @@ fn the_snapshot_is_flat_with_parent_links() {
 fn procedures_are_top_level_with_a_registration_link_and_a_contextual_note() {
     let a = authority();
     let (r, _) = registry(&a);
-    let h = r.register(bind_with(&a, "devices.detail", "d", |b| b.procedure(reboot(&a).describe(|| Some("device dev_1 is online".into()))).procedure(wipe(&a).describe(|| None)))).unwrap();
+    let h = r
+        .register(bind_with(&a, "devices.detail", "d", |b| {
+            b.procedure(reboot(&a).describe(|| Some("device dev_1 is online".into())))
+                .procedure(wipe(&a).describe(|| None))
+        }))
+        .unwrap();
     let v = r.snapshot(&ctx()).to_json();
     assert!(v["components"][0].get("procedures").is_none(), "not nested into the view plane");
     let procs = v["procedures"].as_array().unwrap();
@@ -281,7 +361,8 @@ fn procedures_are_top_level_with_a_registration_link_and_a_contextual_note() {
 fn a_panicking_describe_only_drops_the_note() {
     let a = authority();
     let (r, _) = registry(&a);
-    r.register(bind_with(&a, "devices.detail", "d", |b| b.procedure(reboot(&a).describe(|| panic!("describe bug"))))).unwrap();
+    r.register(bind_with(&a, "devices.detail", "d", |b| b.procedure(reboot(&a).describe(|| panic!("describe bug")))))
+        .unwrap();
     let s = r.snapshot(&ctx());
     assert_eq!(s.procedures.len(), 1);
     assert_eq!(s.procedures[0].contextual_note, None);
@@ -292,16 +373,30 @@ fn a_panicking_describe_only_drops_the_note() {
 fn explained_registry(a: &agent_surface_runtime::authority::CapabilityAuthority) -> AgentSurfaceRegistry {
     let registry_policy = discovery_policy("bridge-limits", |c| {
         if c.consumer.kind == ConsumerKind::McpBridge && !c.consumer.grants.iter().any(|g| g == "admin") {
-            if c.capability_id.starts_with("domain:") { DiscoveryDecision::Hide } else if c.capability_id.ends_with(".sort") { DiscoveryDecision::Disable("read-only-bridge".into()) } else { DiscoveryDecision::Expose }
+            if c.capability_id.starts_with("domain:") {
+                DiscoveryDecision::Hide
+            } else if c.capability_id.ends_with(".sort") {
+                DiscoveryDecision::Disable("read-only-bridge".into())
+            } else {
+                DiscoveryDecision::Expose
+            }
         } else {
             DiscoveryDecision::Expose
         }
     });
     let r = populated(a, |o| o.policy(registry_policy));
-    let h = r.register(bind_with(a, "low.widget", "off", |b| b.observation("readWidget", ObservationBinding::new(read_sync(|_| json!({}))).when(|| false, "empty")))).unwrap();
+    let h = r
+        .register(bind_with(a, "low.widget", "off", |b| {
+            b.observation("readWidget", ObservationBinding::new(read_sync(|_| json!({}))).when(|| false, "empty"))
+        }))
+        .unwrap();
     h.update(RegistrationPatch { enabled: Some(false), availability: None });
     r.register(bind_with(a, "devicesx.panel", "q", |b| {
-        b.observation("readPanel", ObservationBinding::new(read_sync(|_| json!({}))).policy(discovery_policy("buggy", |_| panic!("policy bug"))))
+        b.observation(
+            "readPanel",
+            ObservationBinding::new(read_sync(|_| json!({})))
+                .policy(discovery_policy("buggy", |_| panic!("policy bug"))),
+        )
     }))
     .unwrap();
     r
@@ -338,18 +433,38 @@ fn explain_outcome_equals_the_snapshot_for_the_same_context() {
         ctx(),
         SnapshotContext { consumer: AgentConsumer::new(ConsumerKind::McpBridge, "bridge"), ..ctx() },
         SnapshotContext { consumer: admin, ..ctx() },
-        SnapshotContext { scope: Some(vec!["devices".into(), "low".into()]), consumer: AgentConsumer::new(ConsumerKind::McpBridge, "b"), ..ctx() },
+        SnapshotContext {
+            scope: Some(vec!["devices".into(), "low".into()]),
+            consumer: AgentConsumer::new(ConsumerKind::McpBridge, "b"),
+            ..ctx()
+        },
     ];
     let mut hidden_seen = 0;
     for c in &contexts {
         let e = explain_surface(&r, c).unwrap();
-        let mut from_explain: Vec<(String, String, Outcome)> = e.capabilities.iter().filter(|x| x.outcome != Outcome::Hide).map(|x| (x.registration_id.clone(), x.capability_id.clone(), x.outcome)).collect();
+        let mut from_explain: Vec<(String, String, Outcome)> = e
+            .capabilities
+            .iter()
+            .filter(|x| x.outcome != Outcome::Hide)
+            .map(|x| (x.registration_id.clone(), x.capability_id.clone(), x.outcome))
+            .collect();
         from_explain.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
         assert_eq!(from_explain, snapshot_outcomes(&r.snapshot(c)), "{c:?}");
         // Disabled ones carry the same reason as the snapshot.
         let s = r.snapshot(c);
         for x in e.capabilities.iter().filter(|x| x.outcome == Outcome::Disable) {
-            let reason = s.components.iter().flat_map(|c| c.observations.iter().map(|o| (&o.capability_id, &c.registration_id, &o.unavailable_reason)).chain(c.actions.iter().map(|o| (&o.capability_id, &c.registration_id, &o.unavailable_reason)))).chain(s.procedures.iter().map(|p| (&p.capability_id, &p.registration_id, &p.unavailable_reason))).find(|(id, rid, _)| **id == x.capability_id && **rid == x.registration_id).map(|t| t.2.clone());
+            let reason = s
+                .components
+                .iter()
+                .flat_map(|c| {
+                    c.observations
+                        .iter()
+                        .map(|o| (&o.capability_id, &c.registration_id, &o.unavailable_reason))
+                        .chain(c.actions.iter().map(|o| (&o.capability_id, &c.registration_id, &o.unavailable_reason)))
+                })
+                .chain(s.procedures.iter().map(|p| (&p.capability_id, &p.registration_id, &p.unavailable_reason)))
+                .find(|(id, rid, _)| **id == x.capability_id && **rid == x.registration_id)
+                .map(|t| t.2.clone());
             assert_eq!(reason, Some(x.reason.clone()), "{}", x.capability_id);
         }
         hidden_seen += e.capabilities.iter().filter(|x| x.outcome == Outcome::Hide).count();
@@ -366,11 +481,16 @@ fn explain_reports_hidden_capabilities_and_procedures() {
     let r = explained_registry(&a);
     let c = SnapshotContext { consumer: AgentConsumer::new(ConsumerKind::McpBridge, "bridge"), ..ctx() };
     let e = explain_surface(&r, &c).unwrap();
-    let reboot = e.capabilities.iter().find(|x| x.capability_id == "domain:devices.reboot").expect("procedures are explained");
+    let reboot =
+        e.capabilities.iter().find(|x| x.capability_id == "domain:devices.reboot").expect("procedures are explained");
     assert_eq!((reboot.kind, reboot.plane, reboot.outcome), ("procedure", "domain", Outcome::Hide));
     assert_eq!(reboot.description, "Runs domain:devices.reboot");
     assert!(r.snapshot(&c).procedures.is_empty());
-    let panel = e.capabilities.iter().find(|x| x.capability_id == "view:devicesx.panel.readPanel" && x.component.instance_id == "q").unwrap();
+    let panel = e
+        .capabilities
+        .iter()
+        .find(|x| x.capability_id == "view:devicesx.panel.readPanel" && x.component.instance_id == "q")
+        .unwrap();
     assert_eq!(panel.outcome, Outcome::Hide, "a panicking policy hides");
     let buggy = panel.policies.iter().find(|p| p.name == "buggy").unwrap();
     assert!(buggy.threw && buggy.scope == PolicyScope::Capability);
@@ -388,7 +508,15 @@ fn explain_ignores_include_unavailable_and_budget_but_honours_scope() {
     let a = authority();
     let r = explained_registry(&a);
     let full = explain_surface(&r, &ctx()).unwrap();
-    let withheld = explain_surface(&r, &SnapshotContext { include_unavailable: false, budget: Some(SnapshotBudget { max_components: Some(0), max_bytes: Some(1) }), ..ctx() }).unwrap();
+    let withheld = explain_surface(
+        &r,
+        &SnapshotContext {
+            include_unavailable: false,
+            budget: Some(SnapshotBudget { max_components: Some(0), max_bytes: Some(1) }),
+            ..ctx()
+        },
+    )
+    .unwrap();
     assert_eq!(full, withheld);
     let scoped = explain_surface(&r, &SnapshotContext { scope: Some(vec!["app".into()]), ..ctx() }).unwrap();
     assert!(!scoped.capabilities.is_empty());
@@ -403,12 +531,24 @@ fn explain_keeps_availability_apart_from_policy_votes() {
     let r = explained_registry(&a);
     let e = explain_surface(&r, &ctx()).unwrap();
     let off = e.capabilities.iter().find(|x| x.component.instance_id == "off").unwrap();
-    assert_eq!((off.outcome, off.availability.available, off.availability.reason.as_deref()), (Outcome::Disable, false, Some("component-disabled")));
+    assert_eq!(
+        (off.outcome, off.availability.available, off.availability.reason.as_deref()),
+        (Outcome::Disable, false, Some("component-disabled"))
+    );
     assert_eq!(off.policies.len(), 1);
-    assert_eq!((off.policies[0].name.as_str(), off.policies[0].scope, off.policies[0].discovery.as_deref()), ("bridge-limits", PolicyScope::Registry, Some("expose")));
-    let bridge = explain_surface(&r, &SnapshotContext { consumer: AgentConsumer::new(ConsumerKind::McpBridge, "b"), ..ctx() }).unwrap();
+    assert_eq!(
+        (off.policies[0].name.as_str(), off.policies[0].scope, off.policies[0].discovery.as_deref()),
+        ("bridge-limits", PolicyScope::Registry, Some("expose"))
+    );
+    let bridge =
+        explain_surface(&r, &SnapshotContext { consumer: AgentConsumer::new(ConsumerKind::McpBridge, "b"), ..ctx() })
+            .unwrap();
     let sort = bridge.capabilities.iter().find(|x| x.capability_id == "view:devices.table.sort").unwrap();
-    assert_eq!((sort.outcome, sort.reason.as_deref(), sort.availability.available), (Outcome::Disable, Some("read-only-bridge"), true), "the policy disabled it, state did not");
+    assert_eq!(
+        (sort.outcome, sort.reason.as_deref(), sort.availability.available),
+        (Outcome::Disable, Some("read-only-bridge"), true),
+        "the policy disabled it, state did not"
+    );
     assert_eq!(sort.policies[0].discovery.as_deref(), Some("disable"));
 }
 
@@ -459,6 +599,9 @@ fn registry_options_and_snapshot_context_defaults_follow_the_spec() {
     assert_eq!(o.duplicate_suffix_policy, DuplicateSuffixPolicy::Warn);
     assert_eq!(o.limits, AgentSurfaceLimits::default());
     let c = SnapshotContext::default();
-    assert_eq!((c.consumer.id.as_str(), c.consumer.kind, c.include_unavailable, c.scope.is_none(), c.budget.is_none()), ("anonymous", ConsumerKind::Embedded, true, true, true));
+    assert_eq!(
+        (c.consumer.id.as_str(), c.consumer.kind, c.include_unavailable, c.scope.is_none(), c.budget.is_none()),
+        ("anonymous", ConsumerKind::Embedded, true, true, true)
+    );
     assert_eq!(c.consumer.key(), "embedded:anonymous");
 }

@@ -63,7 +63,11 @@ fn binder(a: &CapabilityAuthority, ty: &str, instance: &str) -> ComponentBinder 
     b
 }
 
-fn procedure(a: &CapabilityAuthority, id: &str, binding: ActionBinding) -> agent_surface_runtime::binding::BoundProcedure {
+fn procedure(
+    a: &CapabilityAuthority,
+    id: &str,
+    binding: ActionBinding,
+) -> agent_surface_runtime::binding::BoundProcedure {
     a.procedure(id).unwrap().bind(binding).unwrap()
 }
 
@@ -78,8 +82,20 @@ fn registry() -> (AgentSurfaceRegistry, Vec<(String, &'static str)>) {
             Some(AgentRouteInfo { path: "/devices".into(), params: Some(params) })
         })
         // Registry scope: one capability disabled with a reason, one hidden.
-        .policy(discovery_policy("filter-lock", |c| if c.capability_id == "view:devices.table.filter" { DiscoveryDecision::Disable("filter-locked".into()) } else { DiscoveryDecision::Expose }))
-        .policy(discovery_policy("hide-clear", |c| if c.capability_id == "view:devices.table.clearSelection" && c.instance_id == "side" { DiscoveryDecision::Hide } else { DiscoveryDecision::Expose }));
+        .policy(discovery_policy("filter-lock", |c| {
+            if c.capability_id == "view:devices.table.filter" {
+                DiscoveryDecision::Disable("filter-locked".into())
+            } else {
+                DiscoveryDecision::Expose
+            }
+        }))
+        .policy(discovery_policy("hide-clear", |c| {
+            if c.capability_id == "view:devices.table.clearSelection" && c.instance_id == "side" {
+                DiscoveryDecision::Hide
+            } else {
+                DiscoveryDecision::Expose
+            }
+        }));
     let r = AgentSurfaceRegistry::new(options);
     let ok = || ActionBinding::new(execute_fn(|_, _| async { Ok(Value::Null) }));
     let main = binder(&a, "devices.table", "main")
@@ -91,24 +107,39 @@ fn registry() -> (AgentSurfaceRegistry, Vec<(String, &'static str)>) {
     let side = binder(&a, "devices.table", "side")
         .parent("app.nav", "default")
         // Component scope: this instance's readState is disabled.
-        .policy(discovery_policy("side-state", |c| if c.capability_id.ends_with(".readState") { DiscoveryDecision::Disable("side-panel-collapsed".into()) } else { DiscoveryDecision::Expose }))
+        .policy(discovery_policy("side-state", |c| {
+            if c.capability_id.ends_with(".readState") {
+                DiscoveryDecision::Disable("side-panel-collapsed".into())
+            } else {
+                DiscoveryDecision::Expose
+            }
+        }))
         .procedure(procedure(&a, "domain:devices.reboot", ok()))
         .build()
         .unwrap();
     let nav = binder(&a, "app.nav", "default")
         // Capability scope.
-        .observation("currentRoute", ObservationBinding::new(read_sync(|_| json!({}))).policy(discovery_policy("route-ok", |_| DiscoveryDecision::Expose)))
+        .observation(
+            "currentRoute",
+            ObservationBinding::new(read_sync(|_| json!({})))
+                .policy(discovery_policy("route-ok", |_| DiscoveryDecision::Expose)),
+        )
         .build()
         .unwrap();
     let annotated = binder(&a, "test.annotated", "default").build().unwrap();
     let off = binder(&a, "test.annotated", "off").build().unwrap();
     let mut ids = Vec::new();
-    for (bound, label) in [(main, "reg_MAIN"), (side, "reg_SIDE"), (nav, "reg_NAV"), (annotated, "reg_ANNOTATED"), (off, "reg_OFF")] {
+    for (bound, label) in
+        [(main, "reg_MAIN"), (side, "reg_SIDE"), (nav, "reg_NAV"), (annotated, "reg_ANNOTATED"), (off, "reg_OFF")]
+    {
         let h = r.register(bound).unwrap();
         match label {
             "reg_NAV" => h.update(RegistrationPatch {
                 enabled: None,
-                availability: Some(BTreeMap::from([("navigate".to_string(), AvailabilityOverride { available: false, reason: Some("route-loading".into()) })])),
+                availability: Some(BTreeMap::from([(
+                    "navigate".to_string(),
+                    AvailabilityOverride { available: false, reason: Some("route-loading".into()) },
+                )])),
             }),
             "reg_OFF" => h.update(RegistrationPatch { enabled: Some(false), availability: None }),
             _ => {}
@@ -143,7 +174,21 @@ fn check(name: &str, s: &AgentSurfaceSnapshot, r: &AgentSurfaceRegistry, ids: &[
 fn snapshot_json_is_byte_stable() {
     let (r, ids) = registry();
     check("snapshot_all", &r.snapshot(&SnapshotContext::default()), &r, &ids);
-    check("snapshot_available_devices", &r.snapshot(&SnapshotContext { scope: Some(vec!["devices".into()]), include_unavailable: false, ..SnapshotContext::default() }), &r, &ids);
+    check(
+        "snapshot_available_devices",
+        &r.snapshot(&SnapshotContext {
+            scope: Some(vec!["devices".into()]),
+            include_unavailable: false,
+            ..SnapshotContext::default()
+        }),
+        &r,
+        &ids,
+    );
     let budget = SnapshotBudget { max_components: Some(2), max_bytes: None };
-    check("snapshot_budget", &r.snapshot(&SnapshotContext { budget: Some(budget), ..SnapshotContext::default() }), &r, &ids);
+    check(
+        "snapshot_budget",
+        &r.snapshot(&SnapshotContext { budget: Some(budget), ..SnapshotContext::default() }),
+        &r,
+        &ids,
+    );
 }

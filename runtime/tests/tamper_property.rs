@@ -25,7 +25,8 @@ use std::sync::OnceLock;
 const CASES: u32 = 10_000;
 const CORPUS_CASES: usize = 600;
 const CORPUS_SEED: u64 = 0x7a3e_2026;
-const CORPUS_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../packages/core/test/fixtures/tampered-manifests.json");
+const CORPUS_PATH: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../packages/core/test/fixtures/tampered-manifests.json");
 
 // ---------------------------------------------------------------------------------------------
 // Bases: verified manifests and the places in them a mutation can reach (precomputed once).
@@ -86,7 +87,11 @@ impl Base {
         match v {
             Value::Object(m) => {
                 self.objects.push(ptr.clone());
-                let ctx = if ctx == Ctx::Data && matches!(key, Some("inputSchema" | "outputSchema")) { Ctx::Schema } else { ctx };
+                let ctx = if ctx == Ctx::Data && matches!(key, Some("inputSchema" | "outputSchema")) {
+                    Ctx::Schema
+                } else {
+                    ctx
+                };
                 if ctx == Ctx::Schema {
                     self.schemas.push(ptr.clone());
                 }
@@ -247,7 +252,8 @@ fn changed_scalar(base: &Base, ptr: &str, r: u64) -> Value {
             }
         }
         Value::String(s) => {
-            let others: Vec<String> = base.strings_by_key.get(&key).into_iter().flatten().filter(|x| *x != s).cloned().collect();
+            let others: Vec<String> =
+                base.strings_by_key.get(&key).into_iter().flatten().filter(|x| *x != s).cloned().collect();
             match r % 4 {
                 0 | 1 if !others.is_empty() => Value::String(pick(&others, r / 4).unwrap()),
                 2 => Value::String(format!("{s}x")),
@@ -287,16 +293,28 @@ fn mutate(base: &Base, p: Plan) -> Mutation {
         let value = changed_scalar(base, &ptr, r >> 8);
         Mutation { what: "scalar", ops: vec![Op::Replace(ptr, value)] }
     };
-    let schema_with_properties: Vec<String> =
-        base.schemas.iter().filter(|s| v.pointer(s).and_then(|x| x.get("properties")).and_then(Value::as_object).is_some_and(|m| !m.is_empty())).cloned().collect();
+    let schema_with_properties: Vec<String> = base
+        .schemas
+        .iter()
+        .filter(|s| {
+            v.pointer(s).and_then(|x| x.get("properties")).and_then(Value::as_object).is_some_and(|m| !m.is_empty())
+        })
+        .cloned()
+        .collect();
     let m = match p.kind % KINDS {
         0 | 1 => scalar(p.b),
         2 => {
             // Add a property to a schema.
             let s = pick(&base.schemas, p.b).unwrap();
             match v.pointer(&s).unwrap().get("properties").and_then(Value::as_object) {
-                Some(props) => Mutation { what: "add-property", ops: vec![Op::Add(format!("{s}/properties/{}", fresh_name(props, p.c)), json!({"type": "string"}))] },
-                None => Mutation { what: "add-property", ops: vec![Op::Add(format!("{s}/properties"), json!({"zz": {"type": "string"}}))] },
+                Some(props) => Mutation {
+                    what: "add-property",
+                    ops: vec![Op::Add(format!("{s}/properties/{}", fresh_name(props, p.c)), json!({"type": "string"}))],
+                },
+                None => Mutation {
+                    what: "add-property",
+                    ops: vec![Op::Add(format!("{s}/properties"), json!({"zz": {"type": "string"}}))],
+                },
             }
         }
         3 => match pick(&schema_with_properties, p.b) {
@@ -310,8 +328,18 @@ fn mutate(base: &Base, p: Plan) -> Mutation {
         4 => match pick(&schema_with_properties, p.b) {
             Some(s) => {
                 let schema = v.pointer(&s).unwrap();
-                let required: Vec<&str> = schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-                let candidates: Vec<String> = schema["properties"].as_object().unwrap().keys().filter(|k| !required.contains(&k.as_str())).cloned().collect();
+                let required: Vec<&str> = schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let candidates: Vec<String> = schema["properties"]
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .filter(|k| !required.contains(&k.as_str()))
+                    .cloned()
+                    .collect();
                 let name = pick(&candidates, p.c).unwrap_or_else(|| "zz".into());
                 if schema.get("required").is_some() {
                     Mutation { what: "add-required", ops: vec![Op::Add(format!("{s}/required/-"), json!(name))] }
@@ -322,7 +350,17 @@ fn mutate(base: &Base, p: Plan) -> Mutation {
             None => scalar(p.b),
         },
         5 => {
-            let with_required: Vec<String> = base.schemas.iter().filter(|s| v.pointer(s).and_then(|x| x.get("required")).and_then(Value::as_array).is_some_and(|r| !r.is_empty())).cloned().collect();
+            let with_required: Vec<String> = base
+                .schemas
+                .iter()
+                .filter(|s| {
+                    v.pointer(s)
+                        .and_then(|x| x.get("required"))
+                        .and_then(Value::as_array)
+                        .is_some_and(|r| !r.is_empty())
+                })
+                .cloned()
+                .collect();
             match pick(&with_required, p.b) {
                 Some(s) => {
                     let n = v.pointer(&s).unwrap()["required"].as_array().unwrap().len() as u64;
@@ -338,12 +376,25 @@ fn mutate(base: &Base, p: Plan) -> Mutation {
                 let others: Vec<usize> = (0..a.len()).filter(|j| a[*j] != a[i]).collect();
                 let j = pick(&others, p.c >> 16).unwrap();
                 if p.kind % 2 == 0 || a.len() == 2 {
-                    Mutation { what: "reorder-swap", ops: vec![Op::Replace(format!("{arr}/{i}"), a[j].clone()), Op::Replace(format!("{arr}/{j}"), a[i].clone())] }
+                    Mutation {
+                        what: "reorder-swap",
+                        ops: vec![
+                            Op::Replace(format!("{arr}/{i}"), a[j].clone()),
+                            Op::Replace(format!("{arr}/{j}"), a[i].clone()),
+                        ],
+                    }
                 } else {
                     // Move an element to the end, past some element that differs from it.
-                    let movable: Vec<usize> = (0..a.len() - 1).filter(|k| a[k + 1..].iter().any(|x| x != &a[*k])).collect();
+                    let movable: Vec<usize> =
+                        (0..a.len() - 1).filter(|k| a[k + 1..].iter().any(|x| x != &a[*k])).collect();
                     let from = pick(&movable, p.c).unwrap();
-                    Mutation { what: "reorder-move", ops: vec![Op::Remove(format!("{arr}/{from}")), Op::Add(format!("{arr}/{}", a.len() - 1), a[from].clone())] }
+                    Mutation {
+                        what: "reorder-move",
+                        ops: vec![
+                            Op::Remove(format!("{arr}/{from}")),
+                            Op::Add(format!("{arr}/{}", a.len() - 1), a[from].clone()),
+                        ],
+                    }
                 }
             }
             None => scalar(p.b),
@@ -388,15 +439,24 @@ fn mutate(base: &Base, p: Plan) -> Mutation {
                 let sibling = v.pointer(&split(&map_ptr).0).unwrap()[other].as_object().cloned().unwrap_or_default();
                 let names: Vec<String> = map.keys().cloned().collect();
                 match pick(&names, p.c) {
-                    Some(name) if p.c % 2 == 0 => Mutation { what: "remove-capability", ops: vec![Op::Remove(format!("{map_ptr}/{}", escape(&name)))] },
+                    Some(name) if p.c % 2 == 0 => Mutation {
+                        what: "remove-capability",
+                        ops: vec![Op::Remove(format!("{map_ptr}/{}", escape(&name)))],
+                    },
                     Some(name) => {
                         let mut all = map.clone();
                         all.extend(sibling);
-                        Mutation { what: "add-capability", ops: vec![Op::Add(format!("{map_ptr}/{}", fresh_name(&all, p.c >> 8)), map[&name].clone())] }
+                        Mutation {
+                            what: "add-capability",
+                            ops: vec![Op::Add(format!("{map_ptr}/{}", fresh_name(&all, p.c >> 8)), map[&name].clone())],
+                        }
                     }
                     None => Mutation {
                         what: "add-capability",
-                        ops: vec![Op::Add(format!("{map_ptr}/zz"), json!({"description": "Added.", "meta": {}, "outputSchema": {"type": "string"}}))],
+                        ops: vec![Op::Add(
+                            format!("{map_ptr}/zz"),
+                            json!({"description": "Added.", "meta": {}, "outputSchema": {"type": "string"}}),
+                        )],
                     },
                 }
             }
@@ -404,7 +464,8 @@ fn mutate(base: &Base, p: Plan) -> Mutation {
         },
         11 => {
             // Defaults: change one, or give a property one.
-            let defaults: Vec<String> = base.scalars.iter().chain(&base.objects).filter(|s| s.ends_with("/default")).cloned().collect();
+            let defaults: Vec<String> =
+                base.scalars.iter().chain(&base.objects).filter(|s| s.ends_with("/default")).cloned().collect();
             let m = match pick(&defaults, p.b) {
                 Some(d) if p.c % 3 != 0 => {
                     let cur = v.pointer(&d).unwrap();
@@ -421,13 +482,31 @@ fn mutate(base: &Base, p: Plan) -> Mutation {
             let other = (ci + 1 + (p.b % (cs.len() as u64 - 1).max(1)) as usize) % cs.len();
             let h = |i: usize| cs[i]["contractHash"].clone();
             match p.c % 4 {
-                0 => Mutation { what: "edit-contract-hash", ops: vec![Op::Replace(format!("{cptr}/contractHash"), changed_scalar(base, &format!("{cptr}/contractHash"), p.b | 3))] },
-                1 => Mutation { what: "edit-manifest-hash", ops: vec![Op::Replace("/manifestHash".into(), changed_scalar(base, "/manifestHash", p.b | 3))] },
+                0 => Mutation {
+                    what: "edit-contract-hash",
+                    ops: vec![Op::Replace(
+                        format!("{cptr}/contractHash"),
+                        changed_scalar(base, &format!("{cptr}/contractHash"), p.b | 3),
+                    )],
+                },
+                1 => Mutation {
+                    what: "edit-manifest-hash",
+                    ops: vec![Op::Replace("/manifestHash".into(), changed_scalar(base, "/manifestHash", p.b | 3))],
+                },
                 2 if other != ci => Mutation {
                     what: "swap-contract-hashes",
-                    ops: vec![Op::Replace(format!("{cptr}/contractHash"), h(other)), Op::Replace(format!("/contracts/{other}/contractHash"), h(ci))],
+                    ops: vec![
+                        Op::Replace(format!("{cptr}/contractHash"), h(other)),
+                        Op::Replace(format!("/contracts/{other}/contractHash"), h(ci)),
+                    ],
                 },
-                _ => Mutation { what: "foreign-contract-hash", ops: vec![Op::Replace(format!("{cptr}/contractHash"), json!(blake3_hex(&json!(base.canonical.len() as u64 + p.b))))] },
+                _ => Mutation {
+                    what: "foreign-contract-hash",
+                    ops: vec![Op::Replace(
+                        format!("{cptr}/contractHash"),
+                        json!(blake3_hex(&json!(base.canonical.len() as u64 + p.b))),
+                    )],
+                },
             }
         }
         13 => Mutation {
@@ -442,32 +521,54 @@ fn mutate(base: &Base, p: Plan) -> Mutation {
         14 => {
             // Governance of an action or operation: another valid value.
             let fields = ["effect", "confirmation", "audit", "idempotent", "reversible"];
-            let gov: Vec<String> = base.scalars.iter().filter(|s| fields.iter().any(|f| s.ends_with(&format!("/{f}")))).cloned().collect();
+            let gov: Vec<String> =
+                base.scalars.iter().filter(|s| fields.iter().any(|f| s.ends_with(&format!("/{f}")))).cloned().collect();
             let ptr = pick(&gov, p.b).unwrap();
             let value = changed_scalar(base, &ptr, p.c & !3);
             Mutation { what: "governance", ops: vec![Op::Replace(ptr, value)] }
         }
         15 => {
-            let fields = ["/source/file", "/source/line", "/source/column", "/generator/name", "/generator/version", "/formatVersion"];
+            let fields = [
+                "/source/file",
+                "/source/line",
+                "/source/column",
+                "/generator/name",
+                "/generator/version",
+                "/formatVersion",
+            ];
             let ptr = match p.c % 6 {
                 i @ 0..=2 => format!("{cptr}{}", fields[i as usize]),
                 i => fields[i as usize].to_string(),
             };
-            Mutation { what: "source-generator-format", ops: vec![Op::Replace(ptr.clone(), changed_scalar(base, &ptr, p.b))] }
+            Mutation {
+                what: "source-generator-format",
+                ops: vec![Op::Replace(ptr.clone(), changed_scalar(base, &ptr, p.b))],
+            }
         }
         16 => {
             let obj = pick(&base.objects, p.b).unwrap();
             let existing = v.pointer(&obj).unwrap().as_object().unwrap();
-            Mutation { what: "unknown-field", ops: vec![Op::Add(format!("{obj}/{}", fresh_name(existing, p.c)), json!(true))] }
+            Mutation {
+                what: "unknown-field",
+                ops: vec![Op::Add(format!("{obj}/{}", fresh_name(existing, p.c)), json!(true))],
+            }
         }
         _ => match p.c % 3 {
             // Tags, meta, policies.
-            0 => Mutation { what: "add-tag", ops: vec![Op::Add(format!("{cptr}/tags/-"), json!(format!("t{}", p.b % 10)))] },
+            0 => Mutation {
+                what: "add-tag",
+                ops: vec![Op::Add(format!("{cptr}/tags/-"), json!(format!("t{}", p.b % 10)))],
+            },
             1 => {
                 let meta = contract["meta"].as_object().unwrap();
-                Mutation { what: "add-meta", ops: vec![Op::Add(format!("{cptr}/meta/{}", fresh_name(meta, p.b)), json!(p.b % 7))] }
+                Mutation {
+                    what: "add-meta",
+                    ops: vec![Op::Add(format!("{cptr}/meta/{}", fresh_name(meta, p.b)), json!(p.b % 7))],
+                }
             }
-            _ => Mutation { what: "add-policy", ops: vec![Op::Add(format!("{cptr}/policies/-"), json!({"name": "p"}))] },
+            _ => {
+                Mutation { what: "add-policy", ops: vec![Op::Add(format!("{cptr}/policies/-"), json!({"name": "p"}))] }
+            }
         },
     };
     m
@@ -485,9 +586,13 @@ impl OrAddDefault for Mutation {
         }
         let Some(s) = pick(schemas, p.a >> 2) else { return self };
         let props = base.value.pointer(&s).unwrap()["properties"].as_object().unwrap();
-        let without: Vec<&String> = props.iter().filter(|(_, x)| x.get("default").is_none() && x.is_object()).map(|(k, _)| k).collect();
+        let without: Vec<&String> =
+            props.iter().filter(|(_, x)| x.get("default").is_none() && x.is_object()).map(|(k, _)| k).collect();
         match pick(&without, p.b >> 3) {
-            Some(name) => Mutation { what: "add-default", ops: vec![Op::Add(format!("{s}/properties/{}/default", escape(name)), json!("d"))] },
+            Some(name) => Mutation {
+                what: "add-default",
+                ops: vec![Op::Add(format!("{s}/properties/{}/default", escape(name)), json!("d"))],
+            },
             None => self,
         }
     }
@@ -505,7 +610,13 @@ fn tampered(p: Plan) -> (&'static Base, Mutation, Value) {
 }
 
 fn plans() -> impl Strategy<Value = Plan> {
-    (0..2usize, 0..KINDS, any::<u64>(), any::<u64>(), any::<u64>()).prop_map(|(base, kind, a, b, c)| Plan { base, kind, a, b, c })
+    (0..2usize, 0..KINDS, any::<u64>(), any::<u64>(), any::<u64>()).prop_map(|(base, kind, a, b, c)| Plan {
+        base,
+        kind,
+        a,
+        b,
+        c,
+    })
 }
 
 /// Zero accepted forgeries: every semantic mutation without re-hashing is refused.
@@ -514,7 +625,10 @@ fn every_semantic_mutation_is_refused() {
     bases();
     let started = std::time::Instant::now();
     let refused = AtomicUsize::new(0);
-    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(CASES) });
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(CASES)
+    });
     let outcome = runner.run(&plans(), |p| {
         let (base, m, doc) = tampered(p);
         let r = CapabilityAuthority::new(doc);
@@ -620,7 +734,13 @@ fn corpus() -> Value {
     let mut cases = Vec::new();
     for i in 0..CORPUS_CASES {
         // Every kind equally often, on both bases.
-        let p = Plan { base: i % 2, kind: ((i / 2) % KINDS as usize) as u8, a: rng.u64(..), b: rng.u64(..), c: rng.u64(..) };
+        let p = Plan {
+            base: i % 2,
+            kind: ((i / 2) % KINDS as usize) as u8,
+            a: rng.u64(..),
+            b: rng.u64(..),
+            c: rng.u64(..),
+        };
         let (base, m, doc) = tampered(p);
         assert_ne!(canonical_json(&doc), base.canonical, "{} changed nothing canonical", m.what);
         let e = CapabilityAuthority::new(doc.clone()).expect_err("a corpus case was accepted");
@@ -659,13 +779,41 @@ fn the_mutation_generator_covers_every_kind_on_both_bases() {
     let mut seen = std::collections::BTreeSet::new();
     let mut rng = fastrand::Rng::with_seed(1);
     for i in 0..2000 {
-        let (_, m, _) = tampered(Plan { base: i % 2, kind: (i % KINDS as usize) as u8, a: rng.u64(..), b: rng.u64(..), c: rng.u64(..) });
+        let (_, m, _) = tampered(Plan {
+            base: i % 2,
+            kind: (i % KINDS as usize) as u8,
+            a: rng.u64(..),
+            b: rng.u64(..),
+            c: rng.u64(..),
+        });
         seen.insert(m.what);
     }
     for what in [
-        "scalar", "add-property", "remove-property", "add-required", "remove-required", "reorder-swap", "reorder-move", "add-contract", "remove-contract",
-        "add-capability", "remove-capability", "change-default", "add-default", "edit-contract-hash", "edit-manifest-hash", "swap-contract-hashes", "completeness", "governance",
-        "source-generator-format", "unknown-field", "add-tag", "add-meta", "add-policy", "foreign-contract-hash", "remove-default",
+        "scalar",
+        "add-property",
+        "remove-property",
+        "add-required",
+        "remove-required",
+        "reorder-swap",
+        "reorder-move",
+        "add-contract",
+        "remove-contract",
+        "add-capability",
+        "remove-capability",
+        "change-default",
+        "add-default",
+        "edit-contract-hash",
+        "edit-manifest-hash",
+        "swap-contract-hashes",
+        "completeness",
+        "governance",
+        "source-generator-format",
+        "unknown-field",
+        "add-tag",
+        "add-meta",
+        "add-policy",
+        "foreign-contract-hash",
+        "remove-default",
     ] {
         assert!(seen.contains(what), "never generated: {what} (seen {seen:?})");
     }
@@ -686,7 +834,8 @@ fn numbers_the_hash_cannot_pin_are_refused() {
     let a = CapabilityAuthority::from_json_str(&text).expect("2^53 is exact: accepted");
     // The meaning differs in Rust: 2^53 + 1 exceeds a maximum of 2^53 but not one of 2^53 + 1.
     let limits = agent_surface_runtime::limits::AgentSurfaceLimits::default();
-    let validator = |max: u64| agent_surface_runtime::validate::Validator::new(&json!({"maximum": max}), &limits).unwrap();
+    let validator =
+        |max: u64| agent_surface_runtime::validate::Validator::new(&json!({"maximum": max}), &limits).unwrap();
     assert!(!validator(9007199254740992).is_valid(&json!(9007199254740993u64)));
     assert!(validator(9007199254740993).is_valid(&json!(9007199254740993u64)));
     let forged = text.replace("9007199254740992", "9007199254740993");

@@ -7,7 +7,9 @@ mod toolset_support;
 use agent_surface_runtime::errors::ErrorCode;
 use agent_surface_runtime::registry::{AvailabilityOverride, RegistrationPatch};
 use agent_surface_runtime::snapshot::SnapshotBudget;
-use agent_surface_runtime::toolset::{create_agent_toolset, AgentTool, AgentToolsetOptions, ConfirmationMode, ToolsetError, ToolsetMode, Topology};
+use agent_surface_runtime::toolset::{
+    create_agent_toolset, AgentTool, AgentToolsetOptions, ConfirmationMode, ToolsetError, ToolsetMode, Topology,
+};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,12 +42,20 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 fn topology_and_confirmations_defaults() {
     let a = authority();
     let registry = registry(&a);
-    let with = |topology, confirmations| create_agent_toolset(&registry, AgentToolsetOptions { topology, confirmations, ..Default::default() });
+    let with = |topology, confirmations| {
+        create_agent_toolset(&registry, AgentToolsetOptions { topology, confirmations, ..Default::default() })
+    };
     assert_eq!(with(Some(Topology::Embedded), None).unwrap().confirmation_mode(), ConfirmationMode::Wait);
     assert_eq!(with(Some(Topology::Remote), None).unwrap().confirmation_mode(), ConfirmationMode::TwoPhase);
     // An explicit value overrides the topology's default.
-    assert_eq!(with(Some(Topology::Remote), Some(ConfirmationMode::Wait)).unwrap().confirmation_mode(), ConfirmationMode::Wait);
-    assert_eq!(with(Some(Topology::Embedded), Some(ConfirmationMode::TwoPhase)).unwrap().confirmation_mode(), ConfirmationMode::TwoPhase);
+    assert_eq!(
+        with(Some(Topology::Remote), Some(ConfirmationMode::Wait)).unwrap().confirmation_mode(),
+        ConfirmationMode::Wait
+    );
+    assert_eq!(
+        with(Some(Topology::Embedded), Some(ConfirmationMode::TwoPhase)).unwrap().confirmation_mode(),
+        ConfirmationMode::TwoPhase
+    );
     assert_eq!(with(None, Some(ConfirmationMode::TwoPhase)).unwrap().confirmation_mode(), ConfirmationMode::TwoPhase);
     // Neither: programmer misuse, there is no ambiguous global default.
     let err = with(None, None).err().expect("refused");
@@ -60,7 +70,9 @@ fn budget_is_meta_mode_only() {
     let a = authority();
     let registry = registry(&a);
     let budget = Some(SnapshotBudget { max_components: Some(1), max_bytes: None });
-    let err = create_agent_toolset(&registry, AgentToolsetOptions { budget: budget.clone(), ..direct() }).err().expect("refused in direct mode");
+    let err = create_agent_toolset(&registry, AgentToolsetOptions { budget: budget.clone(), ..direct() })
+        .err()
+        .expect("refused in direct mode");
     assert_eq!(err, ToolsetError::BudgetInDirectMode);
     assert!(err.to_string().contains("meta"), "{err}");
 
@@ -91,7 +103,9 @@ fn descriptions_are_stable_when_only_state_changes() {
     for t in &before {
         assert!(t.description.starts_with('['), "prefixed: {}", t.description);
     }
-    let prefix = |name: &str| before.iter().find(|t| t.name == name).unwrap().description.split("] ").next().unwrap().to_string() + "]";
+    let prefix = |name: &str| {
+        before.iter().find(|t| t.name == name).unwrap().description.split("] ").next().unwrap().to_string() + "]"
+    };
     assert_eq!(prefix("view_devices_table_readState"), "[view · read · never]");
     assert_eq!(prefix("view_devices_table_sortBy"), "[view · local-state · never]");
     assert_eq!(prefix("view_app_nav_navigate"), "[view · navigation · never]");
@@ -99,7 +113,13 @@ fn descriptions_are_stable_when_only_state_changes() {
     assert_eq!(prefix("domain_devices_reboot"), "[domain · mutation · never]");
 
     // A pushed availability override: state only.
-    table.update(RegistrationPatch { availability: Some(BTreeMap::from([("sortBy".to_string(), AvailabilityOverride { available: false, reason: Some("loading".into()) })])), ..Default::default() });
+    table.update(RegistrationPatch {
+        availability: Some(BTreeMap::from([(
+            "sortBy".to_string(),
+            AvailabilityOverride { available: false, reason: Some("loading".into()) },
+        )])),
+        ..Default::default()
+    });
     let after = toolset.tools();
     assert_eq!(definitions(&after), definitions(&before), "byte-identical definitions");
     assert_ne!(states(&after), states(&before));
@@ -124,7 +144,13 @@ fn descriptions_are_stable_when_only_state_changes() {
     assert_eq!(fired.lock().unwrap().len(), 2);
 
     // And back: the original state, the original bytes.
-    table.update(RegistrationPatch { enabled: Some(true), availability: Some(BTreeMap::from([("sortBy".to_string(), AvailabilityOverride { available: true, reason: None })])) });
+    table.update(RegistrationPatch {
+        enabled: Some(true),
+        availability: Some(BTreeMap::from([(
+            "sortBy".to_string(),
+            AvailabilityOverride { available: true, reason: None },
+        )])),
+    });
     let restored = toolset.tools();
     assert_eq!(definitions(&restored), definitions(&before));
     assert_eq!(states(&restored), states(&before));
@@ -141,7 +167,13 @@ fn calling_an_unavailable_tool_says_why() {
     let registry = registry(&a);
     let table = registry.register(devices_table(&a, "main", Runs::default())).unwrap();
     let toolset = create_agent_toolset(&registry, direct()).unwrap();
-    table.update(RegistrationPatch { availability: Some(BTreeMap::from([("sortBy".to_string(), AvailabilityOverride { available: false, reason: Some("loading".into()) })])), ..Default::default() });
+    table.update(RegistrationPatch {
+        availability: Some(BTreeMap::from([(
+            "sortBy".to_string(),
+            AvailabilityOverride { available: false, reason: Some("loading".into()) },
+        )])),
+        ..Default::default()
+    });
     let r = block_on(toolset.execute("view_devices_table_sortBy", json!({"column": "name"}), Some("c1".into())));
     assert_eq!(r.code(), Some(ErrorCode::CapabilityNotAvailable));
 }
@@ -196,7 +228,10 @@ fn meta_mode_never_fires_and_its_catalog_is_constant() {
     table.unregister();
     assert_eq!(fired.load(Ordering::SeqCst), 0);
     assert_eq!(toolset.tools(), before);
-    assert_eq!(before.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["surface_discover", "surface_invoke", "surface_read"]);
+    assert_eq!(
+        before.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["surface_discover", "surface_invoke", "surface_read"]
+    );
     for t in &before {
         assert!(t.description.starts_with("[experimental]"), "{}", t.description);
     }
@@ -208,7 +243,8 @@ fn scope_is_a_floor_in_direct_mode() {
     let registry = registry(&a);
     let _t = registry.register(devices_table(&a, "main", Runs::default())).unwrap();
     let _n = registry.register(app_nav(&a)).unwrap();
-    let toolset = create_agent_toolset(&registry, AgentToolsetOptions { scope: Some(vec!["app".into()]), ..direct() }).unwrap();
+    let toolset =
+        create_agent_toolset(&registry, AgentToolsetOptions { scope: Some(vec!["app".into()]), ..direct() }).unwrap();
     let names: Vec<String> = toolset.tools().into_iter().map(|t| t.name).collect();
     assert_eq!(names, ["view_app_nav_currentRoute", "view_app_nav_navigate"]);
     let r = block_on(toolset.execute("view_devices_table_readState", json!({}), None));
@@ -221,9 +257,17 @@ fn meta_scope_only_narrows_the_floor() {
     let registry = registry(&a);
     let _t = registry.register(devices_table(&a, "main", Runs::default())).unwrap();
     let _n = registry.register(app_nav(&a)).unwrap();
-    let toolset = create_agent_toolset(&registry, AgentToolsetOptions { scope: Some(vec!["devices".into()]), ..meta() }).unwrap();
+    let toolset =
+        create_agent_toolset(&registry, AgentToolsetOptions { scope: Some(vec!["devices".into()]), ..meta() }).unwrap();
     let discover = |input: Value| block_on(toolset.execute("surface_discover", input, None)).output.unwrap();
-    let types = |out: &Value| out["components"].as_array().unwrap().iter().map(|c| c["type"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let types = |out: &Value| {
+        out["components"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["type"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
 
     // No model scope: the floor.
     let out = discover(json!({}));
@@ -243,7 +287,8 @@ fn meta_scope_only_narrows_the_floor() {
     // Reading outside the floor is not found either.
     let r = block_on(toolset.execute("surface_read", json!({"capabilityId": "view:app.nav.currentRoute"}), None));
     assert_eq!(r.code(), Some(ErrorCode::CapabilityNotFound));
-    let r = block_on(toolset.execute("surface_read", json!({"capabilityId": "view:devices.table.readSelection"}), None));
+    let r =
+        block_on(toolset.execute("surface_read", json!({"capabilityId": "view:devices.table.readSelection"}), None));
     assert!(r.is_ok(), "{r:?}");
 }
 
@@ -262,12 +307,42 @@ fn several_live_instances_get_per_instance_tools() {
         .unwrap()
         .bind()
         .instance("archive")
-        .observation("readState", agent_surface_runtime::binding::ObservationBinding::new(agent_surface_runtime::binding::read_sync(|_| json!({"rows": [], "sort": "status", "filter": "archived"}))))
-        .observation("readSelection", agent_surface_runtime::binding::ObservationBinding::new(agent_surface_runtime::binding::read_sync(|_| json!({"ids": []}))))
-        .action("selectRows", agent_surface_runtime::binding::ActionBinding::new(agent_surface_runtime::binding::execute_fn(|_, _| async { Ok(json!(null)) })))
-        .action("clearSelection", agent_surface_runtime::binding::ActionBinding::new(agent_surface_runtime::binding::execute_fn(|_, _| async { Ok(json!(null)) })))
-        .action("sortBy", agent_surface_runtime::binding::ActionBinding::new(agent_surface_runtime::binding::execute_fn(|_, _| async { Ok(json!(null)) })))
-        .action("filter", agent_surface_runtime::binding::ActionBinding::new(agent_surface_runtime::binding::execute_fn(|_, _| async { Ok(json!(null)) })))
+        .observation(
+            "readState",
+            agent_surface_runtime::binding::ObservationBinding::new(agent_surface_runtime::binding::read_sync(
+                |_| json!({"rows": [], "sort": "status", "filter": "archived"}),
+            )),
+        )
+        .observation(
+            "readSelection",
+            agent_surface_runtime::binding::ObservationBinding::new(agent_surface_runtime::binding::read_sync(
+                |_| json!({"ids": []}),
+            )),
+        )
+        .action(
+            "selectRows",
+            agent_surface_runtime::binding::ActionBinding::new(agent_surface_runtime::binding::execute_fn(
+                |_, _| async { Ok(json!(null)) },
+            )),
+        )
+        .action(
+            "clearSelection",
+            agent_surface_runtime::binding::ActionBinding::new(agent_surface_runtime::binding::execute_fn(
+                |_, _| async { Ok(json!(null)) },
+            )),
+        )
+        .action(
+            "sortBy",
+            agent_surface_runtime::binding::ActionBinding::new(agent_surface_runtime::binding::execute_fn(
+                |_, _| async { Ok(json!(null)) },
+            )),
+        )
+        .action(
+            "filter",
+            agent_surface_runtime::binding::ActionBinding::new(agent_surface_runtime::binding::execute_fn(
+                |_, _| async { Ok(json!(null)) },
+            )),
+        )
         .build()
         .unwrap();
     let _two = registry.register(second).unwrap();

@@ -9,7 +9,9 @@ use agent_surface_runtime::binding::{execute_fn, read_sync, ActionBinding, Obser
 use agent_surface_runtime::errors::{ErrorCode, Retry};
 use agent_surface_runtime::registry::AgentSurfaceRegistry;
 use agent_surface_runtime::signal::{AbortController, AbortReason};
-use agent_surface_runtime::toolset::{create_agent_toolset, AgentToolset, AgentToolsetOptions, ConfirmationMode, ToolCall, ToolsetMode, Topology};
+use agent_surface_runtime::toolset::{
+    create_agent_toolset, AgentToolset, AgentToolsetOptions, ConfirmationMode, ToolCall, ToolsetMode, Topology,
+};
 use serde_json::json;
 use std::time::Duration;
 use toolset_support::*;
@@ -35,10 +37,13 @@ async fn invocation_id_comes_from_the_tool_call() {
         .unwrap()
         .bind()
         .observation("currentRoute", ObservationBinding::new(read_sync(|_| json!({"path": "/"}))))
-        .action("navigate", ActionBinding::new(execute_fn(move |input, ctx| {
-            r2.hit();
-            async move { Ok(json!({"to": input["to"], "invocationId": ctx.invocation_id})) }
-        })))
+        .action(
+            "navigate",
+            ActionBinding::new(execute_fn(move |input, ctx| {
+                r2.hit();
+                async move { Ok(json!({"to": input["to"], "invocationId": ctx.invocation_id})) }
+            })),
+        )
         .build()
         .unwrap();
     let _n = registry.register(nav).unwrap();
@@ -73,7 +78,9 @@ async fn execute_never_panics() {
         .unwrap();
     let _n = registry.register(nav).unwrap();
     let toolset = toolset(&registry, Topology::Embedded);
-    for (name, input) in [("view_app_nav_navigate", json!({"to": "/devices"})), ("view_app_nav_currentRoute", json!({}))] {
+    for (name, input) in
+        [("view_app_nav_navigate", json!({"to": "/devices"})), ("view_app_nav_currentRoute", json!({}))]
+    {
         let r = toolset.execute(name, input, Some(format!("p-{name}"))).await;
         assert_eq!(r.code(), Some(ErrorCode::ExecutionFailed), "{r:?}");
         assert_eq!(r.invocation_id, format!("p-{name}"));
@@ -170,7 +177,12 @@ async fn wait_mode_gives_one_final_result() {
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
         });
-        let r = tokio::time::timeout(Duration::from_secs(10), toolset.execute("domain_devices_decommission", input.clone(), Some(call.into()))).await.expect("settles");
+        let r = tokio::time::timeout(
+            Duration::from_secs(10),
+            toolset.execute("domain_devices_decommission", input.clone(), Some(call.into())),
+        )
+        .await
+        .expect("settles");
         user.await.unwrap();
         assert_eq!(r.invocation_id, call);
         if approve {
@@ -247,7 +259,8 @@ async fn two_phase_mode_returns_confirmation_required_and_the_retry_runs_once() 
 
     // A denial is final for that confirmation; the following identical call starts over.
     registry.confirmations().resolve(&other_cid, false).unwrap();
-    let denied = toolset.execute("domain_devices_decommission", json!({"ids": ["dev_zzz999"]}), Some("t6".into())).await;
+    let denied =
+        toolset.execute("domain_devices_decommission", json!({"ids": ["dev_zzz999"]}), Some("t6".into())).await;
     assert_eq!(denied.code(), Some(ErrorCode::ConfirmationDenied));
     let again = toolset.execute("domain_devices_decommission", json!({"ids": ["dev_zzz999"]}), Some("t7".into())).await;
     assert_eq!(again.code(), Some(ErrorCode::ConfirmationRequired));
@@ -261,8 +274,30 @@ async fn two_phase_confirmations_are_per_toolset_consumer() {
     let registry = registry(&a);
     let runs = Runs::default();
     let _t = registry.register(devices_table(&a, "main", runs.clone())).unwrap();
-    let alice = create_agent_toolset(&registry, AgentToolsetOptions { consumer: agent_surface_runtime::snapshot::AgentConsumer::new(agent_surface_runtime::snapshot::ConsumerKind::Test, "alice"), topology: Some(Topology::Remote), ..Default::default() }).unwrap();
-    let bob = create_agent_toolset(&registry, AgentToolsetOptions { consumer: agent_surface_runtime::snapshot::AgentConsumer::new(agent_surface_runtime::snapshot::ConsumerKind::Test, "bob"), topology: Some(Topology::Remote), ..Default::default() }).unwrap();
+    let alice = create_agent_toolset(
+        &registry,
+        AgentToolsetOptions {
+            consumer: agent_surface_runtime::snapshot::AgentConsumer::new(
+                agent_surface_runtime::snapshot::ConsumerKind::Test,
+                "alice",
+            ),
+            topology: Some(Topology::Remote),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let bob = create_agent_toolset(
+        &registry,
+        AgentToolsetOptions {
+            consumer: agent_surface_runtime::snapshot::AgentConsumer::new(
+                agent_surface_runtime::snapshot::ConsumerKind::Test,
+                "bob",
+            ),
+            topology: Some(Topology::Remote),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let input: serde_json::Value = serde_json::from_str(IDS).unwrap();
     let r = alice.execute("domain_devices_decommission", input.clone(), Some("a1".into())).await;
     registry.confirmations().resolve(&cid_of(&r), true).unwrap();
@@ -279,7 +314,11 @@ async fn meta_mode_envelopes() {
     let registry = registry(&a);
     let runs = Runs::default();
     let table = registry.register(devices_table(&a, "main", runs.clone())).unwrap();
-    let toolset = create_agent_toolset(&registry, AgentToolsetOptions { mode: ToolsetMode::Meta, topology: Some(Topology::Remote), ..Default::default() }).unwrap();
+    let toolset = create_agent_toolset(
+        &registry,
+        AgentToolsetOptions { mode: ToolsetMode::Meta, topology: Some(Topology::Remote), ..Default::default() },
+    )
+    .unwrap();
 
     let d = toolset.execute("surface_discover", json!({}), Some("m1".into())).await;
     assert!(d.is_ok());
@@ -291,9 +330,21 @@ async fn meta_mode_envelopes() {
     let version = snap["surfaceVersion"].as_str().unwrap().to_string();
     assert_eq!(d.surface_version, version);
 
-    let r = toolset.execute("surface_read", json!({"capabilityId": "view:devices.table.readState", "registrationId": table.registration_id()}), Some("m2".into())).await;
+    let r = toolset
+        .execute(
+            "surface_read",
+            json!({"capabilityId": "view:devices.table.readState", "registrationId": table.registration_id()}),
+            Some("m2".into()),
+        )
+        .await;
     assert_eq!(r.output.unwrap()["sort"], "name");
-    let r = toolset.execute("surface_invoke", json!({"capabilityId": "view:devices.table.sortBy", "input": {"column": "status"}}), Some("m3".into())).await;
+    let r = toolset
+        .execute(
+            "surface_invoke",
+            json!({"capabilityId": "view:devices.table.sortBy", "input": {"column": "status"}}),
+            Some("m3".into()),
+        )
+        .await;
     assert_eq!(r.output.unwrap()["echo"], json!({"column": "status", "direction": "asc"}));
 
     // Two-phase through the envelope: the model carries the confirmationId itself.
@@ -311,7 +362,13 @@ async fn meta_mode_envelopes() {
     // The registrationId from discovery is checked: a re-mount makes it stale.
     table.unregister();
     let again = registry.register(devices_table(&a, "main", Runs::default())).unwrap();
-    let r = toolset.execute("surface_read", json!({"capabilityId": "view:devices.table.readState", "registrationId": comp["registrationId"]}), Some("m6".into())).await;
+    let r = toolset
+        .execute(
+            "surface_read",
+            json!({"capabilityId": "view:devices.table.readState", "registrationId": comp["registrationId"]}),
+            Some("m6".into()),
+        )
+        .await;
     assert_eq!(r.code(), Some(ErrorCode::StaleCapability), "{r:?}");
     assert_eq!(r.error.unwrap().details.unwrap()["liveRegistrationId"], again.registration_id());
     let r = toolset.execute("surface_read", json!({}), None).await;
@@ -327,10 +384,13 @@ async fn cancellation_maps_to_cancelled() {
         .unwrap()
         .bind()
         .observation("currentRoute", ObservationBinding::new(read_sync(|_| json!({"path": "/"}))))
-        .action("navigate", ActionBinding::new(execute_fn(|_, ctx| async move {
-            ctx.signal.aborted().await;
-            Ok(json!(null))
-        })))
+        .action(
+            "navigate",
+            ActionBinding::new(execute_fn(|_, ctx| async move {
+                ctx.signal.aborted().await;
+                Ok(json!(null))
+            })),
+        )
         .build()
         .unwrap();
     let _n = registry.register(nav).unwrap();
@@ -341,7 +401,13 @@ async fn cancellation_maps_to_cancelled() {
         tokio::time::sleep(Duration::from_millis(30)).await;
         c2.abort(AbortReason::Cancelled);
     });
-    let r = toolset.execute_call("view_app_nav_navigate", json!({"to": "/devices"}), ToolCall::id("c1").signal(controller.signal())).await;
+    let r = toolset
+        .execute_call(
+            "view_app_nav_navigate",
+            json!({"to": "/devices"}),
+            ToolCall::id("c1").signal(controller.signal()),
+        )
+        .await;
     assert_eq!(r.code(), Some(ErrorCode::Cancelled), "{r:?}");
     assert_eq!(r.invocation_id, "c1");
 }

@@ -14,7 +14,10 @@ use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use toolset_support::*;
 
-fn export_tool(a: &agent_surface_runtime::authority::CapabilityAuthority, runs: Runs) -> agent_surface_runtime::binding::BoundProcedure {
+fn export_tool(
+    a: &agent_surface_runtime::authority::CapabilityAuthority,
+    runs: Runs,
+) -> agent_surface_runtime::binding::BoundProcedure {
     a.external_tool("external:reports.export")
         .unwrap()
         .bind(execute_fn(move |input, ctx| {
@@ -37,9 +40,16 @@ fn accepts_tools_of_its_own_authority() {
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0].name, "external_reports_export");
     assert_eq!(tools[0].capability_id(), Some("external:reports.export"));
-    assert!(tools[0].description.starts_with("[external · external-side-effect · required] "), "{}", tools[0].description);
+    assert!(
+        tools[0].description.starts_with("[external · external-side-effect · required] "),
+        "{}",
+        tools[0].description
+    );
     // The same entry as the manifest preview, in every provider's form.
-    let preview = catalog_from_manifest(&a, agent_surface_runtime::toolset::ToolsetMode::Direct).into_iter().find(|t| t.name == "external_reports_export").unwrap();
+    let preview = catalog_from_manifest(&a, agent_surface_runtime::toolset::ToolsetMode::Direct)
+        .into_iter()
+        .find(|t| t.name == "external_reports_export")
+        .unwrap();
     assert_eq!(tools[0], preview);
     for p in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini, Provider::Mcp] {
         assert_eq!(tool_block(&tools, p).unwrap(), tool_block(std::slice::from_ref(&preview), p).unwrap());
@@ -52,8 +62,13 @@ fn accepts_tools_of_its_own_authority() {
 fn refuses_raw_tools() {
     let a = authority();
     let gateway = create_agent_exposure_gateway(&a);
-    let raw = RawTool { name: "external_reports_export".into(), description: "Export the devices report and email it to the signed-in user.".into(), input_schema: json!({"type": "object"}) };
-    let err = gateway.expose(vec![export_tool(&a, Runs::default()).into(), Exposable::Raw(raw)]).err().expect("fails closed");
+    let raw = RawTool {
+        name: "external_reports_export".into(),
+        description: "Export the devices report and email it to the signed-in user.".into(),
+        input_schema: json!({"type": "object"}),
+    };
+    let err =
+        gateway.expose(vec![export_tool(&a, Runs::default()).into(), Exposable::Raw(raw)]).err().expect("fails closed");
     assert_eq!(err, GatewayError::Raw("external_reports_export".into()));
     assert!(err.to_string().contains("without compiler provenance"), "{err}");
 }
@@ -68,7 +83,8 @@ fn refuses_tools_bound_from_another_authority_over_the_same_manifest() {
     assert_eq!(err, GatewayError::ForeignProvenance("external:reports.export".into()));
     // And a genuinely different manifest.
     let other = long_id_manifest();
-    let id = other.manifest().contracts.iter().map(|c| c.id().to_string()).find(|id| id.starts_with("external:")).unwrap();
+    let id =
+        other.manifest().contracts.iter().map(|c| c.id().to_string()).find(|id| id.starts_with("external:")).unwrap();
     let foreign = other.external_tool(&id).unwrap().bind(execute_fn(|_, _| async { Ok(json!(null)) })).unwrap();
     assert!(matches!(gateway.expose(vec![foreign.into()]), Err(GatewayError::ForeignProvenance(_))));
 }
@@ -77,7 +93,11 @@ fn refuses_tools_bound_from_another_authority_over_the_same_manifest() {
 fn refuses_a_procedure() {
     let a = authority();
     let gateway = create_agent_exposure_gateway(&a);
-    let reboot = a.procedure("domain:devices.reboot").unwrap().bind(execute_fn(|_, _| async { Ok(json!({"scheduled": 0})) })).unwrap();
+    let reboot = a
+        .procedure("domain:devices.reboot")
+        .unwrap()
+        .bind(execute_fn(|_, _| async { Ok(json!({"scheduled": 0})) }))
+        .unwrap();
     let err = gateway.expose(vec![reboot.into()]).err().expect("wrong kind");
     assert_eq!(err, GatewayError::WrongKind("domain:devices.reboot".into()));
     assert!(err.to_string().contains("not an external tool"), "{err}");
@@ -99,26 +119,54 @@ async fn executes_with_validation_and_confirmation() {
     let consumer = AgentConsumer::anonymous;
 
     // Invalid input against the manifest's schema: refused before anyone is asked.
-    let r = exposed.execute("external_reports_export", json!({"format": "docx"}), Some("g1".into()), consumer(), Some(confirm(true, asked.clone()))).await;
+    let r = exposed
+        .execute(
+            "external_reports_export",
+            json!({"format": "docx"}),
+            Some("g1".into()),
+            consumer(),
+            Some(confirm(true, asked.clone())),
+        )
+        .await;
     assert_eq!(r.code(), Some(ErrorCode::InvalidInput));
     assert!(r.error.unwrap().details.unwrap()["issues"].is_array());
     assert!(asked.lock().unwrap().is_empty());
 
     // Denied, or nobody to ask: not run.
-    let r = exposed.execute("external_reports_export", json!({}), Some("g2".into()), consumer(), Some(confirm(false, asked.clone()))).await;
+    let r = exposed
+        .execute(
+            "external_reports_export",
+            json!({}),
+            Some("g2".into()),
+            consumer(),
+            Some(confirm(false, asked.clone())),
+        )
+        .await;
     assert_eq!(r.code(), Some(ErrorCode::ConfirmationDenied));
     let r = exposed.execute("external_reports_export", json!({}), Some("g3".into()), consumer(), None).await;
     assert_eq!(r.code(), Some(ErrorCode::ConfirmationDenied));
     assert_eq!(runs.get(), 0);
 
     // Approved: runs once with the defaulted input; the invocation id is the tool call's.
-    let r = exposed.execute("external_reports_export", json!({}), Some("g4".into()), consumer(), Some(confirm(true, asked.clone()))).await;
+    let r = exposed
+        .execute(
+            "external_reports_export",
+            json!({}),
+            Some("g4".into()),
+            consumer(),
+            Some(confirm(true, asked.clone())),
+        )
+        .await;
     assert!(r.is_ok(), "{r:?}");
     assert_eq!(r.invocation_id, "g4");
     assert_eq!(r.output.unwrap(), json!({"format": "csv", "invocationId": "g4"}));
     assert_eq!(runs.get(), 1);
     let last = asked.lock().unwrap().last().cloned().unwrap();
-    assert_eq!(last, ("external:reports.export".to_string(), json!({"format": "csv"})), "the user sees the effective input");
+    assert_eq!(
+        last,
+        ("external:reports.export".to_string(), json!({"format": "csv"})),
+        "the user sees the effective input"
+    );
 
     let r = exposed.execute("nope", json!({}), None, consumer(), None).await;
     assert_eq!(r.code(), Some(ErrorCode::CapabilityNotFound));

@@ -6,7 +6,9 @@
 mod toolset_support;
 
 use agent_surface_runtime::registry::AgentSurfaceRegistry;
-use agent_surface_runtime::toolset::{catalog_from_manifest, create_agent_toolset, wire_name, AgentToolsetOptions, ToolsetMode, Topology};
+use agent_surface_runtime::toolset::{
+    catalog_from_manifest, create_agent_toolset, wire_name, AgentToolsetOptions, ToolsetMode, Topology,
+};
 use std::collections::BTreeSet;
 use toolset_support::*;
 

@@ -5,7 +5,10 @@
 mod toolset_support;
 
 use agent_surface_runtime::effects::Effect;
-use agent_surface_runtime::providers::{mcp_annotations, strict_input_to_original, tool_block, Provider, ProviderError, ANTHROPIC_MAX_TOOLS, OPENAI_MAX_TOOLS};
+use agent_surface_runtime::providers::{
+    mcp_annotations, strict_input_to_original, tool_block, Provider, ProviderError, ANTHROPIC_MAX_TOOLS,
+    OPENAI_MAX_TOOLS,
+};
 use agent_surface_runtime::toolset::{catalog_from_manifest, AgentTool, ToolsetMode};
 use agent_surface_runtime::validate::Validator;
 use serde_json::{json, Value};
@@ -33,7 +36,10 @@ fn block(provider: Provider) -> Vec<Value> {
 fn snapshots_of_the_example_app() {
     let neutral: Vec<Value> = direct().iter().map(|t| serde_json::to_value(t).unwrap()).collect();
     snapshot("neutral", &Value::Array(neutral));
-    let meta: Vec<Value> = catalog_from_manifest(&authority(), ToolsetMode::Meta).iter().map(|t| serde_json::to_value(t).unwrap()).collect();
+    let meta: Vec<Value> = catalog_from_manifest(&authority(), ToolsetMode::Meta)
+        .iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .collect();
     snapshot("meta", &Value::Array(meta));
     snapshot("openai", &Value::Array(block(Provider::OpenAi)));
     snapshot("anthropic", &Value::Array(block(Provider::Anthropic)));
@@ -52,7 +58,10 @@ fn order_is_deterministic_and_the_catalogs() {
         let b = serde_json::to_string(&block(p)).unwrap();
         assert_eq!(a, b, "{} block is byte-stable", p.as_str());
         let entries = block(p);
-        let entry_names: Vec<&str> = entries.iter().map(|e| e.get("name").or_else(|| e["function"].get("name")).unwrap().as_str().unwrap()).collect();
+        let entry_names: Vec<&str> = entries
+            .iter()
+            .map(|e| e.get("name").or_else(|| e["function"].get("name")).unwrap().as_str().unwrap())
+            .collect();
         assert_eq!(entry_names, names, "{} keeps the catalog order", p.as_str());
     }
 }
@@ -80,11 +89,32 @@ fn each_schema<'a>(s: &'a Value, out: &mut Vec<&'a Value>) {
 }
 
 fn accepts_null(s: &Value) -> bool {
-    s["type"] == "null" || s["type"].as_array().is_some_and(|t| t.contains(&json!("null"))) || s["anyOf"].as_array().is_some_and(|b| b.iter().any(accepts_null))
+    s["type"] == "null"
+        || s["type"].as_array().is_some_and(|t| t.contains(&json!("null")))
+        || s["anyOf"].as_array().is_some_and(|b| b.iter().any(accepts_null))
 }
 
 const OPENAI_STRICT_KEYWORDS: &[&str] = &[
-    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "$ref", "$defs", "description", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "$ref",
+    "$defs",
+    "description",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
 ];
 
 #[test]
@@ -104,15 +134,27 @@ fn openai_strict_rules_hold_for_every_tool() {
             for k in o.keys() {
                 assert!(OPENAI_STRICT_KEYWORDS.contains(&k.as_str()), "{}: unsupported keyword {k} kept", tool.name);
             }
-            if o.get("type") == Some(&json!("object")) || o.get("type").and_then(Value::as_array).is_some_and(|t| t.contains(&json!("object"))) || o.contains_key("properties") {
+            if o.get("type") == Some(&json!("object"))
+                || o.get("type").and_then(Value::as_array).is_some_and(|t| t.contains(&json!("object")))
+                || o.contains_key("properties")
+            {
                 assert_eq!(o.get("additionalProperties"), Some(&json!(false)), "{}: {s}", tool.name);
                 let props: Vec<&String> = o["properties"].as_object().unwrap().keys().collect();
-                let required: Vec<&str> = o["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-                assert_eq!(props.iter().map(|p| p.as_str()).collect::<Vec<_>>(), required, "{}: every property required", tool.name);
+                let required: Vec<&str> =
+                    o["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+                assert_eq!(
+                    props.iter().map(|p| p.as_str()).collect::<Vec<_>>(),
+                    required,
+                    "{}: every property required",
+                    tool.name
+                );
             }
         }
         // Optional properties of the original became nullable; required ones did not.
-        let original_required: Vec<&str> = tool.input_schema["required"].as_array().map(|a| a.iter().map(|v| v.as_str().unwrap()).collect()).unwrap_or_default();
+        let original_required: Vec<&str> = tool.input_schema["required"]
+            .as_array()
+            .map(|a| a.iter().map(|v| v.as_str().unwrap()).collect())
+            .unwrap_or_default();
         for (name, p) in params["properties"].as_object().unwrap() {
             assert_eq!(accepts_null(p), !original_required.contains(&name.as_str()), "{}.{name}: {p}", tool.name);
         }
@@ -122,7 +164,8 @@ fn openai_strict_rules_hold_for_every_tool() {
 #[test]
 fn openai_moves_unsupported_keywords_into_descriptions() {
     let entries = block(Provider::OpenAi);
-    let find = |name: &str| entries.iter().find(|e| e["function"]["name"] == name).unwrap()["function"]["parameters"].clone();
+    let find =
+        |name: &str| entries.iter().find(|e| e["function"]["name"] == name).unwrap()["function"]["parameters"].clone();
     let reboot = find("domain_devices_reboot");
     assert_eq!(reboot["properties"]["reason"]["type"], json!(["string", "null"]));
     assert_eq!(reboot["properties"]["reason"]["description"], "(maxLength: 200)");
@@ -132,7 +175,10 @@ fn openai_moves_unsupported_keywords_into_descriptions() {
     assert_eq!(select["properties"]["ids"]["description"], "(uniqueItems: true)");
     assert_eq!(select["properties"]["ids"]["maxItems"], 50, "supported keywords stay");
     let filter = find("view_devices_table_filter");
-    assert_eq!(filter["properties"]["text"]["description"], "Text the device name must contain; empty shows all (maxLength: 80)");
+    assert_eq!(
+        filter["properties"]["text"]["description"],
+        "Text the device name must contain; empty shows all (maxLength: 80)"
+    );
     // An optional enum accepts null through its enum too.
     assert_eq!(filter["properties"]["status"]["enum"], json!(["online", "offline", "maintenance", null]));
     // An untyped optional schema becomes anyOf [it, null].
@@ -160,7 +206,11 @@ fn strict_input_to_original_undoes_null_for_absent() {
     assert_eq!(back, json!({"ids": ["dev_abc123"]}));
     let v = Validator::new(&reboot, &limits).unwrap();
     assert!(v.validate(&sent).is_err(), "the strict form does not validate against the original");
-    assert_eq!(v.validate(&back).unwrap(), json!({"ids": ["dev_abc123"], "notifyOwners": true}), "defaults apply to what was absent");
+    assert_eq!(
+        v.validate(&back).unwrap(),
+        json!({"ids": ["dev_abc123"], "notifyOwners": true}),
+        "defaults apply to what was absent"
+    );
     // Present values pass through untouched.
     let sent = json!({"ids": ["dev_abc123"], "reason": "patch", "notifyOwners": false});
     assert_eq!(strict_input_to_original(&reboot, &sent), sent);
@@ -168,7 +218,10 @@ fn strict_input_to_original_undoes_null_for_absent() {
     // Nested: navigate's optional params object and its optional id.
     let nav = schema("view_app_nav_navigate");
     assert_eq!(strict_input_to_original(&nav, &json!({"to": "/devices", "params": null})), json!({"to": "/devices"}));
-    assert_eq!(strict_input_to_original(&nav, &json!({"to": "/devices/:id", "params": {"id": null}})), json!({"to": "/devices/:id", "params": {}}));
+    assert_eq!(
+        strict_input_to_original(&nav, &json!({"to": "/devices/:id", "params": {"id": null}})),
+        json!({"to": "/devices/:id", "params": {}})
+    );
     // An untyped optional enum.
     let export = schema("external_reports_export");
     assert_eq!(strict_input_to_original(&export, &json!({"format": null, "since": null})), json!({}));
@@ -188,17 +241,22 @@ fn strict_input_to_original_undoes_null_for_absent() {
         "$defs": {"R": {"type": "object", "properties": {"x": {"type": "integer"}}}}
     });
     let sent = json!({"lastSeen": null, "maybe": null, "must": null, "rows": [{"note": null}, {"note": "a"}], "ref": {"x": null}});
-    assert_eq!(strict_input_to_original(&original, &sent), json!({"lastSeen": null, "maybe": null, "must": null, "rows": [{}, {"note": "a"}], "ref": {}}));
+    assert_eq!(
+        strict_input_to_original(&original, &sent),
+        json!({"lastSeen": null, "maybe": null, "must": null, "rows": [{}, {"note": "a"}], "ref": {}})
+    );
 }
 
 #[test]
 fn openai_refuses_more_tools_than_a_request_takes() {
     let one = direct().remove(0);
-    let many: Vec<AgentTool> = (0..=OPENAI_MAX_TOOLS).map(|i| {
-        let mut t = one.clone();
-        t.name = format!("t{i}");
-        t
-    }).collect();
+    let many: Vec<AgentTool> = (0..=OPENAI_MAX_TOOLS)
+        .map(|i| {
+            let mut t = one.clone();
+            t.name = format!("t{i}");
+            t
+        })
+        .collect();
     let err = tool_block(&many, Provider::OpenAi).unwrap_err();
     assert!(matches!(err, ProviderError::TooManyTools { provider: "openai", .. }), "{err}");
     assert!(err.to_string().contains(&OPENAI_MAX_TOOLS.to_string()), "{err}");
@@ -218,11 +276,13 @@ fn anthropic_entries_and_limits() {
     let err = tool_block(&[bad], Provider::Anthropic).unwrap_err();
     assert!(err.to_string().contains("object root"), "{err}");
     let one = direct().remove(0);
-    let many: Vec<AgentTool> = (0..=ANTHROPIC_MAX_TOOLS).map(|i| {
-        let mut t = one.clone();
-        t.name = format!("t{i}");
-        t
-    }).collect();
+    let many: Vec<AgentTool> = (0..=ANTHROPIC_MAX_TOOLS)
+        .map(|i| {
+            let mut t = one.clone();
+            t.name = format!("t{i}");
+            t
+        })
+        .collect();
     let err = tool_block(&many, Provider::Anthropic).unwrap_err();
     assert!(matches!(err, ProviderError::TooManyTools { provider: "anthropic", .. }), "{err}");
     let mut bad_name = direct().remove(0);
@@ -250,7 +310,11 @@ fn gemini_uses_its_openapi_subset() {
     }
     let entries = block(Provider::Gemini);
     let export = entries.iter().find(|e| e["name"] == "external_reports_export").unwrap();
-    assert_eq!(export["parameters"]["properties"]["format"], json!({"default": "csv", "enum": ["csv", "pdf", "xlsx"], "type": "string"}), "an untyped enum gets its values' type");
+    assert_eq!(
+        export["parameters"]["properties"]["format"],
+        json!({"default": "csv", "enum": ["csv", "pdf", "xlsx"], "type": "string"}),
+        "an untyped enum gets its values' type"
+    );
 
     let mut tool = direct().remove(0);
     tool.input_schema = json!({
@@ -284,7 +348,12 @@ fn mcp_annotations_are_explicit_and_follow_the_effect() {
     let tools = direct();
     for (tool, entry) in tools.iter().zip(block(Provider::Mcp)) {
         let ann = entry["annotations"].as_object().unwrap();
-        assert_eq!(ann.keys().collect::<Vec<_>>(), ["destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint"], "{}", tool.name);
+        assert_eq!(
+            ann.keys().collect::<Vec<_>>(),
+            ["destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint"],
+            "{}",
+            tool.name
+        );
         assert!(ann.values().all(Value::is_boolean));
         assert!(!has_key(&entry["inputSchema"], "$schema"));
         match &tool.output_schema {

@@ -52,10 +52,7 @@ fn a_missing_default_is_inserted_into_a_copy() {
         other => panic!("expected a copy with the default, got {other:?}"),
     }
     assert_eq!(x, json!({"ids": ["dev_abc123"]}));
-    assert_eq!(
-        v.validate_owned(x).unwrap(),
-        json!({"ids": ["dev_abc123"], "notify": true})
-    );
+    assert_eq!(v.validate_owned(x).unwrap(), json!({"ids": ["dev_abc123"], "notify": true}));
 }
 
 #[test]
@@ -63,20 +60,11 @@ fn invalid_input_reports_every_issue_whichever_path_finds_it() {
     let v = select();
     let x = json!({"ids": ["dev_abc123", "nope", "dev_abc123"], "extra": 1});
     assert!(!v.is_valid(&x));
-    let got: Vec<(String, String)> = v
-        .validate(&x)
-        .unwrap_err()
-        .into_iter()
-        .map(|i| (i.path, i.keyword))
+    let got: Vec<(String, String)> = v.validate(&x).unwrap_err().into_iter().map(|i| (i.path, i.keyword)).collect();
+    let want: Vec<(String, String)> = [("", "additionalProperties"), ("/ids/1", "pattern"), ("/ids", "uniqueItems")]
+        .iter()
+        .map(|(p, k)| (p.to_string(), k.to_string()))
         .collect();
-    let want: Vec<(String, String)> = [
-        ("", "additionalProperties"),
-        ("/ids/1", "pattern"),
-        ("/ids", "uniqueItems"),
-    ]
-    .iter()
-    .map(|(p, k)| (p.to_string(), k.to_string()))
-    .collect();
     assert_eq!(got, want);
     assert_eq!(v.validate_owned(x.clone()).unwrap_err().len(), 3);
     assert_eq!(v.validate_cow(&x).unwrap_err().len(), 3);
@@ -175,7 +163,8 @@ fn compiled_patterns_are_shared_and_invalid_ones_refused_every_time() {
         assert!(!v.is_valid(&json!("abd")));
     }
     for _ in 0..2 {
-        let err = Validator::new(&json!({"type": "string", "pattern": "a{"}), &AgentSurfaceLimits::default()).unwrap_err();
+        let err =
+            Validator::new(&json!({"type": "string", "pattern": "a{"}), &AgentSurfaceLimits::default()).unwrap_err();
         assert!(err[0].message.contains("not a valid ECMAScript regular expression"), "{:?}", err[0].message);
     }
 }

@@ -144,7 +144,11 @@ mod tests {
         let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/diagnostics.md"))
             .expect("docs/diagnostics.md");
         for info in CODES {
-            assert!(docs.contains(&format!("## {} {}", info.id, info.name)), "{} missing from docs/diagnostics.md", info.id);
+            assert!(
+                docs.contains(&format!("## {} {}", info.id, info.name)),
+                "{} missing from docs/diagnostics.md",
+                info.id
+            );
         }
     }
 }

@@ -69,7 +69,8 @@ pub fn to_json(d: &Diagnostic, db: &SourceDb) -> JsonDiagnostic {
 
 /// The whole report as a JSON string (one line, newline-terminated).
 pub fn render(diags: &[Diagnostic], db: &SourceDb) -> String {
-    let report = JsonReport { schema_version: SCHEMA_VERSION, diagnostics: diags.iter().map(|d| to_json(d, db)).collect() };
+    let report =
+        JsonReport { schema_version: SCHEMA_VERSION, diagnostics: diags.iter().map(|d| to_json(d, db)).collect() };
     let mut s = serde_json::to_string(&report).expect("report serializes");
     s.push('\n');
     s

@@ -117,7 +117,8 @@ fn report(d: &Diagnostic, db: &SourceDb) -> Report {
 /// Renders diagnostics with source frames.
 pub fn render(diags: &[Diagnostic], db: &SourceDb, opts: PrettyOptions) -> String {
     let theme = if opts.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(opts.width).with_links(false).with_context_lines(1);
+    let handler =
+        GraphicalReportHandler::new_themed(theme).with_width(opts.width).with_links(false).with_context_lines(1);
     let mut out = String::new();
     for d in diags {
         let r = report(d, db);

@@ -52,7 +52,10 @@ pub fn render(diags: &[Diagnostic], db: &SourceDb) -> String {
         .map(|d| {
             let f = db.get(d.primary.span.file);
             let snippet = f.text.get(d.primary.span.lo as usize..d.primary.span.hi as usize).unwrap_or("");
-            let fingerprint = blake3::hash(format!("{}\u{0}{}\u{0}{}\u{0}{}", d.code.id(), f.rel, d.message, snippet).as_bytes()).to_hex()[..32].to_string();
+            let fingerprint =
+                blake3::hash(format!("{}\u{0}{}\u{0}{}\u{0}{}", d.code.id(), f.rel, d.message, snippet).as_bytes())
+                    .to_hex()[..32]
+                    .to_string();
             let mut text = d.message.clone();
             if let Some(h) = &d.help {
                 text.push_str(&format!("\nhelp: {h}"));

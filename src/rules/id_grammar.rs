@@ -10,13 +10,13 @@
 
 use crate::contracts::BuiltContract;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::source::{SourceDb, Span};
 use crate::extract::{Binding, Export, ImportKind};
 use crate::project::{ModuleInfo, Project};
+use crate::source::{SourceDb, Span};
 use crate::value::Val;
-use swc_ecma_ast::{Decl, ExportDecl, ModuleDecl, ModuleItem, Stmt};
 use agent_surface_runtime::definition::{DefinitionViolation, DefinitionViolationKind};
 use agent_surface_runtime::ids::{IdError, IdErrorReason, IdKind};
+use swc_ecma_ast::{Decl, ExportDecl, ModuleDecl, ModuleItem, Stmt};
 
 pub fn diagnose(c: &BuiltContract, v: &DefinitionViolation, db: &SourceDb) -> Diagnostic {
     let err = match &v.kind {
@@ -46,8 +46,10 @@ pub fn diagnose(c: &BuiltContract, v: &DefinitionViolation, db: &SourceDb) -> Di
             _ => value,
         },
     };
-    let narrowed = char_level(err).then(|| err.position.and_then(|pos| narrow_to_char(db, span, &id_text, pos))).flatten();
-    Diagnostic::new(code, narrowed.unwrap_or(span), format!("invalid {what} \"{id_text}\": {}", err.message)).label(short_reason(err))
+    let narrowed =
+        char_level(err).then(|| err.position.and_then(|pos| narrow_to_char(db, span, &id_text, pos))).flatten();
+    Diagnostic::new(code, narrowed.unwrap_or(span), format!("invalid {what} \"{id_text}\": {}", err.message))
+        .label(short_reason(err))
 }
 
 /// AS0105: literal instance ids in `.bind()` calls on contracts (declared in this module or
@@ -59,10 +61,16 @@ pub fn check_bind_calls(project: &Project, module: &ModuleInfo) -> Vec<Diagnosti
             continue;
         }
         if let Err(err) = agent_surface_runtime::ids::check_instance_id(&bind.instance_id) {
-            let narrowed = char_level(&err).then(|| err.position.and_then(|pos| narrow_to_char(&project.db, bind.span, &bind.instance_id, pos))).flatten();
+            let narrowed = char_level(&err)
+                .then(|| err.position.and_then(|pos| narrow_to_char(&project.db, bind.span, &bind.instance_id, pos)))
+                .flatten();
             out.push(
-                Diagnostic::new(Code::InvalidInstanceId, narrowed.unwrap_or(bind.span), format!("invalid instance id \"{}\": {}", bind.instance_id, err.message))
-                    .label(short_reason(&err)),
+                Diagnostic::new(
+                    Code::InvalidInstanceId,
+                    narrowed.unwrap_or(bind.span),
+                    format!("invalid instance id \"{}\": {}", bind.instance_id, err.message),
+                )
+                .label(short_reason(&err)),
             );
         }
     }
@@ -101,9 +109,9 @@ fn exported_contract(project: &Project, path: &std::path::Path, name: &str, dept
                 None => false,
             },
         },
-        Some(Export::Reexport { source, imported, .. }) => {
-            project.resolve(&target.file.path, source).is_some_and(|p| exported_contract(project, &p, imported, depth + 1))
-        }
+        Some(Export::Reexport { source, imported, .. }) => project
+            .resolve(&target.file.path, source)
+            .is_some_and(|p| exported_contract(project, &p, imported, depth + 1)),
         Some(_) => false,
         None => target.index.star_exports.iter().any(|(source, _)| {
             project.resolve(&target.file.path, source).is_some_and(|p| exported_contract(project, &p, name, depth + 1))

@@ -18,7 +18,10 @@ use agent_surface_runtime::limits::AgentSurfaceLimits;
 
 /// Runs every per-contract rule.
 pub fn check_contract(c: &BuiltContract, limits: &AgentSurfaceLimits, db: &SourceDb) -> Vec<Diagnostic> {
-    validate_contract(&c.contract, limits).into_iter().map(|v| with_use_site(diagnose(c, &v, db), c, &v.pointer)).collect()
+    validate_contract(&c.contract, limits)
+        .into_iter()
+        .map(|v| with_use_site(diagnose(c, &v, db), c, &v.pointer))
+        .collect()
 }
 
 /// When the offending value is written elsewhere (a constant, another file), also show where

@@ -10,7 +10,9 @@ use agent_surface_runtime::definition::{DefinitionViolation, DefinitionViolation
 pub fn diagnose(c: &BuiltContract, v: &DefinitionViolation) -> Diagnostic {
     let span = c.span_at(&v.pointer);
     match &v.kind {
-        Kind::EffectNotAllowed(e) => Diagnostic::new(Code::EffectNotAllowed, span, v.message.clone()).help(e.help.clone()),
+        Kind::EffectNotAllowed(e) => {
+            Diagnostic::new(Code::EffectNotAllowed, span, v.message.clone()).help(e.help.clone())
+        }
         Kind::ConfirmationNotAllowed(e) => {
             let mut effect_ptr = v.pointer.clone();
             effect_ptr.pop();

@@ -63,7 +63,10 @@ mod tests {
 
     #[test]
     fn additional_properties_schema_format_ref_pattern() {
-        assert_eq!(codes_of(&with_input("{ type: 'object', additionalProperties: { type: 'string' } }")), vec!["AS0202"]);
+        assert_eq!(
+            codes_of(&with_input("{ type: 'object', additionalProperties: { type: 'string' } }")),
+            vec!["AS0202"]
+        );
         assert_eq!(codes_of(&with_input("{ type: 'string', format: 'hostname' }")), vec!["AS0203"]);
         assert_eq!(codes_of(&with_input("{ $ref: 'https://example.com/s.json' }")), vec!["AS0204"]);
         assert_eq!(codes_of(&with_input("{ $ref: '#/$defs/missing' }")), vec!["AS0204"]);

@@ -51,7 +51,10 @@ mod tests {
 
     #[test]
     fn meta_over_two_kilobytes_fails() {
-        let body = format!("defineAgentComponentContract({{ type: 'a', description: 'd', meta: {{ note: '{}' }} }});", "m".repeat(2100));
+        let body = format!(
+            "defineAgentComponentContract({{ type: 'a', description: 'd', meta: {{ note: '{}' }} }});",
+            "m".repeat(2100)
+        );
         assert_eq!(codes_of(&body), vec!["AS0303"]);
     }
 }

@@ -15,10 +15,14 @@ pub fn diagnose_capability(c: &BuiltContract, v: &DefinitionViolation) -> Diagno
     let Kind::DuplicateCapabilityName { name } = &v.kind else { unreachable!() };
     let obs = c.key_span_at(&["observations".to_string(), name.clone()]);
     let act = c.key_span_at(&["actions".to_string(), name.clone()]);
-    Diagnostic::new(Code::DuplicateCapabilityName, act, format!("`{name}` is both an observation and an action of this component"))
-        .label("declared as an action here")
-        .related(obs, "declared as an observation here")
-        .help("capability ids are `view:<type>.<name>`: give the observation and the action different names")
+    Diagnostic::new(
+        Code::DuplicateCapabilityName,
+        act,
+        format!("`{name}` is both an observation and an action of this component"),
+    )
+    .label("declared as an action here")
+    .related(obs, "declared as an observation here")
+    .help("capability ids are `view:<type>.<name>`: give the observation and the action different names")
 }
 
 /// Splits contracts (sorted by id, then file, then position) into the kept ones and
@@ -45,10 +49,14 @@ pub fn check(contracts: Vec<Arc<CompiledContract>>, db: &SourceDb) -> (Vec<Arc<C
             let first_file = db.get(first_span.file);
             let lc = first_file.line_col(first_span.lo);
             diags.push(
-                Diagnostic::new(code, c.built.span_at(&[id_ptr.to_string()]), format!("the {what} \"{name}\" is already declared in {}:{}", first_file.rel, lc.line))
-                    .label("declared again here")
-                    .related(first_span, "first declared here")
-                    .help(format!("each {what} is declared once per project: rename one, or import the existing contract")),
+                Diagnostic::new(
+                    code,
+                    c.built.span_at(&[id_ptr.to_string()]),
+                    format!("the {what} \"{name}\" is already declared in {}:{}", first_file.rel, lc.line),
+                )
+                .label("declared again here")
+                .related(first_span, "first declared here")
+                .help(format!("each {what} is declared once per project: rename one, or import the existing contract")),
             );
             continue;
         }

@@ -18,30 +18,66 @@ use swc_ecma_ast::*;
 type M = Arc<ModuleInfo>;
 
 /// Methods whose arguments are functions or messages that never shape the JSON Schema.
-const OPAQUE_METHODS: &[&str] = &["refine", "superRefine", "overwrite", "trim", "toLowerCase", "toUpperCase", "normalize", "finite", "check_custom"];
+const OPAQUE_METHODS: &[&str] = &[
+    "refine",
+    "superRefine",
+    "overwrite",
+    "trim",
+    "toLowerCase",
+    "toUpperCase",
+    "normalize",
+    "finite",
+    "check_custom",
+];
 
 /// zod builders whose JSON Schema leaves the subset, with the alternative to suggest.
 fn unsupported_builder(name: &str) -> Option<(&'static str, &'static str)> {
     Some(match name {
-        "discriminatedUnion" | "xor" => ("zod emits `oneOf`, which is outside the supported subset", "use z.union([...]) of objects tagged with z.literal(...): it becomes anyOf of const-tagged objects"),
-        "tuple" => ("zod emits `prefixItems`, which is outside the supported subset", "use z.object({...}) with named fields, or z.array(...) of one type"),
-        "record" | "partialRecord" | "looseRecord" => ("zod emits `propertyNames` and a schema `additionalProperties`, outside the subset", "list the keys with z.object({...}), or use z.array(z.object({ key, value }))"),
-        "json" => ("z.json() is recursive at the root (`$ref: \"#\"`), outside the subset", "describe the expected shape with z.object({...})"),
-        "looseObject" => ("zod emits `additionalProperties: {}`, outside the subset", "use z.object({...}) or z.strictObject({...})"),
+        "discriminatedUnion" | "xor" => (
+            "zod emits `oneOf`, which is outside the supported subset",
+            "use z.union([...]) of objects tagged with z.literal(...): it becomes anyOf of const-tagged objects",
+        ),
+        "tuple" => (
+            "zod emits `prefixItems`, which is outside the supported subset",
+            "use z.object({...}) with named fields, or z.array(...) of one type",
+        ),
+        "record" | "partialRecord" | "looseRecord" => (
+            "zod emits `propertyNames` and a schema `additionalProperties`, outside the subset",
+            "list the keys with z.object({...}), or use z.array(z.object({ key, value }))",
+        ),
+        "json" => (
+            "z.json() is recursive at the root (`$ref: \"#\"`), outside the subset",
+            "describe the expected shape with z.object({...})",
+        ),
+        "looseObject" => {
+            ("zod emits `additionalProperties: {}`, outside the subset", "use z.object({...}) or z.strictObject({...})")
+        }
         "never" => ("zod emits `not: {}`, outside the subset", "leave the field out of the object"),
         "date" => ("Date cannot be represented in JSON Schema", "use z.iso.datetime() (an ISO-8601 string)"),
-        "bigint" | "int64" | "uint64" => ("BigInt cannot be represented in JSON Schema", "use z.int() or a string with a pattern"),
+        "bigint" | "int64" | "uint64" => {
+            ("BigInt cannot be represented in JSON Schema", "use z.int() or a string with a pattern")
+        }
         "symbol" => ("Symbols cannot be represented in JSON Schema", "use a string or an enum"),
-        "undefined" | "void" => ("undefined cannot be represented in JSON Schema", "make the field optional with .optional()"),
+        "undefined" | "void" => {
+            ("undefined cannot be represented in JSON Schema", "make the field optional with .optional()")
+        }
         "nan" => ("NaN cannot be represented in JSON Schema", "use z.number()"),
         "map" => ("Map cannot be represented in JSON Schema", "use z.object({...}) or an array of entries"),
         "set" => ("Set cannot be represented in JSON Schema", "use z.array(...)"),
-        "custom" | "instanceof" => ("custom types cannot be represented in JSON Schema", "describe the value's JSON shape with zod builders"),
+        "custom" | "instanceof" => {
+            ("custom types cannot be represented in JSON Schema", "describe the value's JSON shape with zod builders")
+        }
         "function" => ("functions cannot be represented in JSON Schema", "agents exchange JSON values only"),
         "file" => ("files cannot cross the agent boundary (JSON values only)", "pass a URL or an id string"),
-        "promise" => ("a promise is not a JSON value (zod emits the inner schema silently; we refuse)", "use the inner schema directly"),
-        "success" => ("z.success() changes the value's meaning (zod emits a boolean schema; we refuse)", "use z.boolean()"),
-        "ipv4" | "ipv6" | "cidrv4" | "cidrv6" | "base64" | "base64url" | "emoji" | "nanoid" | "cuid" | "cuid2" | "ulid" | "xid" | "ksuid" | "jwt" | "e164" | "hostname" | "hex" | "mac" | "hash" => (
+        "promise" => (
+            "a promise is not a JSON value (zod emits the inner schema silently; we refuse)",
+            "use the inner schema directly",
+        ),
+        "success" => {
+            ("z.success() changes the value's meaning (zod emits a boolean schema; we refuse)", "use z.boolean()")
+        }
+        "ipv4" | "ipv6" | "cidrv4" | "cidrv6" | "base64" | "base64url" | "emoji" | "nanoid" | "cuid" | "cuid2"
+        | "ulid" | "xid" | "ksuid" | "jwt" | "e164" | "hostname" | "hex" | "mac" | "hash" => (
             "zod emits a `format` outside date-time, date, uuid, email, uri",
             "use z.string().regex(...) with the pattern you need, and say the format in .describe()",
         ),
@@ -99,10 +135,13 @@ impl Evaluator<'_> {
                             .map(|(k, f)| Prop {
                                 key: k.clone(),
                                 key_span: span,
-                                value: Node::new(span, match f {
-                                    Field::Schema(s) => Val::Zod(*s),
-                                    Field::Getter(t) => Val::Getter(*t),
-                                }),
+                                value: Node::new(
+                                    span,
+                                    match f {
+                                        Field::Schema(s) => Val::Zod(*s),
+                                        Field::Getter(t) => Val::Getter(*t),
+                                    },
+                                ),
                             })
                             .collect();
                         return Some(Node::new(span, Val::Object(props)));
@@ -323,7 +362,10 @@ impl Evaluator<'_> {
     fn refuse_flags(&mut self, r: &Regex, span: Span) -> Option<Node> {
         let kind = unsupported(
             format!("regex flags /{}/{}", r.source, r.flags),
-            ("zod drops regex flags silently from the JSON Schema, so the agent would see a different pattern", "remove the flags and write the pattern without them (e.g. [a-zA-Z] instead of the i flag)"),
+            (
+                "zod drops regex flags silently from the JSON Schema, so the agent would see a different pattern",
+                "remove the flags and write the pattern without them (e.g. [a-zA-Z] instead of the i flag)",
+            ),
         );
         self.new_node(kind, span)
     }
@@ -357,9 +399,15 @@ impl Evaluator<'_> {
                     let n: u32 = v.trim_start_matches('v').parse().unwrap_or(4);
                     fmt("uuid", Some(patterns::uuid_version(n)), false)
                 }
-                _ => Check::Format { format: "uuid".into(), pattern: Some(super::model::Arena::builtin_regex("uuid", patterns::UUID)), lax: false },
+                _ => Check::Format {
+                    format: "uuid".into(),
+                    pattern: Some(super::model::Arena::builtin_regex("uuid", patterns::UUID)),
+                    lax: false,
+                },
             },
-            "uuidv4" | "uuidv6" | "uuidv7" => fmt("uuid", Some(patterns::uuid_version(name[5..].parse().unwrap_or(4))), false),
+            "uuidv4" | "uuidv6" | "uuidv7" => {
+                fmt("uuid", Some(patterns::uuid_version(name[5..].parse().unwrap_or(4))), false)
+            }
             "guid" => fmt("guid", Some(patterns::GUID.to_string()), false),
             "iso.date" | "date" => fmt("date", Some(patterns::date()), false),
             "iso.time" | "time" => {
@@ -396,7 +444,10 @@ impl Evaluator<'_> {
                 for it in items {
                     match it.val {
                         Val::Zod(id) => out.push(id),
-                        other => return self.not_static(it.span, format!("{what} expects zod schemas, found {}", other.describe())),
+                        other => {
+                            return self
+                                .not_static(it.span, format!("{what} expects zod schemas, found {}", other.describe()))
+                        }
                     }
                 }
                 Some(out)
@@ -410,7 +461,11 @@ impl Evaluator<'_> {
         let span = self.sp(m, call.span);
         let v = self.arg(m, call, i)?;
         let Some(Node { val: Val::Object(props), .. }) = v else {
-            return if v.is_none() { Some(Vec::new()) } else { self.not_static(span, "a zod object shape must be an object literal of schemas") };
+            return if v.is_none() {
+                Some(Vec::new())
+            } else {
+                self.not_static(span, "a zod object shape must be an object literal of schemas")
+            };
         };
         self.shape_of(props)
     }
@@ -422,7 +477,12 @@ impl Evaluator<'_> {
                 Val::Zod(id) => out.push((p.key, Field::Schema(id))),
                 Val::Getter(t) => out.push((p.key, Field::Getter(t))),
                 Val::Undefined => {}
-                other => return self.not_static(p.value.span, format!("shape property `{}` must be a zod schema, found {}", p.key, other.describe())),
+                other => {
+                    return self.not_static(
+                        p.value.span,
+                        format!("shape property `{}` must be a zod schema, found {}", p.key, other.describe()),
+                    )
+                }
             }
         }
         Some(out)
@@ -431,7 +491,9 @@ impl Evaluator<'_> {
     fn thunk_of_function(&mut self, m: &M, call: &CallExpr, i: usize, span: Span) -> Option<usize> {
         let v = self.arg(m, call, i)?;
         match v.map(|n| n.val) {
-            Some(Val::Function(Some(body), Some(module))) => Some(self.zod.add_thunk(Thunk { module, expr: body, span })),
+            Some(Val::Function(Some(body), Some(module))) => {
+                Some(self.zod.add_thunk(Thunk { module, expr: body, span }))
+            }
             _ => self.not_static(span, "z.lazy expects `() => schema`"),
         }
     }
@@ -465,12 +527,20 @@ impl Evaluator<'_> {
                     Some(s) => pattern.push_str(&s),
                     None => {
                         return self.new_node(
-                            unsupported("z.templateLiteral part".into(), ("this template literal part has no pattern the compiler reproduces", "use string, number, boolean, null, enum and literal parts")),
+                            unsupported(
+                                "z.templateLiteral part".into(),
+                                (
+                                    "this template literal part has no pattern the compiler reproduces",
+                                    "use string, number, boolean, null, enum and literal parts",
+                                ),
+                            ),
                             span,
                         )
                     }
                 },
-                other => return self.not_static(p.span, format!("a template literal part cannot be {}", other.describe())),
+                other => {
+                    return self.not_static(p.span, format!("a template literal part cannot be {}", other.describe()))
+                }
             }
         }
         pattern.push('$');
@@ -493,9 +563,15 @@ impl Evaluator<'_> {
         Some(match &n.kind {
             Kind::String if n.checks.iter().all(|c| matches!(c, Check::MinLength(_) | Check::MaxLength(_))) => {
                 let (min, max) = bounds();
-                format!(r"[\s\S]{{{},{}}}", min.map_or("0".into(), crate::value::js_number_string), max.map_or(String::new(), crate::value::js_number_string))
+                format!(
+                    r"[\s\S]{{{},{}}}",
+                    min.map_or("0".into(), crate::value::js_number_string),
+                    max.map_or(String::new(), crate::value::js_number_string)
+                )
             }
-            Kind::Number if n.checks.iter().any(|c| matches!(c, Check::NumberFormat(f) if f.contains("int"))) => r"-?\d+".into(),
+            Kind::Number if n.checks.iter().any(|c| matches!(c, Check::NumberFormat(f) if f.contains("int"))) => {
+                r"-?\d+".into()
+            }
             Kind::Number => r"-?\d+(?:\.\d+)?".into(),
             Kind::Boolean => "(?:true|false)".into(),
             Kind::Null => "null".into(),
@@ -519,7 +595,12 @@ impl Evaluator<'_> {
         let v = self.arg(m, call, i)?;
         let v = match v {
             Some(Node { val: Val::Function(Some(body), Some(module)), .. }) => self.eval(&module, &body)?,
-            Some(Node { val: Val::Function(..), .. }) => return self.not_static(span, format!("{what} with a function is evaluated only when it returns a literal: `() => value`")),
+            Some(Node { val: Val::Function(..), .. }) => {
+                return self.not_static(
+                    span,
+                    format!("{what} with a function is evaluated only when it returns a literal: `() => value`"),
+                )
+            }
             Some(n) => n,
             None => return self.not_static(span, format!("{what} needs a value")),
         };
@@ -699,7 +780,9 @@ impl Evaluator<'_> {
         let mask = |ev: &mut Self| -> Option<Option<Vec<String>>> {
             match ev.arg(m, call, 0)? {
                 None => Some(None),
-                Some(Node { val: Val::Object(props), .. }) => Some(Some(props.into_iter().filter(|p| matches!(p.value.val, Val::Bool(true))).map(|p| p.key).collect())),
+                Some(Node { val: Val::Object(props), .. }) => Some(Some(
+                    props.into_iter().filter(|p| matches!(p.value.val, Val::Bool(true))).map(|p| p.key).collect(),
+                )),
                 Some(_) => ev.not_static(span, format!(".{name}() expects an object mask like {{ key: true }}")),
             }
         };
@@ -748,12 +831,27 @@ impl Evaluator<'_> {
                     return new(self, shape, Catchall::Strict);
                 }
                 let at = self.name_span(m, call, span);
-                self.new_node(unsupported(".catchall()".into(), ("zod emits a schema `additionalProperties`, outside the subset", "declare every property, or use .strict()")), at)
+                self.new_node(
+                    unsupported(
+                        ".catchall()".into(),
+                        (
+                            "zod emits a schema `additionalProperties`, outside the subset",
+                            "declare every property, or use .strict()",
+                        ),
+                    ),
+                    at,
+                )
             }
             "passthrough" | "loose" => {
                 let at = self.name_span(m, call, span);
                 self.new_node(
-                    unsupported(format!(".{name}()"), ("zod emits `additionalProperties: {}`, outside the subset", "declare the extra properties, or use .strict() / z.object")),
+                    unsupported(
+                        format!(".{name}()"),
+                        (
+                            "zod emits `additionalProperties: {}`, outside the subset",
+                            "declare the extra properties, or use .strict() / z.object",
+                        ),
+                    ),
                     at,
                 )
             }
@@ -835,7 +933,9 @@ impl Evaluator<'_> {
                 Kind::Union { options } => stack.extend(options),
                 Kind::Intersection { left, right } => stack.extend([*left, *right]),
                 Kind::Optional(i) | Kind::ExactOptional(i) | Kind::Nullable(i) | Kind::NonOptional(i) => stack.push(*i),
-                Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => stack.push(*inner),
+                Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => {
+                    stack.push(*inner)
+                }
                 Kind::Pipe { input, output, .. } => stack.extend([*input, *output]),
                 Kind::Lazy(t) => thunks.push(*t),
                 _ => {}
@@ -852,7 +952,12 @@ impl Evaluator<'_> {
                         self.zod.resolved[t] = Some(target);
                         stack.push(target);
                     }
-                    other => return self.not_static(v.span, format!("a getter or z.lazy must return a zod schema, found {}", other.describe())),
+                    other => {
+                        return self.not_static(
+                            v.span,
+                            format!("a getter or z.lazy must return a zod schema, found {}", other.describe()),
+                        )
+                    }
                 }
             }
         }
@@ -884,7 +989,8 @@ fn merge_shape(mut shape: Vec<(String, Field)>, extra: Vec<(String, Field)>) -> 
 
 /// zod's `getEnumValues`: the values of an enum-like object, without TS reverse mappings.
 fn enum_values(props: &[Prop]) -> Vec<Json> {
-    let numeric: Vec<f64> = props.iter().filter_map(|p| if let Val::Num(n) = p.value.val { Some(n) } else { None }).collect();
+    let numeric: Vec<f64> =
+        props.iter().filter_map(|p| if let Val::Num(n) = p.value.val { Some(n) } else { None }).collect();
     props
         .iter()
         .filter(|p| !p.key.parse::<f64>().is_ok_and(|k| numeric.contains(&k)))

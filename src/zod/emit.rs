@@ -59,7 +59,15 @@ const ALLOWED_META: &[&str] = &["id", "title", "description", "examples", "depre
 
 /// Converts the schema `root` of `arena` (thunks already resolved).
 pub fn to_json_schema(arena: &Arena, root: ZodId, io: Io) -> R<serde_json::Value> {
-    let mut g = Gen { arena, io, order: Vec::new(), seen: HashMap::new(), counter: 0, intersections: Vec::new(), refs: HashMap::new() };
+    let mut g = Gen {
+        arena,
+        io,
+        order: Vec::new(),
+        seen: HashMap::new(),
+        counter: 0,
+        intersections: Vec::new(),
+        refs: HashMap::new(),
+    };
     let mut path = Vec::new();
     g.process(root, &mut path)?;
     g.extract_defs(root)?;
@@ -68,7 +76,12 @@ pub fn to_json_schema(arena: &Arena, root: ZodId, io: Io) -> R<serde_json::Value
 
 impl Gen<'_> {
     fn refuse<T>(&self, id: ZodId, construct: &str, message: &str, help: &str) -> R<T> {
-        Err(Refusal { span: self.arena.get(id).span, construct: construct.into(), message: message.into(), help: help.into() })
+        Err(Refusal {
+            span: self.arena.get(id).span,
+            construct: construct.into(),
+            message: message.into(),
+            help: help.into(),
+        })
     }
 
     fn process(&mut self, id: ZodId, path: &mut Vec<ZodId>) -> R<J> {
@@ -80,7 +93,10 @@ impl Gen<'_> {
             return Ok(J::Ref(id));
         }
         self.order.push(id);
-        self.seen.insert(id, Seen { schema: Obj::new(), count: 1, cycle: false, ref_: RefState::None, def: None, def_id: None });
+        self.seen.insert(
+            id,
+            Seen { schema: Obj::new(), count: 1, cycle: false, ref_: RefState::None, def: None, def_id: None },
+        );
         path.push(id);
         let mut json = Obj::new();
         let result = self.processor(id, &mut json, path);
@@ -151,7 +167,12 @@ impl Gen<'_> {
     fn resolve_thunk(&self, id: ZodId, thunk: usize) -> R<ZodId> {
         match self.arena.thunk_target(thunk) {
             Some(t) => Ok(t),
-            None => self.refuse(id, "z.lazy", "a lazy schema could not be evaluated", "return a zod schema constant from the getter or z.lazy()"),
+            None => self.refuse(
+                id,
+                "z.lazy",
+                "a lazy schema could not be evaluated",
+                "return a zod schema constant from the getter or z.lazy()",
+            ),
         }
     }
 
@@ -436,14 +457,15 @@ impl Gen<'_> {
                 "datetime" => Some("date-time"),
                 "date" => Some("date"),
                 "time" | "regex" => None,
-                other => {
-                    return self.refuse(
-                        id,
-                        &format!("format \"{other}\""),
-                        &format!("zod emits `format: \"{}\"`, which is outside the supported formats", other.replace('_', "-")),
-                        "use one of z.email(), z.url(), z.uuid(), z.iso.datetime(), z.iso.date(), or a single .regex(...)",
-                    )
-                }
+                other => return self.refuse(
+                    id,
+                    &format!("format \"{other}\""),
+                    &format!(
+                        "zod emits `format: \"{}\"`, which is outside the supported formats",
+                        other.replace('_', "-")
+                    ),
+                    "use one of z.email(), z.url(), z.uuid(), z.iso.datetime(), z.iso.date(), or a single .regex(...)",
+                ),
             };
             if let Some(m) = mapped {
                 if !(lax || f == "time") {
@@ -467,7 +489,8 @@ impl Gen<'_> {
     }
 
     fn number(&mut self, id: ZodId, json: &mut Obj) -> R<()> {
-        let (mut min, mut max, mut exmin, mut exmax): (Option<f64>, Option<f64>, Option<f64>, Option<f64>) = (None, None, None, None);
+        let (mut min, mut max, mut exmin, mut exmax): (Option<f64>, Option<f64>, Option<f64>, Option<f64>) =
+            (None, None, None, None);
         let mut divisors: Vec<f64> = Vec::new();
         let mut is_int = false;
         fn lo(slot: &mut Option<f64>, v: f64) {
@@ -518,7 +541,12 @@ impl Gen<'_> {
         let mut distinct: Vec<f64> = Vec::new();
         for d in divisors {
             if !d.is_finite() || d == 0.0 {
-                return self.refuse(id, &format!("multipleOf({d})"), &format!("a multipleOf divisor of {d} cannot be represented in JSON Schema"), "use a positive, finite divisor");
+                return self.refuse(
+                    id,
+                    &format!("multipleOf({d})"),
+                    &format!("a multipleOf divisor of {d} cannot be represented in JSON Schema"),
+                    "use a positive, finite divisor",
+                );
             }
             if !distinct.contains(&d.abs()) {
                 distinct.push(d.abs());
@@ -528,7 +556,12 @@ impl Gen<'_> {
             0 => {}
             1 => json.set("multipleOf", J::Num(distinct[0])),
             _ => {
-                return self.refuse(id, "several multipleOf", "more than one divisor becomes `allOf`, which is outside the subset", "use one divisor (their least common multiple)")
+                return self.refuse(
+                    id,
+                    "several multipleOf",
+                    "more than one divisor becomes `allOf`, which is outside the subset",
+                    "use one divisor (their least common multiple)",
+                )
             }
         }
         Ok(())
@@ -536,7 +569,12 @@ impl Gen<'_> {
 
     fn optin(&self, id: ZodId) -> bool {
         match &self.arena.get(id).kind {
-            Kind::Optional(_) | Kind::ExactOptional(_) | Kind::Default { .. } | Kind::Prefault { .. } | Kind::Catch { .. } | Kind::Transform => true,
+            Kind::Optional(_)
+            | Kind::ExactOptional(_)
+            | Kind::Default { .. }
+            | Kind::Prefault { .. }
+            | Kind::Catch { .. }
+            | Kind::Transform => true,
             Kind::Nullable(i) => self.optin(*i),
             Kind::Pipe { input, .. } => self.optin(*input),
             Kind::Lazy(t) => self.arena.thunk_target(*t).is_some_and(|i| self.optin(i)),
@@ -557,7 +595,9 @@ impl Gen<'_> {
     /// zod's `inputOptin`: looks through `.catch()` and a transform pipe.
     fn input_optin(&self, id: ZodId) -> bool {
         match &self.arena.get(id).kind {
-            Kind::Pipe { input, output, .. } if matches!(self.arena.get(*input).kind, Kind::Transform) => self.input_optin(*output),
+            Kind::Pipe { input, output, .. } if matches!(self.arena.get(*input).kind, Kind::Transform) => {
+                self.input_optin(*output)
+            }
             Kind::Catch { inner, .. } => self.input_optin(*inner),
             _ => self.optin(id),
         }
@@ -572,10 +612,18 @@ impl Gen<'_> {
             Kind::Transform => true,
             Kind::Array { element } => self.is_transforming(*element, visited),
             Kind::Lazy(t) => self.arena.thunk_target(*t).is_some_and(|i| self.is_transforming(i, visited)),
-            Kind::Optional(i) | Kind::ExactOptional(i) | Kind::NonOptional(i) | Kind::Nullable(i) => self.is_transforming(*i, visited),
-            Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => self.is_transforming(*inner, visited),
-            Kind::Intersection { left, right } => self.is_transforming(*left, visited) || self.is_transforming(*right, visited),
-            Kind::Pipe { input, output, codec } => *codec || self.is_transforming(*input, visited) || self.is_transforming(*output, visited),
+            Kind::Optional(i) | Kind::ExactOptional(i) | Kind::NonOptional(i) | Kind::Nullable(i) => {
+                self.is_transforming(*i, visited)
+            }
+            Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => {
+                self.is_transforming(*inner, visited)
+            }
+            Kind::Intersection { left, right } => {
+                self.is_transforming(*left, visited) || self.is_transforming(*right, visited)
+            }
+            Kind::Pipe { input, output, codec } => {
+                *codec || self.is_transforming(*input, visited) || self.is_transforming(*output, visited)
+            }
             Kind::Object { shape, .. } => shape.iter().any(|(_, f)| match f {
                 Field::Schema(s) => self.is_transforming(*s, visited),
                 Field::Getter(t) => self.arena.thunk_target(*t).is_some_and(|i| self.is_transforming(i, visited)),
@@ -678,7 +726,11 @@ impl Gen<'_> {
                     let drop: Vec<String> = target_snapshot
                         .0
                         .iter()
-                        .filter(|(k, v)| k != "$ref" && k != "allOf" && def.get(k).is_some_and(|d| strings(self, d) == strings(self, v)))
+                        .filter(|(k, v)| {
+                            k != "$ref"
+                                && k != "allOf"
+                                && def.get(k).is_some_and(|d| strings(self, d) == strings(self, v))
+                        })
                         .map(|(k, _)| k.clone())
                         .collect();
                     let t = self.target(id);
@@ -699,7 +751,11 @@ impl Gen<'_> {
                     let drop: Vec<String> = snapshot
                         .0
                         .iter()
-                        .filter(|(k, v)| k != "$ref" && k != "allOf" && def.get(k).is_some_and(|d| self.stringify(d) == self.stringify(v)))
+                        .filter(|(k, v)| {
+                            k != "$ref"
+                                && k != "allOf"
+                                && def.get(k).is_some_and(|d| self.stringify(d) == self.stringify(v))
+                        })
                         .map(|(k, _)| k.clone())
                         .collect();
                     self.target(id).0.retain(|(k, _)| !drop.contains(k));
@@ -835,7 +891,10 @@ impl Gen<'_> {
             if o.get("type") != Some(&J::str("object")) {
                 return None;
             }
-            if o.0.iter().any(|(k, _)| !["type", "properties", "required", "additionalProperties"].contains(&k.as_str())) {
+            if o.0
+                .iter()
+                .any(|(k, _)| !["type", "properties", "required", "additionalProperties"].contains(&k.as_str()))
+            {
                 return None;
             }
             objects.push(o);
@@ -970,7 +1029,14 @@ impl Gen<'_> {
             for c in carriers {
                 for which in [true, false] {
                     let s = self.seen.get(&c).expect("seen");
-                    let mut obj = if which { s.schema.clone() } else { match &s.def { Some(d) => d.clone(), None => continue } };
+                    let mut obj = if which {
+                        s.schema.clone()
+                    } else {
+                        match &s.def {
+                            Some(d) => d.clone(),
+                            None => continue,
+                        }
+                    };
                     self.fold_intersection(&mut obj);
                     let s = self.seen.get_mut(&c).expect("seen");
                     if which {
@@ -983,7 +1049,11 @@ impl Gen<'_> {
         }
 
         let root_seen = &self.seen[&root];
-        let body = if root_seen.def_id.is_some() { root_seen.schema.clone() } else { root_seen.def.clone().unwrap_or_else(|| root_seen.schema.clone()) };
+        let body = if root_seen.def_id.is_some() {
+            root_seen.schema.clone()
+        } else {
+            root_seen.def.clone().unwrap_or_else(|| root_seen.schema.clone())
+        };
         let mut result = Obj::new();
         result.set("$schema", J::str(DIALECT));
         result.assign(&body);
@@ -1069,7 +1139,9 @@ fn find_key(v: &serde_json::Value, key: &str) -> Option<String> {
             }
             o.iter().find_map(|(k, x)| find_key(x, key).map(|p| format!("/{k}{p}")))
         }
-        serde_json::Value::Array(a) => a.iter().enumerate().find_map(|(i, x)| find_key(x, key).map(|p| format!("/{i}{p}"))),
+        serde_json::Value::Array(a) => {
+            a.iter().enumerate().find_map(|(i, x)| find_key(x, key).map(|p| format!("/{i}{p}")))
+        }
         _ => None,
     }
 }

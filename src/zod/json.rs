@@ -21,7 +21,11 @@ pub struct Obj(pub Vec<(String, J)>);
 
 /// Whether a key is an array index for JS property order (`"0"`, `"10"`, not `"01"`).
 fn is_index(k: &str) -> bool {
-    !k.is_empty() && k.len() <= 10 && k.bytes().all(|b| b.is_ascii_digit()) && (k == "0" || !k.starts_with('0')) && k.parse::<u64>().is_ok_and(|n| n < u32::MAX as u64)
+    !k.is_empty()
+        && k.len() <= 10
+        && k.bytes().all(|b| b.is_ascii_digit())
+        && (k == "0" || !k.starts_with('0'))
+        && k.parse::<u64>().is_ok_and(|n| n < u32::MAX as u64)
 }
 
 impl Obj {
@@ -45,7 +49,11 @@ impl Obj {
         }
         if is_index(k) {
             let n: u64 = k.parse().unwrap_or(0);
-            let pos = self.0.iter().position(|(key, _)| !is_index(key) || key.parse::<u64>().unwrap_or(0) > n).unwrap_or(self.0.len());
+            let pos = self
+                .0
+                .iter()
+                .position(|(key, _)| !is_index(key) || key.parse::<u64>().unwrap_or(0) > n)
+                .unwrap_or(self.0.len());
             self.0.insert(pos, (k.to_string(), v));
         } else {
             self.0.push((k.to_string(), v));

@@ -27,9 +27,19 @@ pub enum Check {
     MaxLength(f64),
     LengthEquals(f64),
     /// A string format; `lax` is datetime with `local` or `precision: -1` (no `format` emitted).
-    Format { format: String, pattern: Option<Regex>, lax: bool },
-    GreaterThan { value: f64, inclusive: bool },
-    LessThan { value: f64, inclusive: bool },
+    Format {
+        format: String,
+        pattern: Option<Regex>,
+        lax: bool,
+    },
+    GreaterThan {
+        value: f64,
+        inclusive: bool,
+    },
+    LessThan {
+        value: f64,
+        inclusive: bool,
+    },
     MultipleOf(f64),
     /// safeint, int32, uint32, float32, float64.
     NumberFormat(&'static str),
@@ -71,24 +81,51 @@ pub enum Kind {
     Literal(Vec<Json>),
     Enum(Vec<Json>),
     TemplateLiteral(String),
-    Array { element: ZodId },
-    Object { shape: Vec<(String, Field)>, catchall: Catchall },
-    Union { options: Vec<ZodId> },
-    Intersection { left: ZodId, right: ZodId },
+    Array {
+        element: ZodId,
+    },
+    Object {
+        shape: Vec<(String, Field)>,
+        catchall: Catchall,
+    },
+    Union {
+        options: Vec<ZodId>,
+    },
+    Intersection {
+        left: ZodId,
+        right: ZodId,
+    },
     Optional(ZodId),
     ExactOptional(ZodId),
     Nullable(ZodId),
     NonOptional(ZodId),
-    Default { inner: ZodId, value: Json },
-    Prefault { inner: ZodId, value: Json },
-    Catch { inner: ZodId, value: Json },
-    Pipe { input: ZodId, output: ZodId, codec: bool },
+    Default {
+        inner: ZodId,
+        value: Json,
+    },
+    Prefault {
+        inner: ZodId,
+        value: Json,
+    },
+    Catch {
+        inner: ZodId,
+        value: Json,
+    },
+    Pipe {
+        input: ZodId,
+        output: ZodId,
+        codec: bool,
+    },
     Transform,
     /// `z.lazy(() => X)`: the thunk index.
     Lazy(usize),
     /// A construct whose JSON Schema leaves the supported subset (or that zod cannot convert):
     /// refused if the emitter reaches it.
-    Unsupported { construct: String, message: String, help: String },
+    Unsupported {
+        construct: String,
+        message: String,
+        help: String,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -30,8 +30,14 @@ use agent_surface_runtime::providers::{tool_block, Provider};
 use agent_surface_runtime::registry::{AgentSurfaceRegistry, RegistrationHandle, RegistryOptions};
 use agent_surface_runtime::signal::{AbortController, AbortReason};
 use agent_surface_runtime::snapshot::{iso8601, AgentConsumer, ConsumerKind};
-use agent_surface_runtime::toolset::{create_agent_toolset, AgentTool, AgentToolset, AgentToolsetOptions, ConfirmationMode, ToolCall, ToolsetMode, Topology};
-use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult, MetaObject, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool};
+use agent_surface_runtime::toolset::{
+    create_agent_toolset, AgentTool, AgentToolset, AgentToolsetOptions, ConfirmationMode, ToolCall, ToolsetMode,
+    Topology,
+};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult, MetaObject,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
@@ -85,16 +91,25 @@ fn now_ms() -> u64 {
 
 impl Host {
     fn new(authority: CapabilityAuthority) -> Result<Arc<Host>, String> {
-        let registry = AgentSurfaceRegistry::new(RegistryOptions::new(authority.clone()).runtime(Arc::new(agent_surface_runtime::exec::TokioRuntime)));
+        let registry = AgentSurfaceRegistry::new(
+            RegistryOptions::new(authority.clone()).runtime(Arc::new(agent_surface_runtime::exec::TokioRuntime)),
+        );
         let consumer = AgentConsumer::new(ConsumerKind::McpBridge, "mcp-devices");
         let toolset = create_agent_toolset(
             &registry,
-            AgentToolsetOptions { consumer: consumer.clone(), mode: ToolsetMode::Direct, topology: Some(Topology::Remote), confirmations: Some(ConfirmationMode::TwoPhase), ..Default::default() },
+            AgentToolsetOptions {
+                consumer: consumer.clone(),
+                mode: ToolsetMode::Direct,
+                topology: Some(Topology::Remote),
+                confirmations: Some(ConfirmationMode::TwoPhase),
+                ..Default::default()
+            },
         )
         .map_err(|e| e.to_string())?;
         let store = Store::example();
         let export = store.bind_export(&authority).map_err(|e| e.to_string())?;
-        let external = create_agent_exposure_gateway(&authority).expose(vec![export.into()]).map_err(|e| e.to_string())?;
+        let external =
+            create_agent_exposure_gateway(&authority).expose(vec![export.into()]).map_err(|e| e.to_string())?;
         let host = Arc::new(Host {
             authority,
             registry,
@@ -130,7 +145,12 @@ impl Host {
     }
 
     fn unmount(&self, instance: &str) -> Result<(), String> {
-        let handle = self.mounts.lock().unwrap().remove(&format!("devices.table#{instance}")).ok_or_else(|| format!("{instance} is not mounted"))?;
+        let handle = self
+            .mounts
+            .lock()
+            .unwrap()
+            .remove(&format!("devices.table#{instance}"))
+            .ok_or_else(|| format!("{instance} is not mounted"))?;
         handle.unregister();
         Ok(())
     }
@@ -138,8 +158,12 @@ impl Host {
     /// A state-only change: the registration stays, its capabilities become (un)available.
     fn set_enabled(&self, instance: &str, enabled: bool) -> Result<(), String> {
         let mounts = self.mounts.lock().unwrap();
-        let handle = mounts.get(&format!("devices.table#{instance}")).ok_or_else(|| format!("{instance} is not mounted"))?;
-        handle.update(agent_surface_runtime::registry::RegistrationPatch { enabled: Some(enabled), ..Default::default() });
+        let handle =
+            mounts.get(&format!("devices.table#{instance}")).ok_or_else(|| format!("{instance} is not mounted"))?;
+        handle.update(agent_surface_runtime::registry::RegistrationPatch {
+            enabled: Some(enabled),
+            ..Default::default()
+        });
         Ok(())
     }
 
@@ -190,8 +214,18 @@ impl Host {
             surface_changed: false,
         };
         let required = |c: &ExternalConfirmation| {
-            let mut r = error(ErrorCode::ConfirmationRequired, "the user must confirm this operation; once approved, repeat the same call with the same arguments", &c.capability_id);
-            let e = r.error.take().unwrap().detail("confirmationId", c.id.clone()).detail("expiresAt", iso8601(c.requested_ms + CONFIRMATION_TTL_MS)).detail("summary", c.summary.clone());
+            let mut r = error(
+                ErrorCode::ConfirmationRequired,
+                "the user must confirm this operation; once approved, repeat the same call with the same arguments",
+                &c.capability_id,
+            );
+            let e = r
+                .error
+                .take()
+                .unwrap()
+                .detail("confirmationId", c.id.clone())
+                .detail("expiresAt", iso8601(c.requested_ms + CONFIRMATION_TTL_MS))
+                .detail("summary", c.summary.clone());
             r.error = Some(e);
             r
         };
@@ -199,7 +233,11 @@ impl Host {
             Some(ExternalState::Pending) => return required(existing.as_ref().unwrap()),
             Some(ExternalState::Denied) => {
                 self.external_confirmations.lock().unwrap().retain(|c| c.key != key);
-                return error(ErrorCode::ConfirmationDenied, "the user denied this operation", &existing.unwrap().capability_id);
+                return error(
+                    ErrorCode::ConfirmationDenied,
+                    "the user denied this operation",
+                    &existing.unwrap().capability_id,
+                );
             }
             _ => {}
         }
@@ -220,7 +258,14 @@ impl Host {
         let asked = asked.lock().unwrap().take();
         match (r.code(), asked) {
             (Some(ErrorCode::ConfirmationDenied), Some((capability_id, effective))) => {
-                let description = self.authority.manifest().contracts.iter().find(|c| c.id() == capability_id).map(|c| c.description().to_string()).unwrap_or_default();
+                let description = self
+                    .authority
+                    .manifest()
+                    .contracts
+                    .iter()
+                    .find(|c| c.id() == capability_id)
+                    .map(|c| c.description().to_string())
+                    .unwrap_or_default();
                 let c = ExternalConfirmation {
                     id: format!("cnf_ext{}", self.host_id().trim_start_matches("host-")),
                     capability_id,
@@ -300,7 +345,10 @@ fn to_mcp(r: &AgentInvocationResult, has_output_schema: bool) -> CallToolResult 
         if output.is_object() {
             result.structured_content = Some(output);
         }
-        result.meta = Some(MetaObject(serde_json::Map::from_iter([("agent-surface/invocation".to_string(), json!({"invocationId": r.invocation_id, "surfaceVersion": r.surface_version}))])));
+        result.meta = Some(MetaObject(serde_json::Map::from_iter([(
+            "agent-surface/invocation".to_string(),
+            json!({"invocationId": r.invocation_id, "surfaceVersion": r.surface_version}),
+        )])));
         result
     } else {
         let mut result = CallToolResult::error(vec![ContentBlock::text(envelope.to_string())]);
@@ -324,7 +372,11 @@ impl ServerHandler for DevicesServer {
             .with_instructions("The devices app's agent surface. Tools marked 'required' need the user's confirmation: the first call returns CONFIRMATION_REQUIRED; once the user approved, repeat the same call with the same arguments.")
     }
 
-    async fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, McpError> {
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
         let block = self.host.mcp_block();
         *self.host.listed.lock().unwrap() = serde_json::to_string(&block).unwrap_or_default();
         let tools: Result<Vec<Tool>, _> = block.into_iter().map(serde_json::from_value).collect();
@@ -332,7 +384,11 @@ impl ServerHandler for DevicesServer {
         Ok(ListToolsResult::with_all_items(tools))
     }
 
-    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, McpError> {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
         let input = Value::Object(request.arguments.unwrap_or_default());
         // The JSON-RPC request id is the tool call's id: the invocationId.
@@ -347,7 +403,13 @@ impl ServerHandler for DevicesServer {
 impl Host {
     /// tools/call: `cancelled` resolves when the client sends `notifications/cancelled` for
     /// this request (rmcp cancels the request's token); the call then settles CANCELLED.
-    async fn call(&self, name: &str, input: Value, call_id: String, cancelled: impl std::future::Future<Output = ()> + Send + 'static) -> AgentInvocationResult {
+    async fn call(
+        &self,
+        name: &str,
+        input: Value,
+        call_id: String,
+        cancelled: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> AgentInvocationResult {
         let controller = AbortController::new();
         let c2 = controller.clone();
         let watcher = tokio::spawn(async move {
@@ -369,7 +431,9 @@ impl Host {
                 },
             }
         } else {
-            self.toolset.execute_call(name, input, ToolCall { id: Some(call_id), signal: Some(controller.signal()) }).await
+            self.toolset
+                .execute_call(name, input, ToolCall { id: Some(call_id), signal: Some(controller.signal()) })
+                .await
         };
         watcher.abort();
         self.record(&r);

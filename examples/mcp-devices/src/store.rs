@@ -3,7 +3,10 @@
 //! capability id, so the host control channel can prove that a confirmed operation ran once.
 
 use agent_surface_runtime::authority::CapabilityAuthority;
-use agent_surface_runtime::binding::{execute_fn, read_sync, ActionBinding, BoundComponent, BoundProcedure, HandlerError, ObservationBinding, PreconditionFailure};
+use agent_surface_runtime::binding::{
+    execute_fn, read_sync, ActionBinding, BoundComponent, BoundProcedure, HandlerError, ObservationBinding,
+    PreconditionFailure,
+};
 use agent_surface_runtime::snapshot::iso8601;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -29,7 +32,13 @@ struct View {
 
 impl Default for View {
     fn default() -> Self {
-        View { sort: "name".into(), direction: "asc".into(), filter: String::new(), status: None, selection: Vec::new() }
+        View {
+            sort: "name".into(),
+            direction: "asc".into(),
+            filter: String::new(),
+            status: None,
+            selection: Vec::new(),
+        }
     }
 }
 
@@ -94,7 +103,11 @@ impl Store {
         let data = self.lock();
         let view = data.views.get(instance).cloned().unwrap_or_default();
         let needle = view.filter.to_lowercase();
-        let mut rows: Vec<&Device> = data.devices.iter().filter(|d| d.name.to_lowercase().contains(&needle) && view.status.as_ref().is_none_or(|s| &d.status == s)).collect();
+        let mut rows: Vec<&Device> = data
+            .devices
+            .iter()
+            .filter(|d| d.name.to_lowercase().contains(&needle) && view.status.as_ref().is_none_or(|s| &d.status == s))
+            .collect();
         rows.sort_by(|a, b| {
             let key = |d: &Device| match view.sort.as_str() {
                 "status" => d.status.clone(),
@@ -106,7 +119,11 @@ impl Store {
         if view.direction == "desc" {
             rows.reverse();
         }
-        let rows: Vec<Value> = rows.into_iter().take(200).map(|d| json!({"id": d.id, "name": d.name, "status": d.status, "lastSeen": d.last_seen})).collect();
+        let rows: Vec<Value> = rows
+            .into_iter()
+            .take(200)
+            .map(|d| json!({"id": d.id, "name": d.name, "status": d.status, "lastSeen": d.last_seen}))
+            .collect();
         json!({"rows": rows, "sort": view.sort, "filter": view.filter})
     }
 
@@ -114,14 +131,21 @@ impl Store {
     pub fn bind_table(&self, a: &CapabilityAuthority, instance: &str) -> Result<BoundComponent, String> {
         self.lock().views.entry(instance.to_string()).or_default();
         let inst = instance.to_string();
-        let (s1, s2, s3, s4, s5, s6) = (self.clone(), self.clone(), self.clone(), self.clone(), self.clone(), self.clone());
-        let (i1, i2, i3, i4, i5, i6) = (inst.clone(), inst.clone(), inst.clone(), inst.clone(), inst.clone(), inst.clone());
+        let (s1, s2, s3, s4, s5, s6) =
+            (self.clone(), self.clone(), self.clone(), self.clone(), self.clone(), self.clone());
+        let (i1, i2, i3, i4, i5, i6) =
+            (inst.clone(), inst.clone(), inst.clone(), inst.clone(), inst.clone(), inst.clone());
         let table = a.component("devices.table").map_err(|e| e.to_string())?;
         table
             .bind()
             .instance(instance)
             .observation("readState", ObservationBinding::new(read_sync(move |_| s1.read_state(&i1))))
-            .observation("readSelection", ObservationBinding::new(read_sync(move |_| json!({"ids": s2.lock().views.get(&i2).map(|v| v.selection.clone()).unwrap_or_default()}))))
+            .observation(
+                "readSelection",
+                ObservationBinding::new(read_sync(
+                    move |_| json!({"ids": s2.lock().views.get(&i2).map(|v| v.selection.clone()).unwrap_or_default()}),
+                )),
+            )
             .action(
                 "selectRows",
                 ActionBinding::new(execute_fn(move |input, _| {
@@ -129,13 +153,22 @@ impl Store {
                     let instance = i3.clone();
                     async move {
                         store.count("view:devices.table.selectRows");
-                        let ids: Vec<String> = input["ids"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
+                        let ids: Vec<String> = input["ids"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|v| v.as_str().map(str::to_string))
+                            .collect();
                         let mut data = store.lock();
-                        let unknown: Vec<&String> = ids.iter().filter(|id| !data.devices.iter().any(|d| &&d.id == id)).collect();
+                        let unknown: Vec<&String> =
+                            ids.iter().filter(|id| !data.devices.iter().any(|d| &&d.id == id)).collect();
                         if !unknown.is_empty() {
                             let mut details = Map::new();
                             details.insert("unknownIds".into(), json!(unknown));
-                            return Err(HandlerError::Precondition(PreconditionFailure { message: "some ids are not in the table; read the state first".into(), details: Some(details) }));
+                            return Err(HandlerError::Precondition(PreconditionFailure {
+                                message: "some ids are not in the table; read the state first".into(),
+                                details: Some(details),
+                            }));
                         }
                         let n = ids.len();
                         data.views.entry(instance).or_default().selection = ids;
@@ -206,7 +239,12 @@ impl Store {
                         return Err(HandlerError::Failed("decommission without confirmation evidence".into()));
                     }
                     store.count("domain:devices.decommission");
-                    let ids: Vec<String> = input["ids"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
+                    let ids: Vec<String> = input["ids"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect();
                     let mut data = store.lock();
                     let before = data.devices.len();
                     data.devices.retain(|d| !ids.contains(&d.id));
@@ -235,7 +273,12 @@ impl Store {
                             _ = ctx.signal.aborted() => return Err(HandlerError::Failed("cancelled".into())),
                         }
                     }
-                    let ids: Vec<String> = input["ids"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
+                    let ids: Vec<String> = input["ids"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect();
                     let mut data = store.lock();
                     let mut scheduled = 0;
                     for d in data.devices.iter_mut().filter(|d| ids.contains(&d.id)) {
@@ -287,7 +330,10 @@ impl Store {
                         data.jobs += 1;
                         data.jobs
                     };
-                    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+                    let now = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map(|d| d.as_millis() as u64)
+                        .unwrap_or(0);
                     Ok(json!({"jobId": format!("00000000-0000-4000-8000-{n:012x}"), "queuedAt": iso8601(now)}))
                 }
             }))

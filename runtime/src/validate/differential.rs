@@ -18,8 +18,7 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for p in entries {
         if p.is_dir() {
             files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "json") || dir.ends_with("schema_validate")
-        {
+        } else if p.extension().is_some_and(|e| e == "json") || dir.ends_with("schema_validate") {
             out.push(p);
         }
     }
@@ -29,10 +28,7 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn sources() -> Vec<(Value, Vec<Value>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut paths = Vec::new();
-    files(
-        &root.join("../../shared/conformance/json-schema-test-suite/draft2020-12"),
-        &mut paths,
-    );
+    files(&root.join("../../shared/conformance/json-schema-test-suite/draft2020-12"), &mut paths);
     let suite_files = paths.len();
     files(&root.join("../fuzz/corpus/schema_validate"), &mut paths);
     assert!(suite_files > 20, "the JSON-Schema-Test-Suite is missing");
@@ -156,12 +152,7 @@ fn variants(x: &Value, depth: usize, out: &mut Vec<Value>) {
 fn check(v: &Validator, x: &Value) -> bool {
     let inner = &*v.inner;
     let want = inner.apply(x.clone(), Some(x));
-    assert_eq!(
-        inner.apply(x.clone(), None),
-        want,
-        "eager and lazy budgets differ: schema {} instance {x}",
-        v.schema()
-    );
+    assert_eq!(inner.apply(x.clone(), None), want, "eager and lazy budgets differ: schema {} instance {x}", v.schema());
     let got = v.validate(x);
     assert_eq!(got, want, "validate: schema {} instance {x}", v.schema());
     assert_eq!(v.validate_owned(x.clone()), want, "validate_owned: schema {}", v.schema());
@@ -279,8 +270,17 @@ fn message_and_pointer_helpers_match_their_plain_definitions() {
         }
     }
     let keys = [
-        "", "a", "a/b", "c~d", "~/~/", "é💩", "\u{0}\u{1f}\"\\\n\r\t\u{8}\u{c}\u{7f}",
-        &"k".repeat(64), &"k".repeat(65), &"é".repeat(70), "x\u{2028}y",
+        "",
+        "a",
+        "a/b",
+        "c~d",
+        "~/~/",
+        "é💩",
+        "\u{0}\u{1f}\"\\\n\r\t\u{8}\u{c}\u{7f}",
+        &"k".repeat(64),
+        &"k".repeat(65),
+        &"é".repeat(70),
+        "x\u{2028}y",
     ];
     for k in keys {
         assert_eq!(quote(k), old_quote(k), "{k:?}");
@@ -306,12 +306,9 @@ fn first_duplicate_of_strings_matches_the_general_comparison() {
     for _ in 0..3000 {
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let len = (seed >> 60) as usize + 1;
-        let items: Vec<Value> = (0..len)
-            .map(|k| json!(pool[((seed >> (k * 3 % 56)) % pool.len() as u64) as usize]))
-            .collect();
-        let general = (1..items.len()).find_map(|j| {
-            (0..j).find(|&i| json_equal(&items[i], &items[j])).map(|i| (i, j))
-        });
+        let items: Vec<Value> =
+            (0..len).map(|k| json!(pool[((seed >> (k * 3 % 56)) % pool.len() as u64) as usize])).collect();
+        let general = (1..items.len()).find_map(|j| (0..j).find(|&i| json_equal(&items[i], &items[j])).map(|i| (i, j)));
         assert_eq!(first_duplicate(&items), general, "{items:?}");
     }
 }

@@ -84,18 +84,14 @@ impl ObjChecks {
     fn find(&self, key: &str) -> Option<usize> {
         if self.props.len() <= 16 {
             let t = Tag::of(key);
-            self.tags
-                .iter()
-                .position(|u| *u == t)
-                .filter(|&i| t.rest_equal(key, &self.props[i].0))
-                .or_else(|| {
-                    // Tags of distinct names may collide only for names longer than 8 bytes.
-                    if t.len > 8 {
-                        self.props.iter().position(|(n, _)| **n == *key)
-                    } else {
-                        None
-                    }
-                })
+            self.tags.iter().position(|u| *u == t).filter(|&i| t.rest_equal(key, &self.props[i].0)).or_else(|| {
+                // Tags of distinct names may collide only for names longer than 8 bytes.
+                if t.len > 8 {
+                    self.props.iter().position(|(n, _)| **n == *key)
+                } else {
+                    None
+                }
+            })
         } else {
             self.props.binary_search_by(|(n, _)| (**n).cmp(key)).ok()
         }
@@ -169,23 +165,14 @@ impl Default for FastNode {
 }
 
 impl FastNode {
-    pub(super) fn of(
-        keywords: &[Keyword],
-        defaults: &[(String, Value)],
-        options: ValidatorOptions,
-    ) -> FastNode {
+    pub(super) fn of(keywords: &[Keyword], defaults: &[(String, Value)], options: ValidatorOptions) -> FastNode {
         let mut f = FastNode::default();
         let mut apps = Vec::new();
         let (mut strs, mut nums, mut any_kw) = (Vec::new(), Vec::new(), Vec::new());
         let mut props: Vec<(Box<str>, NodeId)> = Vec::new();
         let mut no_additional = false;
         let mut required: Vec<&str> = Vec::new();
-        let mut arr = ArrChecks {
-            items: None,
-            min: 0,
-            max: u64::MAX,
-            unique: false,
-        };
+        let mut arr = ArrChecks { items: None, min: 0, max: u64::MAX, unique: false };
         let mut has_arr = false;
         for (i, kw) in keywords.iter().enumerate() {
             let i = i as u8; // a schema object has at most a few dozen keywords
@@ -242,15 +229,8 @@ impl FastNode {
             StrCheck::Pattern(_) => 3,
         });
         props.sort_by(|a, b| a.0.cmp(&b.0));
-        let bit = |name: &str| {
-            props
-                .iter()
-                .position(|(n, _)| **n == *name)
-                .filter(|&i| i < 64)
-                .map(|i| 1u64 << i)
-        };
-        f.early_defaults = !defaults.is_empty()
-            && (!apps.is_empty() || defaults.iter().any(|(n, _)| bit(n).is_none()));
+        let bit = |name: &str| props.iter().position(|(n, _)| **n == *name).filter(|&i| i < 64).map(|i| 1u64 << i);
+        f.early_defaults = !defaults.is_empty() && (!apps.is_empty() || defaults.iter().any(|(n, _)| bit(n).is_none()));
         if !props.is_empty() || no_additional || !required.is_empty() {
             let mut required_mask = 0u64;
             let mut required_other = Vec::new();
@@ -266,11 +246,7 @@ impl FastNode {
             let pass_defaults: Vec<(u64, usize)> = if f.early_defaults {
                 Vec::new()
             } else {
-                defaults
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, (n, _))| bit(n).map(|b| (b, i)))
-                    .collect()
+                defaults.iter().enumerate().filter_map(|(i, (n, _))| bit(n).map(|b| (b, i))).collect()
             };
             f.obj = Some(Box::new(ObjChecks {
                 tags: props.iter().map(|(n, _)| Tag::of(n)).collect(),
@@ -307,10 +283,7 @@ fn is_compound(v: &Value) -> bool {
 impl Compiled {
     /// The fast path's verdict on `instance` (see the module documentation).
     pub(super) fn fast(&self, instance: &Value) -> Verdict {
-        let mut run = FastRun {
-            budget: Budget::lazy(instance, self.node_count()),
-            inserted: false,
-        };
+        let mut run = FastRun { budget: Budget::lazy(instance, self.node_count()), inserted: false };
         match self.fast_node(self.root, instance, 0, &mut run) {
             Ok(()) if run.inserted => Verdict::ValidWithDefaults,
             Ok(()) => Verdict::Valid,
@@ -323,13 +296,7 @@ impl Compiled {
     /// numbers checked by a node with only their own keywords (the usual leaf) take the short
     /// way, inlined into the callers' loops.
     #[inline]
-    fn fast_node(
-        &self,
-        id: NodeId,
-        value: &Value,
-        depth: usize,
-        run: &mut FastRun<'_>,
-    ) -> Result<(), Stop> {
+    fn fast_node(&self, id: NodeId, value: &Value, depth: usize, run: &mut FastRun<'_>) -> Result<(), Stop> {
         let node = &self.nodes[id];
         let f = &node.fast;
         if !run.budget.spend(1) {
@@ -374,13 +341,7 @@ impl Compiled {
     }
 
     #[inline]
-    fn fast_own_array(
-        &self,
-        node: &Node,
-        items: &[Value],
-        depth: usize,
-        run: &mut FastRun<'_>,
-    ) -> Result<(), Stop> {
+    fn fast_own_array(&self, node: &Node, items: &[Value], depth: usize, run: &mut FastRun<'_>) -> Result<(), Stop> {
         if depth > MAX_INSTANCE_DEPTH {
             return Err(Stop::Invalid);
         }
@@ -436,13 +397,7 @@ impl Compiled {
 
     /// Everything else: objects, arrays, defaults, applicators, `enum`/`const`.
     #[inline(never)]
-    fn fast_general(
-        &self,
-        node: &Node,
-        value: &Value,
-        depth: usize,
-        run: &mut FastRun<'_>,
-    ) -> Result<(), Stop> {
+    fn fast_general(&self, node: &Node, value: &Value, depth: usize, run: &mut FastRun<'_>) -> Result<(), Stop> {
         let f = &node.fast;
         if depth > MAX_INSTANCE_DEPTH && is_compound(value) {
             return Err(Stop::Invalid);
@@ -484,13 +439,7 @@ impl Compiled {
     /// A default the reference evaluation would insert: `Unknown`, or accounted for (see
     /// [`Compiled::virtual_defaults`]): its evaluation's cost is spent.
     #[inline]
-    fn fast_insert(
-        &self,
-        node: &Node,
-        default: usize,
-        depth: usize,
-        run: &mut FastRun<'_>,
-    ) -> Result<(), Stop> {
+    fn fast_insert(&self, node: &Node, default: usize, depth: usize, run: &mut FastRun<'_>) -> Result<(), Stop> {
         if !self.virtual_defaults {
             return Err(Stop::Unknown);
         }
@@ -578,13 +527,7 @@ impl Compiled {
         Ok(seen)
     }
 
-    fn fast_array(
-        &self,
-        a: &ArrChecks,
-        items: &[Value],
-        depth: usize,
-        run: &mut FastRun<'_>,
-    ) -> Result<(), Stop> {
+    fn fast_array(&self, a: &ArrChecks, items: &[Value], depth: usize, run: &mut FastRun<'_>) -> Result<(), Stop> {
         let n = items.len() as u64;
         if n < a.min || n > a.max {
             return Err(Stop::Invalid);
@@ -609,13 +552,7 @@ impl Compiled {
 
     /// The first alternative that matches; the pre-check ([`Compiled::quick`]) first, as the
     /// reference evaluation does.
-    fn fast_any_of(
-        &self,
-        branches: &[NodeId],
-        value: &Value,
-        depth: usize,
-        run: &mut FastRun<'_>,
-    ) -> Result<(), Stop> {
+    fn fast_any_of(&self, branches: &[NodeId], value: &Value, depth: usize, run: &mut FastRun<'_>) -> Result<(), Stop> {
         for &branch in branches {
             if !self.fast_quick(branch, value, run, true)? {
                 continue;
@@ -630,13 +567,7 @@ impl Compiled {
     }
 
     /// [`Compiled::quick`] as a yes/no answer that stops at the first issue.
-    fn fast_quick(
-        &self,
-        id: NodeId,
-        value: &Value,
-        run: &mut FastRun<'_>,
-        descend: bool,
-    ) -> Result<bool, Stop> {
+    fn fast_quick(&self, id: NodeId, value: &Value, run: &mut FastRun<'_>, descend: bool) -> Result<bool, Stop> {
         if !run.budget.spend(1) {
             return Err(Stop::Exhausted);
         }
@@ -667,9 +598,7 @@ impl Compiled {
                 }
                 Keyword::Items(_) => true,
                 Keyword::Required(names) => match value {
-                    Value::Object(map) => names
-                        .iter()
-                        .all(|n| map.contains_key(n) || self.defaulted_names.contains(n)),
+                    Value::Object(map) => names.iter().all(|n| map.contains_key(n) || self.defaulted_names.contains(n)),
                     _ => true,
                 },
                 Keyword::Enum(_) | Keyword::Const(..) | Keyword::UniqueItems

@@ -3,7 +3,6 @@
 
 use super::Format;
 
-
 pub(super) fn format_message(f: Format) -> &'static str {
     match f {
         Format::DateTime => {
@@ -56,11 +55,7 @@ fn parse_date(b: &[u8]) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let (Some(y), Some(m), Some(d)) = (
-        digits::<4>(&b[0..4]),
-        digits::<2>(&b[5..7]),
-        digits::<2>(&b[8..10]),
-    ) else {
+    let (Some(y), Some(m), Some(d)) = (digits::<4>(&b[0..4]), digits::<2>(&b[5..7]), digits::<2>(&b[8..10])) else {
         return false;
     };
     (1..=12).contains(&m) && d >= 1 && d <= days_in_month(y, m)
@@ -82,11 +77,7 @@ pub fn is_date_time(s: &str) -> bool {
     if t[2] != b':' || t[5] != b':' {
         return false;
     }
-    let (Some(hh), Some(mm), Some(ss)) = (
-        digits::<2>(&t[0..2]),
-        digits::<2>(&t[3..5]),
-        digits::<2>(&t[6..8]),
-    ) else {
+    let (Some(hh), Some(mm), Some(ss)) = (digits::<2>(&t[0..2]), digits::<2>(&t[3..5]), digits::<2>(&t[6..8])) else {
         return false;
     };
     if hh > 23 || mm > 59 || ss > 60 {
@@ -104,8 +95,7 @@ pub fn is_date_time(s: &str) -> bool {
     let offset: i64 = match rest {
         [b'Z' | b'z'] => 0,
         [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
-            let (Some(oh), Some(om)) = (digits::<2>(&[*h1, *h2]), digits::<2>(&[*m1, *m2]))
-            else {
+            let (Some(oh), Some(om)) = (digits::<2>(&[*h1, *h2]), digits::<2>(&[*m1, *m2])) else {
                 return false;
             };
             if oh > 23 || om > 59 {
@@ -191,10 +181,7 @@ fn is_unreserved(c: u8) -> bool {
 }
 
 fn is_sub_delim(c: u8) -> bool {
-    matches!(
-        c,
-        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
-    )
+    matches!(c, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=')
 }
 
 /// Every byte is `allowed` or part of a `%HH` escape.
@@ -232,9 +219,7 @@ pub fn is_uri(s: &str) -> bool {
     let scheme = &b[..colon];
     if scheme.is_empty()
         || !scheme[0].is_ascii_alphabetic()
-        || !scheme
-            .iter()
-            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+        || !scheme.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
     {
         return false;
     }
@@ -291,10 +276,7 @@ fn is_authority(a: &[u8]) -> bool {
             Some(c) => (&hostport[..c], &hostport[c + 1..]),
             None => (hostport, &[][..]),
         };
-        (
-            all_uri_chars(host, |c| is_unreserved(c) || is_sub_delim(c)),
-            port,
-        )
+        (all_uri_chars(host, |c| is_unreserved(c) || is_sub_delim(c)), port)
     };
     host_ok && port.iter().all(u8::is_ascii_digit)
 }
@@ -313,9 +295,7 @@ fn is_ipv_future(s: &str) -> bool {
     !hex.is_empty()
         && hex.iter().all(u8::is_ascii_hexdigit)
         && !tail.is_empty()
-        && tail
-            .iter()
-            .all(|&c| is_unreserved(c) || is_sub_delim(c) || c == b':')
+        && tail.iter().all(|&c| is_unreserved(c) || is_sub_delim(c) || c == b':')
 }
 
 /// RFC 5322 `atext`.
@@ -361,9 +341,7 @@ pub fn is_email(s: &str) -> bool {
         let local = &b[..at];
         if local.is_empty()
             || local.len() > 64
-            || !local
-                .split(|&c| c == b'.')
-                .all(|atom| !atom.is_empty() && atom.iter().all(|&c| is_atext(c)))
+            || !local.split(|&c| c == b'.').all(|atom| !atom.is_empty() && atom.iter().all(|&c| is_atext(c)))
         {
             return false;
         }

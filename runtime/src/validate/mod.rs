@@ -108,9 +108,7 @@ pub struct ValidatorOptions {
 
 impl Default for ValidatorOptions {
     fn default() -> Self {
-        ValidatorOptions {
-            assert_formats: true,
-        }
+        ValidatorOptions { assert_formats: true }
     }
 }
 
@@ -151,10 +149,7 @@ impl Validator {
     ///   descending into a property or an item (`{"$defs": {"a": {"$ref": "#/$defs/a"}}}`): such
     ///   a schema can never finish validating ([`SchemaViolationKind::InvalidKeywordValue`] for
     ///   `$ref`).
-    pub fn new(
-        schema: &Value,
-        limits: &AgentSurfaceLimits,
-    ) -> Result<Validator, Vec<SchemaViolation>> {
+    pub fn new(schema: &Value, limits: &AgentSurfaceLimits) -> Result<Validator, Vec<SchemaViolation>> {
         Self::with_options(schema, limits, ValidatorOptions::default())
     }
 
@@ -169,9 +164,7 @@ impl Validator {
             return Err(violations);
         }
         let compiled = Compiler::compile(schema, options)?;
-        Ok(Validator {
-            inner: Arc::new(compiled),
-        })
+        Ok(Validator { inner: Arc::new(compiled) })
     }
 
     /// Exactly the violations [`Validator::new`] reports, without building what validating
@@ -201,22 +194,17 @@ impl Validator {
 
     /// [`Validator::validate`] without a copy when none is needed: a valid `instance` to which
     /// no default applies comes back borrowed; a copy is made only when a default is inserted.
-    pub fn validate_cow<'a>(
-        &self,
-        instance: &'a Value,
-    ) -> Result<Cow<'a, Value>, Vec<ValidationIssue>> {
+    pub fn validate_cow<'a>(&self, instance: &'a Value) -> Result<Cow<'a, Value>, Vec<ValidationIssue>> {
         let inner = &*self.inner;
         match inner.fast(instance) {
             Verdict::Valid => Ok(Cow::Borrowed(instance)),
             Verdict::Invalid => match inner.collect(instance) {
                 Some(issues) => Err(issues),
-                None => inner
-                    .apply(instance.clone(), Some(instance))
-                    .map(Cow::Owned),
+                None => inner.apply(instance.clone(), Some(instance)).map(Cow::Owned),
             },
-            Verdict::ValidWithDefaults | Verdict::Unknown => inner
-                .apply(instance.clone(), Some(instance))
-                .map(Cow::Owned),
+            Verdict::ValidWithDefaults | Verdict::Unknown => {
+                inner.apply(instance.clone(), Some(instance)).map(Cow::Owned)
+            }
         }
     }
 
@@ -322,9 +310,7 @@ impl EnumSet {
     #[inline]
     fn contains_str(&self, s: &str) -> bool {
         let t = Tag::of(s);
-        self.strings
-            .iter()
-            .any(|(u, x)| *u == t && t.rest_equal(s, x))
+        self.strings.iter().any(|(u, x)| *u == t && t.rest_equal(s, x))
     }
 
     fn contains(&self, value: &Value) -> bool {
@@ -534,16 +520,11 @@ fn reachable(nodes: &[Node], root: NodeId) -> Vec<NodeId> {
 
 /// Non-negative integer keyword values (check_schema accepted them, so integral and >= 0).
 fn as_count(v: &Value) -> u64 {
-    v.as_u64()
-        .or_else(|| v.as_f64().map(|f| f as u64))
-        .unwrap_or(0)
+    v.as_u64().or_else(|| v.as_f64().map(|f| f as u64)).unwrap_or(0)
 }
 
 impl<'a> Compiler<'a> {
-    fn compile(
-        schema: &'a Value,
-        options: ValidatorOptions,
-    ) -> Result<Compiled, Vec<SchemaViolation>> {
+    fn compile(schema: &'a Value, options: ValidatorOptions) -> Result<Compiled, Vec<SchemaViolation>> {
         let (c, root) = Self::build_nodes(schema)?;
         c.finish(root, options)
     }
@@ -588,31 +569,16 @@ impl<'a> Compiler<'a> {
         let schema = self.root;
         let c = self;
         let has_defaults = c.nodes.iter().any(|n| !n.defaults.is_empty());
-        let defaulted_names = c
-            .nodes
-            .iter()
-            .flat_map(|n| n.defaults.iter().map(|(name, _)| name.clone()))
-            .collect();
+        let defaulted_names = c.nodes.iter().flat_map(|n| n.defaults.iter().map(|(name, _)| name.clone())).collect();
         let mut nodes = c.nodes;
         for node in &mut nodes {
             node.fast = fast::FastNode::of(&node.keywords, &node.defaults, options);
         }
-        let virtual_defaults = !reachable(&nodes, root)
-            .into_iter()
-            .any(|id| nodes[id].has_applicators);
-        let mut compiled = Compiled {
-            schema: schema.clone(),
-            options,
-            nodes,
-            root,
-            has_defaults,
-            defaulted_names,
-            virtual_defaults,
-        };
+        let virtual_defaults = !reachable(&nodes, root).into_iter().any(|id| nodes[id].has_applicators);
+        let mut compiled =
+            Compiled { schema: schema.clone(), options, nodes, root, has_defaults, defaulted_names, virtual_defaults };
         if virtual_defaults && has_defaults {
-            let costs: Vec<Vec<DefaultCost>> = (0..compiled.nodes.len())
-                .map(|id| compiled.default_costs(id))
-                .collect();
+            let costs: Vec<Vec<DefaultCost>> = (0..compiled.nodes.len()).map(|id| compiled.default_costs(id)).collect();
             for (node, costs) in compiled.nodes.iter_mut().zip(costs) {
                 node.default_costs = costs;
             }
@@ -655,17 +621,13 @@ impl<'a> Compiler<'a> {
         let Some(obj) = schema.as_object() else {
             return node; // unreachable after check_schema
         };
-        let property_names: Vec<String> = obj
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|p| p.keys().cloned().collect())
-            .unwrap_or_default();
+        let property_names: Vec<String> =
+            obj.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default();
         for (key, value) in obj {
             ptr.push(key.clone());
             if let Some(kw) = self.keyword(key, value, &property_names, ptr, &mut node) {
                 if let Keyword::Ref(_) = kw {
-                    self.ref_pointers
-                        .insert((id, node.keywords.len()), ptr.clone());
+                    self.ref_pointers.insert((id, node.keywords.len()), ptr.clone());
                 }
                 node.keywords.push(kw);
             }
@@ -710,15 +672,9 @@ impl<'a> Compiler<'a> {
             }
             "enum" => {
                 let values = value.as_array().cloned().unwrap_or_default();
-                let strings: Vec<(Tag, String)> = values
-                    .iter()
-                    .filter_map(|v| v.as_str().map(|s| (Tag::of(s), s.to_string())))
-                    .collect();
-                let listed = values
-                    .iter()
-                    .map(canonical_json)
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                let strings: Vec<(Tag, String)> =
+                    values.iter().filter_map(|v| v.as_str().map(|s| (Tag::of(s), s.to_string()))).collect();
+                let listed = values.iter().map(canonical_json).collect::<Vec<_>>().join(", ");
                 let message = if listed.chars().count() <= 200 {
                     format!("must be one of: {listed}")
                 } else {
@@ -756,11 +712,7 @@ impl<'a> Compiler<'a> {
             "required" => Keyword::Required(
                 value
                     .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|v| v.as_str().map(String::from))
-                            .collect()
-                    })
+                    .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
                     .unwrap_or_default(),
             ),
             "additionalProperties" => match value {
@@ -790,10 +742,7 @@ impl<'a> Compiler<'a> {
                     Err(e) => {
                         self.violations.push(SchemaViolation {
                             pointer: ptr.clone(),
-                            kind: SchemaViolationKind::InvalidPattern {
-                                pattern: source.to_string(),
-                                error: e.clone(),
-                            },
+                            kind: SchemaViolationKind::InvalidPattern { pattern: source.to_string(), error: e.clone() },
                             message: format!(
                                 "\"pattern\" is not a valid ECMAScript regular expression in \
                                  Unicode mode (the `u` flag JSON Schema patterns use): {e}"
@@ -887,18 +836,11 @@ impl<'a> Compiler<'a> {
         reported.sort();
         reported.dedup();
         for (node, kw_index) in reported {
-            let pointer = self
-                .ref_pointers
-                .get(&(node, kw_index))
-                .cloned()
-                .unwrap_or_default();
+            let pointer = self.ref_pointers.get(&(node, kw_index)).cloned().unwrap_or_default();
             let reference = match &self.nodes[node].keywords[kw_index] {
-                Keyword::Ref(target) => self
-                    .defs
-                    .iter()
-                    .find(|(_, id)| *id == target)
-                    .map(|(name, _)| name.clone())
-                    .unwrap_or_default(),
+                Keyword::Ref(target) => {
+                    self.defs.iter().find(|(_, id)| *id == target).map(|(name, _)| name.clone()).unwrap_or_default()
+                }
                 _ => String::new(),
             };
             self.violations.push(SchemaViolation {
@@ -998,11 +940,7 @@ fn push_decimal(out: &mut String, mut n: u64) {
 }
 
 fn issue(path: &[Seg<'_>], keyword: &str, message: String) -> ValidationIssue {
-    ValidationIssue {
-        path: pointer(path),
-        keyword: keyword.to_string(),
-        message,
-    }
+    ValidationIssue { path: pointer(path), keyword: keyword.to_string(), message }
 }
 
 /// The fixed part of the work budget (see [`total_budget`]).
@@ -1027,19 +965,11 @@ struct Budget<'i> {
 
 impl<'i> Budget<'i> {
     fn lazy(instance: &'i Value, nodes: u64) -> Self {
-        Budget {
-            left: BASE_BUDGET,
-            pending: Some(instance),
-            nodes,
-        }
+        Budget { left: BASE_BUDGET, pending: Some(instance), nodes }
     }
 
     fn fixed(total: u64) -> Self {
-        Budget {
-            left: total,
-            pending: None,
-            nodes: 0,
-        }
+        Budget { left: total, pending: None, nodes: 0 }
     }
 
     /// Takes `n` units; `false` (and nothing left) if fewer remain.
@@ -1146,22 +1076,14 @@ impl Compiled {
     /// The reference evaluation: applies the schema to `instance`, inserting defaults, and
     /// collects every issue. `original` is `instance` as given, when the caller still has it
     /// (the budget then counts its values only if needed).
-    fn apply(
-        &self,
-        mut instance: Value,
-        original: Option<&Value>,
-    ) -> Result<Value, Vec<ValidationIssue>> {
+    fn apply(&self, mut instance: Value, original: Option<&Value>) -> Result<Value, Vec<ValidationIssue>> {
         let nodes = self.node_count();
         let budget = match original {
             Some(o) => Budget::lazy(o, nodes),
             None => Budget::fixed(total_budget(value_count(&instance), nodes)),
         };
         let mut issues = Vec::new();
-        let mut run = Run {
-            path: Vec::new(),
-            budget,
-            exhausted_at: None,
-        };
+        let mut run = Run { path: Vec::new(), budget, exhausted_at: None };
         self.eval(self.root, &mut instance, &mut run, &mut issues);
         finish(&mut run, &mut issues);
         if issues.is_empty() {
@@ -1192,16 +1114,9 @@ impl Compiled {
                     return DefaultCost::default();
                 };
                 let mut value = default.clone();
-                let mut run = Run {
-                    path: vec![Seg::Key(name)],
-                    budget: Budget::fixed(u64::MAX),
-                    exhausted_at: None,
-                };
+                let mut run = Run { path: vec![Seg::Key(name)], budget: Budget::fixed(u64::MAX), exhausted_at: None };
                 self.eval(child, &mut value, &mut run, &mut Vec::new());
-                DefaultCost {
-                    spends: u64::MAX - run.budget.left,
-                    reach: compound_depth(&value).map_or(0, |d| d + 1),
-                }
+                DefaultCost { spends: u64::MAX - run.budget.left, reach: compound_depth(&value).map_or(0, |d| d + 1) }
             })
             .collect()
     }
@@ -1212,13 +1127,7 @@ impl Compiled {
     /// value; (2) `$ref` and `anyOf` run (they may insert further defaults); (3) every other
     /// keyword runs, so `required` sees all defaults. Issues are nevertheless emitted in the
     /// keywords' document order.
-    fn eval<'s>(
-        &'s self,
-        id: NodeId,
-        value: &mut Value,
-        run: &mut Run<'s>,
-        out: &mut Vec<ValidationIssue>,
-    ) {
+    fn eval<'s>(&'s self, id: NodeId, value: &mut Value, run: &mut Run<'s>, out: &mut Vec<ValidationIssue>) {
         let node = &self.nodes[id];
         if !run.spend() {
             return;
@@ -1319,9 +1228,7 @@ impl Compiled {
             (Keyword::Type(bits, _), v) => has_type(v, *bits),
             (Keyword::Enum(set), v) => set.contains(v),
             (Keyword::Const(c, _), v) => json_equal(c, v),
-            (Keyword::Required(names), Value::Object(map)) => {
-                names.iter().all(|n| map.contains_key(n))
-            }
+            (Keyword::Required(names), Value::Object(map)) => names.iter().all(|n| map.contains_key(n)),
             (Keyword::NoAdditionalProperties(allowed), Value::Object(map)) => {
                 map.keys().all(|k| allowed.iter().any(|a| a.len() == k.len() && a == k))
             }
@@ -1331,17 +1238,11 @@ impl Compiled {
             (Keyword::MinLength(n), Value::String(s)) => length_at_least(s, *n),
             (Keyword::MaxLength(n), Value::String(s)) => length_at_most(s, *n),
             (Keyword::Pattern(p), Value::String(s)) => p.is_match(s),
-            (Keyword::Format(f), Value::String(s)) => {
-                !self.options.assert_formats || check_format(*f, s)
-            }
+            (Keyword::Format(f), Value::String(s)) => !self.options.assert_formats || check_format(*f, s),
             (Keyword::Minimum(m), Value::Number(x)) => cmp_numbers(x, m) != Ordering::Less,
             (Keyword::Maximum(m), Value::Number(x)) => cmp_numbers(x, m) != Ordering::Greater,
-            (Keyword::ExclusiveMinimum(m), Value::Number(x)) => {
-                cmp_numbers(x, m) == Ordering::Greater
-            }
-            (Keyword::ExclusiveMaximum(m), Value::Number(x)) => {
-                cmp_numbers(x, m) == Ordering::Less
-            }
+            (Keyword::ExclusiveMinimum(m), Value::Number(x)) => cmp_numbers(x, m) == Ordering::Greater,
+            (Keyword::ExclusiveMaximum(m), Value::Number(x)) => cmp_numbers(x, m) == Ordering::Less,
             (Keyword::MultipleOf(_, d), Value::Number(x)) => Decimal::of(x).is_multiple_of(d),
             _ => true,
         }
@@ -1349,22 +1250,12 @@ impl Compiled {
 
     /// Leaf assertions (no recursion).
     #[inline(never)]
-    fn assert(
-        &self,
-        kw: &Keyword,
-        value: &Value,
-        path: &[Seg<'_>],
-        out: &mut Vec<ValidationIssue>,
-    ) {
+    fn assert(&self, kw: &Keyword, value: &Value, path: &[Seg<'_>], out: &mut Vec<ValidationIssue>) {
         match (kw, value) {
             (Keyword::Required(names), Value::Object(map)) => {
                 for name in names {
                     if !map.contains_key(name) {
-                        out.push(issue(
-                            path,
-                            "required",
-                            required_message(name),
-                        ));
+                        out.push(issue(path, "required", required_message(name)));
                     }
                 }
             }
@@ -1438,7 +1329,12 @@ impl Compiled {
 
     /// The pre-check of [`Compiled::any_of`]: the branches a quick look cannot reject, and the
     /// issues of those it rejects.
-    fn pre_check_branches<'s>(&'s self, branches: &'s [NodeId], value: &Value, run: &mut Run<'s>) -> (Vec<NodeId>, Vec<Vec<ValidationIssue>>) {
+    fn pre_check_branches<'s>(
+        &'s self,
+        branches: &'s [NodeId],
+        value: &Value,
+        run: &mut Run<'s>,
+    ) -> (Vec<NodeId>, Vec<Vec<ValidationIssue>>) {
         let mut rejected: Vec<Vec<ValidationIssue>> = Vec::new();
         let mut candidates = Vec::new();
         for &branch in branches {
@@ -1508,11 +1404,7 @@ impl Compiled {
                     if let Value::Object(map) = value {
                         for name in names {
                             if !map.contains_key(name) && !self.defaulted_names.contains(name) {
-                                out.push(issue(
-                                    &run.path,
-                                    "required",
-                                    required_message(name),
-                                ));
+                                out.push(issue(&run.path, "required", required_message(name)));
                             }
                         }
                     }
@@ -1540,14 +1432,9 @@ impl Compiled {
         if self.has_defaults && !self.virtual_defaults {
             return None;
         }
-        let mut run = Run {
-            path: Vec::new(),
-            budget: Budget::lazy(instance, self.node_count()),
-            exhausted_at: None,
-        };
+        let mut run = Run { path: Vec::new(), budget: Budget::lazy(instance, self.node_count()), exhausted_at: None };
         let mut issues = Vec::new();
-        self.collect_node(self.root, instance, &mut run, &mut issues)
-            .ok()?;
+        self.collect_node(self.root, instance, &mut run, &mut issues).ok()?;
         finish(&mut run, &mut issues);
         debug_assert!(
             !issues.is_empty(),
@@ -1625,12 +1512,7 @@ impl Compiled {
         missing: u64,
     ) -> Result<(), Fallback> {
         let inserted = |name: &str| {
-            missing != 0
-                && node
-                    .defaults
-                    .iter()
-                    .enumerate()
-                    .any(|(i, (n, _))| missing & (1 << i) != 0 && n == name)
+            missing != 0 && node.defaults.iter().enumerate().any(|(i, (n, _))| missing & (1 << i) != 0 && n == name)
         };
         match kw {
             Keyword::Properties(props) => {
@@ -1646,9 +1528,7 @@ impl Compiled {
                             // would be dropped.
                             let i = node.defaults.iter().position(|(n, _)| n == name);
                             let cost = i.map(|i| node.default_costs[i]).ok_or(Fallback)?;
-                            if run.path.len() + cost.reach > MAX_INSTANCE_DEPTH
-                                || !run.budget.spend(cost.spends)
-                            {
+                            if run.path.len() + cost.reach > MAX_INSTANCE_DEPTH || !run.budget.spend(cost.spends) {
                                 return Err(Fallback);
                             }
                         }
@@ -1671,25 +1551,17 @@ impl Compiled {
                 if let Value::Object(map) = value {
                     for name in names {
                         if !map.contains_key(name) && !inserted(name) {
-                            out.push(issue(
-                                &run.path,
-                                "required",
-                                required_message(name),
-                            ));
+                            out.push(issue(&run.path, "required", required_message(name)));
                         }
                     }
                 }
             }
-            Keyword::Enum(_) | Keyword::Const(..)
-                if self.has_defaults && (value.is_object() || value.is_array()) =>
-            {
+            Keyword::Enum(_) | Keyword::Const(..) if self.has_defaults && (value.is_object() || value.is_array()) => {
                 return Err(Fallback)
             }
             Keyword::UniqueItems
                 if self.has_defaults
-                    && value.as_array().is_some_and(|a| {
-                        a.iter().any(|x| x.is_object() || x.is_array())
-                    }) =>
+                    && value.as_array().is_some_and(|a| a.iter().any(|x| x.is_object() || x.is_array())) =>
             {
                 return Err(Fallback)
             }
@@ -1762,10 +1634,7 @@ fn has_type(value: &Value, bits: u8) -> bool {
 
 /// An integer in the JSON Schema sense: a number with a zero fractional part (`1.0` counts).
 pub fn is_integer(n: &Number) -> bool {
-    n.is_i64()
-        || n.is_u64()
-        || n.as_f64()
-            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0)
 }
 
 fn type_phrase(names: &[&str]) -> String {
@@ -1869,13 +1738,9 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::String(x), Value::String(y)) => x == y,
         (Value::Number(x), Value::Number(y)) => cmp_numbers(x, y) == Ordering::Equal,
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q))
-        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q)),
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
         }
         _ => false,
     }
@@ -1934,11 +1799,7 @@ fn num(n: &Number) -> Num {
     } else if let Some(i) = n.as_i64() {
         Num::Int(i as i128)
     } else {
-        Num::Float(
-            n.as_f64()
-                .or_else(|| n.to_string().parse().ok())
-                .unwrap_or(f64::NAN),
-        )
+        Num::Float(n.as_f64().or_else(|| n.to_string().parse().ok()).unwrap_or(f64::NAN))
     }
 }
 
@@ -2018,10 +1879,7 @@ impl Decimal {
             }
         };
         if mantissa == 0 {
-            return Decimal {
-                mantissa: 0,
-                exponent: 0,
-            };
+            return Decimal { mantissa: 0, exponent: 0 };
         }
         while mantissa % 10 == 0 {
             mantissa /= 10;
@@ -2061,8 +1919,7 @@ mod tests {
     use serde_json::json;
 
     fn compile(schema: Value) -> Validator {
-        Validator::new(&schema, &AgentSurfaceLimits::default())
-            .unwrap_or_else(|e| panic!("schema refused: {e:#?}"))
+        Validator::new(&schema, &AgentSurfaceLimits::default()).unwrap_or_else(|e| panic!("schema refused: {e:#?}"))
     }
 
     fn issues(schema: Value, instance: Value) -> Vec<(String, String, String)> {
@@ -2075,10 +1932,7 @@ mod tests {
     }
 
     fn paths_and_keywords(schema: Value, instance: Value) -> Vec<(String, String)> {
-        issues(schema, instance)
-            .into_iter()
-            .map(|(p, k, _)| (p, k))
-            .collect()
+        issues(schema, instance).into_iter().map(|(p, k, _)| (p, k)).collect()
     }
 
     fn pk(p: &str, k: &str) -> (String, String) {
@@ -2099,18 +1953,9 @@ mod tests {
 
     #[test]
     fn refuses_what_check_schema_refuses() {
-        let e =
-            Validator::new(&json!({"oneOf": [{}]}), &AgentSurfaceLimits::default()).unwrap_err();
-        assert_eq!(
-            e[0].kind,
-            SchemaViolationKind::UnsupportedKeyword {
-                keyword: "oneOf".into()
-            }
-        );
-        let limits = AgentSurfaceLimits {
-            max_schema_depth: 1,
-            ..Default::default()
-        };
+        let e = Validator::new(&json!({"oneOf": [{}]}), &AgentSurfaceLimits::default()).unwrap_err();
+        assert_eq!(e[0].kind, SchemaViolationKind::UnsupportedKeyword { keyword: "oneOf".into() });
+        let limits = AgentSurfaceLimits { max_schema_depth: 1, ..Default::default() };
         let e = Validator::new(&json!({"items": {}}), &limits).unwrap_err();
         assert!(matches!(e[0].kind, SchemaViolationKind::TooDeep { .. }));
     }
@@ -2127,10 +1972,7 @@ mod tests {
         }));
         let input = json!({"name": "given"});
         let out = v.validate(&input).unwrap();
-        assert_eq!(
-            out,
-            json!({"name": "given", "mode": "replace", "tags": ["a", {"b": 1}]})
-        );
+        assert_eq!(out, json!({"name": "given", "mode": "replace", "tags": ["a", {"b": 1}]}));
         // Present values are never overridden, the input is never modified, and each result
         // gets its own deep copy of the default.
         assert_eq!(input, json!({"name": "given"}));
@@ -2138,10 +1980,7 @@ mod tests {
         again["tags"][1]["b"] = json!(2);
         assert_eq!(v.validate(&json!({})).unwrap()["tags"][1]["b"], json!(1));
         // A present null is a value, not a missing property.
-        assert_eq!(
-            v.validate(&json!({"mode": null})).unwrap_err()[0].path,
-            "/mode"
-        );
+        assert_eq!(v.validate(&json!({"mode": null})).unwrap_err()[0].path, "/mode");
         // Types are never coerced.
         assert!(v.validate(&json!({"name": 5})).is_err());
         // validate_owned gives the same result without a copy.
@@ -2172,27 +2011,16 @@ mod tests {
             },
             "required": ["page"]
         }));
+        assert_eq!(v.validate(&json!({})).unwrap(), json!({"page": {"size": 20}}));
         assert_eq!(
-            v.validate(&json!({})).unwrap(),
-            json!({"page": {"size": 20}})
-        );
-        assert_eq!(
-            v.validate(&json!({"page": {"sort": {}}, "items": [{}, {"qty": 5}]}))
-                .unwrap(),
+            v.validate(&json!({"page": {"sort": {}}, "items": [{}, {"qty": 5}]})).unwrap(),
             json!({"page": {"size": 20, "sort": {"dir": "asc"}}, "items": [{"qty": 1}, {"qty": 5}]})
         );
         // Without a default, required still fails.
         let v = compile(json!({"properties": {"a": {}}, "required": ["a"]}));
         assert_eq!(
-            issues(
-                json!({"properties": {"a": {}}, "required": ["a"]}),
-                json!({})
-            ),
-            vec![(
-                "".to_string(),
-                "required".to_string(),
-                "must have the required property \"a\"".to_string()
-            )]
+            issues(json!({"properties": {"a": {}}, "required": ["a"]}), json!({})),
+            vec![("".to_string(), "required".to_string(), "must have the required property \"a\"".to_string())]
         );
         assert!(v.is_valid(&json!({"a": null})));
     }
@@ -2213,24 +2041,12 @@ mod tests {
                 }
             ]
         }));
-        assert_eq!(
-            v.validate(&json!({"kind": "rect", "h": 9})).unwrap(),
-            json!({"kind": "rect", "w": 2, "h": 9})
-        );
-        assert_eq!(
-            v.validate(&json!({"kind": "circle"})).unwrap(),
-            json!({"kind": "circle", "r": 1})
-        );
+        assert_eq!(v.validate(&json!({"kind": "rect", "h": 9})).unwrap(), json!({"kind": "rect", "w": 2, "h": 9}));
+        assert_eq!(v.validate(&json!({"kind": "circle"})).unwrap(), json!({"kind": "circle", "r": 1}));
         // No branch matches: every branch's issues, then the anyOf issue; no defaults leak.
         let got = v.validate(&json!({"kind": "hexagon"})).unwrap_err();
-        let got: Vec<(&str, &str)> = got
-            .iter()
-            .map(|i| (i.path.as_str(), i.keyword.as_str()))
-            .collect();
-        assert_eq!(
-            got,
-            vec![("/kind", "const"), ("/kind", "const"), ("", "anyOf")]
-        );
+        let got: Vec<(&str, &str)> = got.iter().map(|i| (i.path.as_str(), i.keyword.as_str())).collect();
+        assert_eq!(got, vec![("/kind", "const"), ("/kind", "const"), ("", "anyOf")]);
         // Defaults in the root schema and a $ref target are applied together.
         let v = compile(json!({
             "$defs": {"base": {"properties": {"a": {"default": 1}}, "required": ["a", "b"]}},
@@ -2269,10 +2085,7 @@ mod tests {
             "required": ["a", "z"],
             "type": "object"
         });
-        let got = paths_and_keywords(
-            schema,
-            json!({"a": "ABC", "list": [1, -1, 2.5], "x": 1, "y": 2}),
-        );
+        let got = paths_and_keywords(schema, json!({"a": "ABC", "list": [1, -1, 2.5], "x": 1, "y": 2}));
         assert_eq!(
             got,
             vec![
@@ -2295,17 +2108,9 @@ mod tests {
                 "a/b": {"properties": {"c~d": {"items": {"type": "string"}}}}
             }
         });
-        assert_eq!(
-            paths_and_keywords(schema, json!({"a/b": {"c~d": ["ok", 1]}})),
-            vec![pk("/a~1b/c~0d/1", "type")]
-        );
-        assert_eq!(
-            paths_and_keywords(json!({"type": "null"}), json!(0)),
-            vec![pk("", "type")]
-        );
-        let issue = compile(json!({"minimum": 1}))
-            .validate(&json!(0))
-            .unwrap_err();
+        assert_eq!(paths_and_keywords(schema, json!({"a/b": {"c~d": ["ok", 1]}})), vec![pk("/a~1b/c~0d/1", "type")]);
+        assert_eq!(paths_and_keywords(json!({"type": "null"}), json!(0)), vec![pk("", "type")]);
+        let issue = compile(json!({"minimum": 1})).validate(&json!(0)).unwrap_err();
         assert_eq!(
             serde_json::to_value(&issue).unwrap(),
             json!([{"path": "", "keyword": "minimum", "message": "must be greater than or equal to 1"}])
@@ -2316,57 +2121,17 @@ mod tests {
     fn messages_are_agent_safe() {
         let secret = "s3cr3t-value-from-the-agent";
         let cases = [
-            (
-                json!({"maxLength": 10}),
-                json!(format!("{secret}!!")),
-                "must be at most 10 characters",
-            ),
-            (
-                json!({"minLength": 1}),
-                json!(""),
-                "must be at least 1 character",
-            ),
-            (
-                json!({"type": ["string", "null"]}),
-                json!(1),
-                "must be a string or null",
-            ),
+            (json!({"maxLength": 10}), json!(format!("{secret}!!")), "must be at most 10 characters"),
+            (json!({"minLength": 1}), json!(""), "must be at least 1 character"),
+            (json!({"type": ["string", "null"]}), json!(1), "must be a string or null"),
             (json!({"type": "integer"}), json!(1.5), "must be an integer"),
-            (
-                json!({"enum": ["a", 1, null]}),
-                json!(secret),
-                "must be one of: \"a\", 1, null",
-            ),
-            (
-                json!({"const": {"k": [1]}}),
-                json!(secret),
-                "must be {\"k\":[1]}",
-            ),
-            (
-                json!({"pattern": "^a"}),
-                json!(secret),
-                "must match the pattern \"^a\"",
-            ),
-            (
-                json!({"format": "uuid"}),
-                json!(secret),
-                "must be a UUID (8-4-4-4-12 hexadecimal digits)",
-            ),
-            (
-                json!({"exclusiveMaximum": 1e21}),
-                json!(1e22),
-                "must be less than 1e+21",
-            ),
-            (
-                json!({"multipleOf": 0.5}),
-                json!(0.3),
-                "must be a multiple of 0.5",
-            ),
-            (
-                json!({"minItems": 2}),
-                json!([secret]),
-                "must have at least 2 items",
-            ),
+            (json!({"enum": ["a", 1, null]}), json!(secret), "must be one of: \"a\", 1, null"),
+            (json!({"const": {"k": [1]}}), json!(secret), "must be {\"k\":[1]}"),
+            (json!({"pattern": "^a"}), json!(secret), "must match the pattern \"^a\""),
+            (json!({"format": "uuid"}), json!(secret), "must be a UUID (8-4-4-4-12 hexadecimal digits)"),
+            (json!({"exclusiveMaximum": 1e21}), json!(1e22), "must be less than 1e+21"),
+            (json!({"multipleOf": 0.5}), json!(0.3), "must be a multiple of 0.5"),
+            (json!({"minItems": 2}), json!([secret]), "must have at least 2 items"),
             (
                 json!({"uniqueItems": true}),
                 json!([secret, 1, secret]),
@@ -2381,15 +2146,11 @@ mod tests {
         }
         // Long property names from the instance are shortened.
         let long = "k".repeat(500);
-        let got = compile(json!({"additionalProperties": false}))
-            .validate(&json!({ long.clone(): 1 }))
-            .unwrap_err();
+        let got = compile(json!({"additionalProperties": false})).validate(&json!({ long.clone(): 1 })).unwrap_err();
         assert!(got[0].message.len() < 150, "{}", got[0].message);
         // Long enums are not spelled out.
         let many: Vec<String> = (0..100).map(|i| format!("value-{i}")).collect();
-        let got = compile(json!({"enum": many}))
-            .validate(&json!("x"))
-            .unwrap_err();
+        let got = compile(json!({"enum": many})).validate(&json!("x")).unwrap_err();
         assert_eq!(got[0].message, "must be one of the allowed values");
     }
 
@@ -2424,10 +2185,7 @@ mod tests {
                 .iter()
                 .map(|i| (i.path.as_str(), i.keyword.as_str()))
                 .collect::<Vec<_>>(),
-            vec![
-                ("/children/0/children/0/name", "type"),
-                ("/children/0", "required")
-            ]
+            vec![("/children/0/children/0/name", "type"), ("/children/0", "required")]
         );
         // Arbitrarily deep input stops at MAX_INSTANCE_DEPTH instead of exhausting the stack.
         let mut deep = json!({"name": "leaf"});
@@ -2462,10 +2220,7 @@ mod tests {
         };
         assert!(v.is_valid(&nest(MAX_INSTANCE_DEPTH)));
         let got = v.validate(&nest(MAX_INSTANCE_DEPTH + 50)).unwrap_err();
-        assert!(
-            got.iter().any(|i| i.message.contains("nested too deeply")),
-            "{got:?}"
-        );
+        assert!(got.iter().any(|i| i.message.contains("nested too deeply")), "{got:?}");
         // Mutual recursion and refs to refs.
         let v = compile(json!({
             "$defs": {
@@ -2504,12 +2259,7 @@ mod tests {
         // A deep mistake is reported through the alternatives the input chose (its `op`), not
         // with every alternative's complaints.
         let x = json!({"op": "or", "args": [{"op": "and", "args": [{"op": "eq", "field": 1}]}]});
-        let got: Vec<(String, String)> = v
-            .validate(&x)
-            .unwrap_err()
-            .into_iter()
-            .map(|i| (i.path, i.keyword))
-            .collect();
+        let got: Vec<(String, String)> = v.validate(&x).unwrap_err().into_iter().map(|i| (i.path, i.keyword)).collect();
         assert_eq!(
             got,
             vec![
@@ -2520,18 +2270,11 @@ mod tests {
             ]
         );
         // No alternative fits even superficially: the issues of those that fit best.
-        let got: Vec<(String, String)> = v
-            .validate(&json!({"op": "xor"}))
-            .unwrap_err()
-            .into_iter()
-            .map(|i| (i.path, i.keyword))
-            .collect();
+        let got: Vec<(String, String)> =
+            v.validate(&json!({"op": "xor"})).unwrap_err().into_iter().map(|i| (i.path, i.keyword)).collect();
         assert_eq!(got.last(), Some(&pk("", "anyOf")));
         assert_eq!(got.iter().filter(|(_, k)| k == "const").count(), 3);
-        let got = issues(
-            json!({"anyOf": [{"type": "string", "maxLength": 3}, {"type": "integer"}]}),
-            json!("abcdef"),
-        );
+        let got = issues(json!({"anyOf": [{"type": "string", "maxLength": 3}, {"type": "integer"}]}), json!("abcdef"));
         let messages: Vec<&str> = got.iter().map(|(_, _, m)| m.as_str()).collect();
         assert_eq!(
             messages,
@@ -2547,10 +2290,8 @@ mod tests {
     fn pathological_unions_hit_the_budget_instead_of_hanging() {
         // Two alternatives that look alike until the bottom: inherently exponential.
         let alt = json!({"type": "object", "properties": {"c": {"$ref": "#/$defs/n"}}});
-        let v = compile(
-            json!({"$defs": {"n": {"anyOf": [{"type": "null"}, alt, alt]}},
-            "$ref": "#/$defs/n"}),
-        );
+        let v = compile(json!({"$defs": {"n": {"anyOf": [{"type": "null"}, alt, alt]}},
+            "$ref": "#/$defs/n"}));
         let nest = |levels: usize, leaf: Value| {
             let mut x = leaf;
             for _ in 0..levels {
@@ -2573,10 +2314,7 @@ mod tests {
         // test thread without deep compile-time recursion.
         let mut defs = serde_json::Map::new();
         for i in 0..400 {
-            defs.insert(
-                format!("d{i}"),
-                json!({"$ref": format!("#/$defs/d{}", i + 1)}),
-            );
+            defs.insert(format!("d{i}"), json!({"$ref": format!("#/$defs/d{}", i + 1)}));
         }
         defs.insert("d400".into(), json!({"type": "integer"}));
         let v = compile(json!({"$defs": defs, "$ref": "#/$defs/d0"}));
@@ -2616,12 +2354,7 @@ mod tests {
             v.validate(&json!({"a": [{"b": [{"c": [{}]}]}]})).unwrap(),
             json!({"a": [{"b": [{"c": [{"d": "deep"}]}]}]})
         );
-        assert_eq!(
-            v.validate(&json!({"a": [{"b": [{"c": [{"d": 1}]}]}]}))
-                .unwrap_err()[0]
-                .path,
-            "/a/0/b/0/c/0/d"
-        );
+        assert_eq!(v.validate(&json!({"a": [{"b": [{"c": [{"d": 1}]}]}]})).unwrap_err()[0].path, "/a/0/b/0/c/0/d");
     }
 
     #[test]
@@ -2642,10 +2375,7 @@ mod tests {
             let s = json!({"properties": {"x": {"pattern": p}}});
             assert!(!check_schema(&s, &limits).is_empty(), "{p}");
             let e = Validator::new(&s, &limits).unwrap_err();
-            assert!(
-                matches!(e[0].kind, SchemaViolationKind::InvalidPattern { .. }),
-                "{p}"
-            );
+            assert!(matches!(e[0].kind, SchemaViolationKind::InvalidPattern { .. }), "{p}");
             assert_eq!(e[0].json_pointer(), "/properties/x/pattern");
         }
     }
@@ -2653,30 +2383,17 @@ mod tests {
     #[test]
     fn types_and_numbers() {
         let int = compile(json!({"type": "integer"}));
-        for ok in [
-            json!(1),
-            json!(1.0),
-            json!(-0.0),
-            json!(u64::MAX),
-            json!(1e300),
-        ] {
+        for ok in [json!(1), json!(1.0), json!(-0.0), json!(u64::MAX), json!(1e300)] {
             assert!(int.is_valid(&ok), "{ok}");
         }
         assert!(!int.is_valid(&json!(1.5)));
         assert!(!int.is_valid(&json!("1")));
         assert!(compile(json!({"type": "number"})).is_valid(&json!(3)));
         // Exact comparison across representations.
-        assert!(
-            !compile(json!({"maximum": 9007199254740992u64})).is_valid(&json!(9007199254740993u64))
-        );
-        assert!(
-            compile(json!({"maximum": 9007199254740992.0})).is_valid(&json!(9007199254740992u64))
-        );
+        assert!(!compile(json!({"maximum": 9007199254740992u64})).is_valid(&json!(9007199254740993u64)));
+        assert!(compile(json!({"maximum": 9007199254740992.0})).is_valid(&json!(9007199254740992u64)));
         assert!(!compile(json!({"exclusiveMinimum": -1})).is_valid(&json!(-1.0)));
-        assert_eq!(
-            cmp_numbers(&Number::from(u64::MAX), &Number::from(-1)),
-            Ordering::Greater
-        );
+        assert_eq!(cmp_numbers(&Number::from(u64::MAX), &Number::from(-1)), Ordering::Greater);
         // multipleOf is exact on the decimal values.
         let cases = [
             (json!(0.0001), json!(0.0075), true),
@@ -2695,11 +2412,7 @@ mod tests {
             (json!(1e300), json!(1e-300), false),
         ];
         for (by, x, want) in cases {
-            assert_eq!(
-                compile(json!({"multipleOf": by})).is_valid(&x),
-                want,
-                "{x} multipleOf {by}"
-            );
+            assert_eq!(compile(json!({"multipleOf": by})).is_valid(&x), want, "{x} multipleOf {by}");
         }
         assert!(is_json_number_safe(&Number::from(9007199254740992u64)));
         assert!(!is_json_number_safe(&Number::from(9007199254740993u64)));
@@ -2711,10 +2424,7 @@ mod tests {
 
     #[test]
     fn equality_and_uniqueness() {
-        assert!(json_equal(
-            &json!({"a": 1, "b": [1.0]}),
-            &json!({"b": [1], "a": 1.0})
-        ));
+        assert!(json_equal(&json!({"a": 1, "b": [1.0]}), &json!({"b": [1], "a": 1.0})));
         assert!(!json_equal(&json!([1, 2]), &json!([2, 1])));
         assert!(!json_equal(&json!(0), &json!(false)));
         assert!(!json_equal(&json!({"a": null}), &json!({})));
@@ -2756,10 +2466,7 @@ mod tests {
         assert!(!ok("email", "a@b@c"));
         assert!(!ok("email", "a@-b.com"));
         assert!(!ok("email", "é@example.org"));
-        assert!(ok(
-            "uri",
-            "https://user:pw@example.com:8080/p/a%20th?q=1&r=/x?#frag/?"
-        ));
+        assert!(ok("uri", "https://user:pw@example.com:8080/p/a%20th?q=1&r=/x?#frag/?"));
         assert!(!ok("uri", "https://example.com/?r[]=2"));
         assert!(ok("uri", "urn:isbn:0451450523"));
         assert!(ok("uri", "http://[v1.fe80::a+en1]/"));
@@ -2786,13 +2493,7 @@ mod tests {
             "$defs": {"unused": {"type": "null"}},
             "additionalProperties": true, "uniqueItems": false
         }));
-        for x in [
-            json!(1),
-            json!("s"),
-            json!({"a": 1}),
-            json!([1, 1]),
-            json!(null),
-        ] {
+        for x in [json!(1), json!("s"), json!({"a": 1}), json!([1, 1]), json!(null)] {
             assert!(v.is_valid(&x), "{x}");
         }
     }

@@ -180,12 +180,7 @@ fn digit() -> Vec<(u32, u32)> {
 }
 
 fn word() -> Vec<(u32, u32)> {
-    vec![
-        ('0' as u32, '9' as u32),
-        ('A' as u32, 'Z' as u32),
-        ('_' as u32, '_' as u32),
-        ('a' as u32, 'z' as u32),
-    ]
+    vec![('0' as u32, '9' as u32), ('A' as u32, 'Z' as u32), ('_' as u32, '_' as u32), ('a' as u32, 'z' as u32)]
 }
 
 /// ECMAScript `\s`: WhiteSpace (TAB, VT, FF, ZWNBSP, Zs) and LineTerminator (LF, CR, LS, PS).
@@ -210,10 +205,7 @@ fn dot() -> CharSet {
 }
 
 fn is_syntax(c: char) -> bool {
-    matches!(
-        c,
-        '^' | '$' | '\\' | '.' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|'
-    )
+    matches!(c, '^' | '$' | '\\' | '.' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|')
 }
 
 /// One atom with its quantifier, as parsed.
@@ -529,23 +521,14 @@ impl Simple {
                     }
                     pos += l.len();
                 }
-                Step::Rep {
-                    set,
-                    min,
-                    limit,
-                    ascii,
-                    bytes,
-                } => {
+                Step::Rep { set, min, limit, ascii, bytes } => {
                     // ASCII run first: one byte per code point, so the count is the length.
                     let start = pos;
                     let stop = match usize::try_from(*limit) {
                         Ok(l) => b.len().min(pos.saturating_add(l)),
                         Err(_) => b.len(),
                     };
-                    pos += b[pos..stop]
-                        .iter()
-                        .position(|&x| !bytes[usize::from(x)])
-                        .unwrap_or(stop - pos);
+                    pos += b[pos..stop].iter().position(|&x| !bytes[usize::from(x)]).unwrap_or(stop - pos);
                     let mut count = (pos - start) as u64;
                     if !*ascii {
                         while count < *limit {
@@ -566,7 +549,6 @@ impl Simple {
         !self.end || pos == b.len()
     }
 }
-
 
 /// A pattern compiled in Unicode mode, or regress's reason it is not one. Compiled once per
 /// process, for checking schemas and for validating: the same patterns (ids, zod's `date-time` and `uuid` expressions) recur in every
@@ -651,18 +633,86 @@ mod tests {
     }
 
     const ATOMS: &[&str] = &[
-        "a", "b", "-", "_", ".", "\\d", "\\D", "\\w", "\\W", "\\s", "\\S", "[a-c]", "[^a]",
-        "[-a]", "[a-]", "[\\d_]", "[^\\s]", "[\\-x]", "[--/]", "[a-b-d]", "[\\]\\\\]", "[.]",
-        "[\\^]", "[^]", "[]", "é", "🐲", "\\.", "\\/", "\\t", "\\n", "\\$", "[\\n\\r]", "[x-z0-2]",
-        "[ -~]", "[\\u{61}]", "[[]", "[a^]",
+        "a",
+        "b",
+        "-",
+        "_",
+        ".",
+        "\\d",
+        "\\D",
+        "\\w",
+        "\\W",
+        "\\s",
+        "\\S",
+        "[a-c]",
+        "[^a]",
+        "[-a]",
+        "[a-]",
+        "[\\d_]",
+        "[^\\s]",
+        "[\\-x]",
+        "[--/]",
+        "[a-b-d]",
+        "[\\]\\\\]",
+        "[.]",
+        "[\\^]",
+        "[^]",
+        "[]",
+        "é",
+        "🐲",
+        "\\.",
+        "\\/",
+        "\\t",
+        "\\n",
+        "\\$",
+        "[\\n\\r]",
+        "[x-z0-2]",
+        "[ -~]",
+        "[\\u{61}]",
+        "[[]",
+        "[a^]",
     ];
-    const QUANTS: &[&str] = &[
-        "", "", "", "?", "*", "+", "{2}", "{1,}", "{0,2}", "{1,3}?", "*?", "+?", "{0}",
-    ];
+    const QUANTS: &[&str] = &["", "", "", "?", "*", "+", "{2}", "{1,}", "{0,2}", "{1,3}?", "*?", "+?", "{0}"];
     const CHARS: &[char] = &[
-        'a', 'b', 'c', 'd', 'x', 'z', '-', '_', '.', '/', '0', '5', '9', ' ', '\t', '\n', '\r',
-        '\u{0B}', '\u{0C}', '\u{A0}', '\u{2028}', '\u{3000}', '\u{FEFF}', '\u{1680}', '\u{180E}',
-        'é', '🐲', '^', '$', '\\', ']', '[', 'A', 'Z', '~', '\u{0}', '\u{10FFFF}', 'ſ', 'K',
+        'a',
+        'b',
+        'c',
+        'd',
+        'x',
+        'z',
+        '-',
+        '_',
+        '.',
+        '/',
+        '0',
+        '5',
+        '9',
+        ' ',
+        '\t',
+        '\n',
+        '\r',
+        '\u{0B}',
+        '\u{0C}',
+        '\u{A0}',
+        '\u{2028}',
+        '\u{3000}',
+        '\u{FEFF}',
+        '\u{1680}',
+        '\u{180E}',
+        'é',
+        '🐲',
+        '^',
+        '$',
+        '\\',
+        ']',
+        '[',
+        'A',
+        'Z',
+        '~',
+        '\u{0}',
+        '\u{10FFFF}',
+        'ſ',
+        'K',
     ];
 
     #[test]

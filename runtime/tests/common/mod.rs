@@ -4,7 +4,9 @@
 #![allow(dead_code)]
 
 use agent_surface_runtime::authority::CapabilityAuthority;
-use agent_surface_runtime::binding::{execute_fn, read_sync, ActionBinding, ActionContext, ComponentBinder, HandlerResult, ObservationBinding};
+use agent_surface_runtime::binding::{
+    execute_fn, read_sync, ActionBinding, ActionContext, ComponentBinder, HandlerResult, ObservationBinding,
+};
 use agent_surface_runtime::clock::ManualClock;
 use agent_surface_runtime::events::AgentSurfaceEvent;
 use agent_surface_runtime::exec::ManualRuntime;
@@ -90,8 +92,22 @@ pub fn test_manifest() -> Value {
     let contracts = m["contracts"].as_array_mut().unwrap();
     contracts.push(widget);
     contracts.push(procedure("domain:test.wipe", "destructive", "required", "full", ids, Value::Null));
-    contracts.push(procedure("domain:test.send", "external-side-effect", "never", "metadata", obj(json!({"to": {"type": "string", "default": "ops"}})), Value::Null));
-    contracts.push(procedure("domain:test.touch", "mutation", "never", "metadata", obj(json!({"x": {"type": "integer", "default": 0}})), Value::Null));
+    contracts.push(procedure(
+        "domain:test.send",
+        "external-side-effect",
+        "never",
+        "metadata",
+        obj(json!({"to": {"type": "string", "default": "ops"}})),
+        Value::Null,
+    ));
+    contracts.push(procedure(
+        "domain:test.touch",
+        "mutation",
+        "never",
+        "metadata",
+        obj(json!({"x": {"type": "integer", "default": 0}})),
+        Value::Null,
+    ));
     rehash(&mut m);
     m
 }
@@ -272,7 +288,10 @@ impl Env {
         let rt = ManualRuntime::new(clock.clone());
         let logs: Arc<Mutex<Vec<LogRecord>>> = Arc::default();
         let l = logs.clone();
-        let opts = RegistryOptions::new(a.clone()).clock(Arc::new(clock.clone())).runtime(Arc::new(rt.clone())).log(move |r| l.lock().unwrap().push(r.clone()));
+        let opts = RegistryOptions::new(a.clone())
+            .clock(Arc::new(clock.clone()))
+            .runtime(Arc::new(rt.clone()))
+            .log(move |r| l.lock().unwrap().push(r.clone()));
         let registry = AgentSurfaceRegistry::new(f(opts));
         let events: Arc<Mutex<Vec<AgentSurfaceEvent>>> = Arc::default();
         let e = events.clone();
@@ -344,7 +363,9 @@ pub fn confirmation_id(r: &AgentInvocationResult) -> String {
 }
 
 use agent_surface_runtime::binding::BoxFuture;
-use agent_surface_runtime::policy::{AgentPolicy, DiscoveryContext, DiscoveryDecision, Policy, PolicyContext, PolicyDecision, PolicyPhase};
+use agent_surface_runtime::policy::{
+    AgentPolicy, DiscoveryContext, DiscoveryDecision, Policy, PolicyContext, PolicyDecision, PolicyPhase,
+};
 
 pub type PolicySeen = Arc<Mutex<Vec<(PolicyPhase, PolicyContext)>>>;
 
@@ -361,7 +382,15 @@ pub struct TestPolicy {
 
 impl TestPolicy {
     pub fn new(name: &str, phases: &[PolicyPhase]) -> TestPolicy {
-        TestPolicy { name: name.into(), phases: phases.to_vec(), discovery: DiscoveryDecision::Expose, authorize: PolicyDecision::Allow, invoke: PolicyDecision::Allow, panic_in: None, seen: Arc::default() }
+        TestPolicy {
+            name: name.into(),
+            phases: phases.to_vec(),
+            discovery: DiscoveryDecision::Expose,
+            authorize: PolicyDecision::Allow,
+            invoke: PolicyDecision::Allow,
+            panic_in: None,
+            seen: Arc::default(),
+        }
     }
     pub fn authorize(mut self, d: PolicyDecision) -> Self {
         self.authorize = d;

@@ -10,7 +10,8 @@ use agent_surface_runtime::effects::{default_governance, CapabilityKind, Effect}
 use agent_surface_runtime::events::AgentSurfaceEvent;
 use agent_surface_runtime::invoke::{AgentInvocation, AgentInvocationResult, InvokeOptions};
 use agent_surface_runtime::manifest::{
-    ActionContract, CapabilityContractManifest, ComponentContract, Generator, ManifestContract, ObservationContract, OperationContract, SourceLocation,
+    ActionContract, CapabilityContractManifest, ComponentContract, Generator, ManifestContract, ObservationContract,
+    OperationContract, SourceLocation,
 };
 use agent_surface_runtime::registry::{AgentSurfaceRegistry, Environment, LogRecord, RegistryOptions, Subscription};
 use serde_json::{json, Value};
@@ -41,17 +42,36 @@ pub fn component(ty: &str, priority: i64, observations: &[&str], actions: &[&str
     }
     for a in actions {
         let effect = if a.starts_with("navigate") { Effect::Navigation } else { Effect::LocalState };
-        c.actions.insert(a.to_string(), ActionContract::new(format!("Does {a}"), empty_input(), default_governance(CapabilityKind::ViewAction, effect)));
+        c.actions.insert(
+            a.to_string(),
+            ActionContract::new(
+                format!("Does {a}"),
+                empty_input(),
+                default_governance(CapabilityKind::ViewAction, effect),
+            ),
+        );
     }
     ManifestContract::Component(c)
 }
 
 pub fn procedure(id: &str, effect: Effect) -> ManifestContract {
-    ManifestContract::Procedure(OperationContract::new(id, format!("Runs {id}"), empty_input(), default_governance(CapabilityKind::DomainProcedure, effect), src()))
+    ManifestContract::Procedure(OperationContract::new(
+        id,
+        format!("Runs {id}"),
+        empty_input(),
+        default_governance(CapabilityKind::DomainProcedure, effect),
+        src(),
+    ))
 }
 
 pub fn external_tool(id: &str) -> ManifestContract {
-    ManifestContract::ExternalTool(OperationContract::new(id, format!("Calls {id}"), empty_input(), default_governance(CapabilityKind::ExternalTool, Effect::ExternalSideEffect), src()))
+    ManifestContract::ExternalTool(OperationContract::new(
+        id,
+        format!("Calls {id}"),
+        empty_input(),
+        default_governance(CapabilityKind::ExternalTool, Effect::ExternalSideEffect),
+        src(),
+    ))
 }
 
 pub fn assemble(contracts: Vec<ManifestContract>) -> CapabilityContractManifest {
@@ -88,7 +108,12 @@ pub fn authority() -> CapabilityAuthority {
 
 /// Binds every declared observation and action of `ty` with trivial handlers, then lets `f`
 /// adjust the binder (later calls for the same name replace the trivial handler).
-pub fn bind_with(a: &CapabilityAuthority, ty: &str, instance: &str, f: impl FnOnce(ComponentBinder) -> ComponentBinder) -> BoundComponent {
+pub fn bind_with(
+    a: &CapabilityAuthority,
+    ty: &str,
+    instance: &str,
+    f: impl FnOnce(ComponentBinder) -> ComponentBinder,
+) -> BoundComponent {
     let contract = a.component(ty).expect("a contract of the standard manifest");
     let mut b = contract.bind().instance(instance);
     for name in contract.contract().observations.keys() {
@@ -105,7 +130,10 @@ pub fn bind(a: &CapabilityAuthority, ty: &str, instance: &str) -> BoundComponent
 }
 
 /// A registry on a manual clock at [`T0`].
-pub fn registry_with(a: &CapabilityAuthority, f: impl FnOnce(RegistryOptions) -> RegistryOptions) -> (AgentSurfaceRegistry, ManualClock) {
+pub fn registry_with(
+    a: &CapabilityAuthority,
+    f: impl FnOnce(RegistryOptions) -> RegistryOptions,
+) -> (AgentSurfaceRegistry, ManualClock) {
     let clock = ManualClock::new(T0);
     let options = RegistryOptions::new(a.clone()).clock(Arc::new(clock.clone()));
     (AgentSurfaceRegistry::new(f(options)), clock)
@@ -148,7 +176,9 @@ impl Recorder {
 pub fn dev_registry(a: &CapabilityAuthority) -> (AgentSurfaceRegistry, ManualClock, Arc<Mutex<Vec<LogRecord>>>) {
     let logs: Arc<Mutex<Vec<LogRecord>>> = Arc::default();
     let sink = logs.clone();
-    let (r, c) = registry_with(a, |o| o.environment(Environment::Development).log(move |rec| sink.lock().unwrap().push(rec.clone())));
+    let (r, c) = registry_with(a, |o| {
+        o.environment(Environment::Development).log(move |rec| sink.lock().unwrap().push(rec.clone()))
+    });
     (r, c, logs)
 }
 

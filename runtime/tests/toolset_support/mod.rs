@@ -6,7 +6,10 @@
 use agent_surface_runtime::authority::CapabilityAuthority;
 use agent_surface_runtime::binding::{execute_fn, read_sync, ActionBinding, BoundComponent, ObservationBinding};
 use agent_surface_runtime::effects::{default_governance, CapabilityKind, Effect};
-use agent_surface_runtime::manifest::{ActionContract, CapabilityContractManifest, ComponentContract, Generator, ManifestContract, ObservationContract, OperationContract, SourceLocation};
+use agent_surface_runtime::manifest::{
+    ActionContract, CapabilityContractManifest, ComponentContract, Generator, ManifestContract, ObservationContract,
+    OperationContract, SourceLocation,
+};
 use agent_surface_runtime::registry::{AgentSurfaceRegistry, RegistryOptions};
 use agent_surface_runtime::toolset::AgentTool;
 use serde_json::{json, Value};
@@ -43,7 +46,10 @@ pub fn devices_table(a: &CapabilityAuthority, instance: &str, decommissions: Run
         .unwrap()
         .bind()
         .instance(instance)
-        .observation("readState", ObservationBinding::new(read_sync(|_| json!({"rows": [], "sort": "name", "filter": ""}))))
+        .observation(
+            "readState",
+            ObservationBinding::new(read_sync(|_| json!({"rows": [], "sort": "name", "filter": ""}))),
+        )
         .observation("readSelection", ObservationBinding::new(read_sync(|_| json!({"ids": []}))))
         .action("selectRows", ActionBinding::new(execute_fn(|_, _| async { Ok(json!(null)) })))
         .action("clearSelection", ActionBinding::new(execute_fn(|_, _| async { Ok(json!(null)) })))
@@ -62,7 +68,14 @@ pub fn devices_table(a: &CapabilityAuthority, instance: &str, decommissions: Run
                 }))
                 .unwrap(),
         )
-        .procedure(a.procedure("domain:devices.reboot").unwrap().bind(execute_fn(|input, _| async move { Ok(json!({"scheduled": input["ids"].as_array().map(|a| a.len()).unwrap_or(0)})) })).unwrap())
+        .procedure(
+            a.procedure("domain:devices.reboot")
+                .unwrap()
+                .bind(execute_fn(|input, _| async move {
+                    Ok(json!({"scheduled": input["ids"].as_array().map(|a| a.len()).unwrap_or(0)}))
+                }))
+                .unwrap(),
+        )
         .build()
         .unwrap()
 }
@@ -79,7 +92,9 @@ pub fn app_nav(a: &CapabilityAuthority) -> BoundComponent {
 
 /// A registry (tokio timers) over the example manifest.
 pub fn registry(a: &CapabilityAuthority) -> AgentSurfaceRegistry {
-    AgentSurfaceRegistry::new(RegistryOptions::new(a.clone()).runtime(Arc::new(agent_surface_runtime::exec::TokioRuntime)))
+    AgentSurfaceRegistry::new(
+        RegistryOptions::new(a.clone()).runtime(Arc::new(agent_surface_runtime::exec::TokioRuntime)),
+    )
 }
 
 // ---- generated manifests -----------------------------------------------------------------------
@@ -95,24 +110,48 @@ pub fn empty_input() -> Value {
 pub fn component(ty: &str, observations: &[&str], actions: &[&str]) -> ManifestContract {
     let mut c = ComponentContract::new(ty, format!("The {ty} component."), src());
     for o in observations {
-        c.observations.insert(o.to_string(), ObservationContract::new(format!("Reads {o}."), json!({"type": "object"})));
+        c.observations
+            .insert(o.to_string(), ObservationContract::new(format!("Reads {o}."), json!({"type": "object"})));
     }
     for a in actions {
-        c.actions.insert(a.to_string(), ActionContract::new(format!("Does {a}."), empty_input(), default_governance(CapabilityKind::ViewAction, Effect::LocalState)));
+        c.actions.insert(
+            a.to_string(),
+            ActionContract::new(
+                format!("Does {a}."),
+                empty_input(),
+                default_governance(CapabilityKind::ViewAction, Effect::LocalState),
+            ),
+        );
     }
     ManifestContract::Component(c)
 }
 
 pub fn procedure(id: &str, effect: Effect) -> ManifestContract {
-    ManifestContract::Procedure(OperationContract::new(id, format!("Runs {id}."), empty_input(), default_governance(CapabilityKind::DomainProcedure, effect), src()))
+    ManifestContract::Procedure(OperationContract::new(
+        id,
+        format!("Runs {id}."),
+        empty_input(),
+        default_governance(CapabilityKind::DomainProcedure, effect),
+        src(),
+    ))
 }
 
 pub fn external_tool(id: &str) -> ManifestContract {
-    ManifestContract::ExternalTool(OperationContract::new(id, format!("Calls {id}."), empty_input(), default_governance(CapabilityKind::ExternalTool, Effect::ExternalSideEffect), src()))
+    ManifestContract::ExternalTool(OperationContract::new(
+        id,
+        format!("Calls {id}."),
+        empty_input(),
+        default_governance(CapabilityKind::ExternalTool, Effect::ExternalSideEffect),
+        src(),
+    ))
 }
 
 pub fn assemble(contracts: Vec<ManifestContract>) -> CapabilityAuthority {
-    let m = CapabilityContractManifest::assemble(Generator { name: "toolset-tests".into(), version: "0.0.0".into() }, contracts, 0);
+    let m = CapabilityContractManifest::assemble(
+        Generator { name: "toolset-tests".into(), version: "0.0.0".into() },
+        contracts,
+        0,
+    );
     CapabilityAuthority::new(m.to_value()).expect("the generated manifest verifies")
 }
 
