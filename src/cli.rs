@@ -2,10 +2,10 @@
 //! allowed) or a verified manifest, 1 errors or too many warnings or a stale manifest under
 //! `--check` or a manifest `verify` refuses, 2 usage or configuration errors or an unreadable file.
 
-use crate::compile::{compile, manifest_text, project_at, Compilation};
-use crate::diagnostics::Diagnostic;
-use crate::emit::{freshness, write_if_changed, Freshness, WriteOutcome};
-use crate::render::{self, pretty::PrettyOptions, DiagnosticFormat, Format};
+use agent_surface_compiler::compile::{compile, manifest_text, project_at, Compilation};
+use agent_surface_compiler::diagnostics::Diagnostic;
+use agent_surface_compiler::emit::{freshness, write_if_changed, Freshness, WriteOutcome};
+use agent_surface_compiler::render::{self, pretty::PrettyOptions, DiagnosticFormat, Format};
 use clap::{Args, Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -180,7 +180,7 @@ fn run_command(command: Command) -> ExitCode {
         Command::Verify(args) => run_verify(args),
         Command::Serve(args) => run_serve(args),
         Command::Tools(args) => run_tools(args),
-        Command::Lsp(_) => ExitCode::from(crate::lsp::run_stdio()),
+        Command::Lsp(_) => ExitCode::from(agent_surface_lsp::run_stdio()),
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut out = Vec::new();
@@ -210,13 +210,13 @@ pub fn man_pages() -> Vec<(String, Vec<u8>)> {
 }
 
 fn run_tools(args: ToolsArgs) -> ExitCode {
-    use agent_surface_runtime::providers::{tool_block, Provider};
-    use agent_surface_runtime::toolset::{catalog_from_manifest, ToolsetMode};
+    use agent_surface_engine::providers::{tool_block, Provider};
+    use agent_surface_engine::toolset::{catalog_from_manifest, ToolsetMode};
     let text = match std::fs::read_to_string(&args.manifest) {
         Ok(t) => t,
         Err(e) => return usage_error(&format!("cannot read the manifest {}: {e}", args.manifest.display())),
     };
-    let authority = match agent_surface_runtime::authority::CapabilityAuthority::from_json_str(&text) {
+    let authority = match agent_surface_engine::authority::CapabilityAuthority::from_json_str(&text) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("error: {}: {e}", args.manifest.display());
@@ -427,10 +427,10 @@ fn run_compile(args: CompileArgs) -> ExitCode {
     }
 }
 
-fn status_word(s: agent_surface_runtime::manifest::CompletenessStatus) -> &'static str {
+fn status_word(s: agent_surface_model::manifest::CompletenessStatus) -> &'static str {
     match s {
-        agent_surface_runtime::manifest::CompletenessStatus::Complete => "complete",
-        agent_surface_runtime::manifest::CompletenessStatus::Incomplete => "incomplete",
+        agent_surface_model::manifest::CompletenessStatus::Complete => "complete",
+        agent_surface_model::manifest::CompletenessStatus::Incomplete => "incomplete",
     }
 }
 
@@ -453,7 +453,7 @@ fn run_check(args: CheckArgs) -> ExitCode {
     let selected: Vec<PathBuf> = args
         .paths
         .iter()
-        .map(|p| crate::project::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.clone())))
+        .map(|p| agent_surface_compiler::project::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.clone())))
         .collect();
     for p in &selected {
         if !p.exists() {
@@ -516,9 +516,10 @@ fn run_check_stdin(args: &CheckArgs, path: &Path) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(&e.to_string()),
     };
-    let abs = crate::project::normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
+    let abs =
+        agent_surface_compiler::project::normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
     project.set_overlay(abs.clone(), std::sync::Arc::from(text.as_str()));
-    let c = crate::compile::compile_files(std::sync::Arc::new(project), std::slice::from_ref(&abs));
+    let c = agent_surface_compiler::compile::compile_files(std::sync::Arc::new(project), std::slice::from_ref(&abs));
     let diags: Vec<Diagnostic> =
         c.diagnostics.iter().filter(|d| c.project.db.get(d.primary.span.file).path == abs).cloned().collect();
     if report(&c, &diags, &args.common) {
@@ -529,8 +530,8 @@ fn run_check_stdin(args: &CheckArgs, path: &Path) -> ExitCode {
 }
 
 fn run_verify(args: VerifyArgs) -> ExitCode {
-    use agent_surface_runtime::authority::{AuthorityError, CapabilityAuthority};
-    use agent_surface_runtime::manifest::ManifestContract;
+    use agent_surface_engine::authority::{AuthorityError, CapabilityAuthority};
+    use agent_surface_model::manifest::ManifestContract;
     let shown = args.manifest.display();
     let bytes = match std::fs::read(&args.manifest) {
         Ok(b) => b,

@@ -4,12 +4,12 @@
 //! does is a normal, handled outcome. Not a public API.
 #![doc(hidden)]
 
-use crate::compile::compile_files;
-use crate::config::Config;
-use crate::project::Project;
 use crate::serve::Server;
-use agent_surface_runtime::authority::{AuthorityError, CapabilityAuthority};
-use agent_surface_runtime::manifest::CompletenessStatus;
+use agent_surface_compiler::compile::compile_files;
+use agent_surface_compiler::config::Config;
+use agent_surface_compiler::project::Project;
+use agent_surface_engine::authority::{AuthorityError, CapabilityAuthority};
+use agent_surface_model::manifest::CompletenessStatus;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -60,16 +60,16 @@ pub fn compile_file(data: &[u8]) {
             let _ = f.line_col(label.span.lo);
         }
     }
-    let _ = crate::render::json::render(&c.diagnostics, &c.project.db);
-    let _ = crate::render::sarif::render(&c.diagnostics, &c.project.db);
-    let _ = crate::render::github::render(&c.diagnostics, &c.project.db);
-    let _ = crate::render::pretty::render(
+    let _ = agent_surface_compiler::render::json::render(&c.diagnostics, &c.project.db);
+    let _ = agent_surface_compiler::render::sarif::render(&c.diagnostics, &c.project.db);
+    let _ = agent_surface_compiler::render::github::render(&c.diagnostics, &c.project.db);
+    let _ = agent_surface_compiler::render::pretty::render(
         &c.diagnostics,
         &c.project.db,
-        crate::render::pretty::PrettyOptions { color: false, width: 100 },
+        agent_surface_compiler::render::pretty::PrettyOptions { color: false, width: 100 },
     );
 
-    let edits = crate::provenance::provenance_edits(&c, &path);
+    let edits = agent_surface_compiler::provenance::provenance_edits(&c, &path);
     for e in &edits {
         assert!(
             e.offset <= text.len() && text.is_char_boundary(e.offset),
@@ -77,11 +77,11 @@ pub fn compile_file(data: &[u8]) {
             e.offset
         );
     }
-    let _ = crate::provenance::apply_edits(&text, &edits);
+    let _ = agent_surface_compiler::provenance::apply_edits(&text, &edits);
 
     if c.manifest().completeness.status == CompletenessStatus::Complete {
         match CapabilityAuthority::new(c.manifest().to_value()) {
-            Ok(a) => agent_surface_runtime::fuzz_support::check_accepted(&a),
+            Ok(a) => agent_surface_engine::fuzz_support::check_accepted(&a),
             Err(AuthorityError::DuplicateId { .. }) => {}
             Err(e) => panic!(
                 "the runtime refuses a manifest the compiler emitted as complete: {e}\n{}",

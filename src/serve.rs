@@ -4,10 +4,10 @@
 //! Bad requests get error responses; nothing a client sends can crash the process; it exits
 //! cleanly when stdin closes.
 
-use crate::compile::{compile_files, compile_shared, Compilation};
-use crate::diagnostics::Diagnostic;
-use crate::project::{normalize, Project};
-use crate::source::SourceDb;
+use agent_surface_compiler::compile::{compile_files, compile_shared, Compilation};
+use agent_surface_compiler::diagnostics::Diagnostic;
+use agent_surface_compiler::project::{normalize, Project};
+use agent_surface_compiler::source::SourceDb;
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ pub fn hello(root: &Path) -> Value {
 
 /// A diagnostic for the plugin: the JSON format plus absolute path and byte offsets.
 fn diagnostic_json(d: &Diagnostic, db: &SourceDb) -> Value {
-    let mut v = serde_json::to_value(crate::render::json::to_json(d, db)).unwrap_or(Value::Null);
+    let mut v = serde_json::to_value(agent_surface_compiler::render::json::to_json(d, db)).unwrap_or(Value::Null);
     let f = db.get(d.primary.span.file);
     if let Some(o) = v.as_object_mut() {
         o.insert("absFile".into(), Value::String(f.path.to_string_lossy().into_owned()));
@@ -36,7 +36,7 @@ fn diagnostic_json(d: &Diagnostic, db: &SourceDb) -> Value {
 /// One server: a project that outlives requests.
 pub struct Server {
     project: Arc<Project>,
-    filter: Option<crate::discover::FileFilter>,
+    filter: Option<agent_surface_compiler::discover::FileFilter>,
     /// Transform results by file and text hash. Any change anywhere (new text for a file,
     /// didChange, didRemove) clears it: a contract's result depends on what it imports.
     transforms: std::sync::Mutex<TransformCache>,
@@ -60,7 +60,7 @@ fn bad(code: &'static str, message: impl Into<String>) -> Failure {
 
 impl Server {
     pub fn new(project: Project) -> Self {
-        let filter = crate::discover::FileFilter::new(&project.config).ok();
+        let filter = agent_surface_compiler::discover::FileFilter::new(&project.config).ok();
         Server { project: Arc::new(project), filter, transforms: Default::default() }
     }
 
@@ -152,13 +152,13 @@ impl Server {
         }
         // Files outside the project's include/exclude (tests, generated code) are not compiled.
         let rel = self.project.rel(&path);
-        let in_project = crate::discover::is_source_file(&path)
+        let in_project = agent_surface_compiler::discover::is_source_file(&path)
             && path.starts_with(&self.project.config.root)
             && self.filter.as_ref().is_some_and(|f| f.matches(&rel));
         if !in_project {
             return Ok(json!({ "edits": [], "contracts": [], "diagnostics": [], "parsed": 0, "inProject": false }));
         }
-        let hash = crate::source::content_hash(code);
+        let hash = agent_surface_compiler::source::content_hash(code);
         {
             let mut t = self.transforms.lock().unwrap_or_else(|e| e.into_inner());
             if let Some((h, result)) = t.results.get(&path) {
@@ -178,7 +178,7 @@ impl Server {
         let before = self.project.parse_count();
         let c = compile_files(self.project.clone(), std::slice::from_ref(&path));
         let parsed = self.project.parse_count() - before;
-        let edits = crate::provenance::provenance_edits(&c, &path);
+        let edits = agent_surface_compiler::provenance::provenance_edits(&c, &path);
         let contracts: Vec<Value> =
             c.manifest().contracts.iter().map(|m| json!({ "id": m.id(), "contractHash": m.contract_hash() })).collect();
         let result = json!({
@@ -212,7 +212,7 @@ fn scan_result(c: &Compilation) -> Value {
     json!({
         "manifest": c.manifest().to_value(),
         "manifestHash": c.manifest().manifest_hash,
-        "complete": c.manifest().completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete,
+        "complete": c.manifest().completeness.status == agent_surface_model::manifest::CompletenessStatus::Complete,
         "diagnostics": c.diagnostics.iter().map(|d| diagnostic_json(d, &c.project.db)).collect::<Vec<_>>(),
         "files": c.files.len(),
         "elapsedMs": c.elapsed.as_millis() as u64,
@@ -256,7 +256,7 @@ pub fn run_stdio(server: Server) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use agent_surface_compiler::config::Config;
 
     fn server() -> (Server, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();

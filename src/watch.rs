@@ -4,11 +4,12 @@
 //! files that changed, walks the root only after files were added or removed, and compiles
 //! again only the contract files that read a changed file.
 //!
-//! [`ChangeTracking::Reported`]: crate::project::ChangeTracking::Reported
+//! [`ChangeTracking::Reported`]: agent_surface_compiler::project::ChangeTracking::Reported
 
 use crate::cli::CompileArgs;
-use crate::compile::{compile_shared, manifest_text, project_at};
-use crate::emit::{write_if_changed, WriteOutcome};
+use agent_surface_compiler::changes::{fs_changes, report, FsChange};
+use agent_surface_compiler::compile::{compile_shared, manifest_text, project_at};
+use agent_surface_compiler::emit::{write_if_changed, WriteOutcome};
 use notify::{RecursiveMode, Watcher};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -24,86 +25,6 @@ fn ignored(path: &Path, out: &Path) -> bool {
             s == "node_modules" || s == ".git"
         })
         || path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".tmp"))
-}
-
-fn relevant(path: &Path) -> bool {
-    crate::discover::is_source_file(path)
-        || path
-            .file_name()
-            .is_some_and(|n| n == "tsconfig.json" || n == "package.json" || n == crate::config::CONFIG_FILE)
-}
-
-/// One file-system change, as a project needs to hear it.
-#[derive(Debug)]
-pub enum FsChange {
-    /// Events were lost (the watcher overflowed or failed): read everything again.
-    Rescan,
-    /// `path` changed; `structural`: it was created, deleted or renamed (a file or a folder).
-    Path { path: PathBuf, structural: bool },
-}
-
-/// The changes of one watcher event. Access events (our own reads) are none.
-pub fn fs_changes(event: notify::Result<notify::Event>) -> Vec<FsChange> {
-    let e = match event {
-        Ok(e) => e,
-        Err(err) => {
-            eprintln!("warning: file watching: {err}; rescanning the project");
-            return vec![FsChange::Rescan];
-        }
-    };
-    let mut out = Vec::new();
-    if e.need_rescan() {
-        out.push(FsChange::Rescan);
-    }
-    if matches!(e.kind, notify::EventKind::Access(_) | notify::EventKind::Other) {
-        return out;
-    }
-    use notify::event::ModifyKind;
-    let structural = matches!(
-        e.kind,
-        notify::EventKind::Create(_)
-            | notify::EventKind::Remove(_)
-            | notify::EventKind::Modify(ModifyKind::Name(_))
-            | notify::EventKind::Any
-    );
-    out.extend(e.paths.into_iter().map(|path| FsChange::Path { path, structural }));
-    out
-}
-
-/// What a change meant for a project.
-#[derive(Debug, Default)]
-pub struct Reported {
-    /// The source or configuration file that changed (its change needs a rebuild).
-    pub file: Option<PathBuf>,
-    /// The project walks again: files or folders were added, removed or renamed, or events
-    /// were lost.
-    pub walk: bool,
-}
-
-/// Tells `project` about a change.
-pub fn report(project: &crate::project::Project, change: &FsChange) -> Reported {
-    let (path, structural) = match change {
-        FsChange::Rescan => {
-            project.rescan();
-            return Reported { file: None, walk: true };
-        }
-        FsChange::Path { path, structural } => (path, *structural),
-    };
-    let relevant_file = relevant(path);
-    // A folder's creation, deletion or rename names no file (and a deleted folder cannot be
-    // asked whether it was one: no extension is taken to mean a folder).
-    let walk = structural && (relevant_file || path.is_dir() || path.extension().is_none());
-    if walk {
-        project.files_added_or_removed();
-    }
-    if !relevant_file {
-        return Reported { file: None, walk };
-    }
-    if !path.exists() {
-        project.forget(path);
-    }
-    project.file_changed(path);
-    Reported { file: Some(path.clone()), walk }
 }
 
 pub fn run(args: &CompileArgs) -> ExitCode {
@@ -155,7 +76,7 @@ pub fn run(args: &CompileArgs) -> ExitCode {
             let reported = report(&project, &change);
             structure_changed |= reported.walk;
             let Some(path) = reported.file else { continue };
-            config_changed |= !crate::discover::is_source_file(&path);
+            config_changed |= !agent_surface_compiler::discover::is_source_file(&path);
             if !changed.contains(&path) {
                 changed.push(path);
             }
@@ -185,12 +106,12 @@ pub fn run(args: &CompileArgs) -> ExitCode {
 }
 
 /// The watcher reports every change, so a rebuild reads only what changed.
-fn watched(project: crate::project::Project) -> Arc<crate::project::Project> {
-    project.set_change_tracking(crate::project::ChangeTracking::Reported);
+fn watched(project: agent_surface_compiler::project::Project) -> Arc<agent_surface_compiler::project::Project> {
+    project.set_change_tracking(agent_surface_compiler::project::ChangeTracking::Reported);
     Arc::new(project)
 }
 
-fn rebuild(project: &Arc<crate::project::Project>, out: &Path, why: &str) {
+fn rebuild(project: &Arc<agent_surface_compiler::project::Project>, out: &Path, why: &str) {
     let before = project.parse_count();
     let c = match compile_shared(project.clone()) {
         Ok(c) => c,
@@ -201,10 +122,10 @@ fn rebuild(project: &Arc<crate::project::Project>, out: &Path, why: &str) {
     };
     let parsed = project.parse_count() - before;
     if !c.diagnostics.is_empty() {
-        let text = crate::render::pretty::render(
+        let text = agent_surface_compiler::render::pretty::render(
             &c.diagnostics,
             &c.project.db,
-            crate::render::pretty::PrettyOptions { color: false, width: 100 },
+            agent_surface_compiler::render::pretty::PrettyOptions { color: false, width: 100 },
         );
         eprint!("{text}");
     }
@@ -216,7 +137,7 @@ fn rebuild(project: &Arc<crate::project::Project>, out: &Path, why: &str) {
             return;
         }
     };
-    let status = if c.manifest().completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete {
+    let status = if c.manifest().completeness.status == agent_surface_model::manifest::CompletenessStatus::Complete {
         "complete"
     } else {
         "incomplete"

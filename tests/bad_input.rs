@@ -376,7 +376,7 @@ fn an_interrupted_compile_leaves_the_previous_manifest_intact() {
         let _ = child.wait();
         let now = std::fs::read_to_string(&manifest).unwrap();
         assert!(
-            now == v1 || agent_surface_runtime::authority::CapabilityAuthority::from_json_str(&now).is_ok(),
+            now == v1 || agent_surface_engine::authority::CapabilityAuthority::from_json_str(&now).is_ok(),
             "a partial manifest after a kill at {} ms",
             5 + i * 15
         );

@@ -82,8 +82,8 @@ fn compiles_the_example_app_to_a_complete_manifest() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     snapshot("compile-example-app", &r);
     let manifest = std::fs::read_to_string(app.join("agent-surface.manifest.json")).unwrap();
-    let parsed = agent_surface_runtime::manifest::CapabilityContractManifest::from_json_str(&manifest).unwrap();
-    assert_eq!(parsed.completeness.status, agent_surface_runtime::manifest::CompletenessStatus::Complete);
+    let parsed = agent_surface_model::manifest::CapabilityContractManifest::from_json_str(&manifest).unwrap();
+    assert_eq!(parsed.completeness.status, agent_surface_model::manifest::CompletenessStatus::Complete);
     assert!(parsed.verify_hashes().is_ok());
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots/manifests"));
@@ -154,11 +154,11 @@ fn errors_exit_1_and_write_an_incomplete_manifest() {
     let r = run(&root, &["compile"]);
     assert_eq!(r.code, 1);
     snapshot("compile-errors", &r);
-    let m = agent_surface_runtime::manifest::CapabilityContractManifest::from_json_str(
+    let m = agent_surface_model::manifest::CapabilityContractManifest::from_json_str(
         &std::fs::read_to_string(root.join("agent-surface.manifest.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(m.completeness.status, agent_surface_runtime::manifest::CompletenessStatus::Incomplete);
+    assert_eq!(m.completeness.status, agent_surface_model::manifest::CompletenessStatus::Incomplete);
     assert_eq!((m.completeness.contracts, m.completeness.failed), (1, 1));
 
     let json = run(&root, &["check", "--format", "json"]);
@@ -255,7 +255,7 @@ fn max_warnings_and_clean_projects() {
 
 /// The runtime crate tests against a copy of the example app's manifest; it must be exactly
 /// what the compiler produces today (regenerate with
-/// `cargo run -- compile fixtures/devices-app --out runtime/tests/fixtures/devices-app.manifest.json`).
+/// `cargo run -- compile fixtures/devices-app --out crates/engine/tests/fixtures/devices-app.manifest.json`).
 #[test]
 fn runtime_fixture_manifest_is_current() {
     let tmp = tempfile::tempdir().unwrap();
@@ -263,8 +263,8 @@ fn runtime_fixture_manifest_is_current() {
     assert_eq!(run(&app, &["compile"]).code, 0);
     let fresh = std::fs::read_to_string(app.join("agent-surface.manifest.json")).unwrap();
     let fixture = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/tests/fixtures/devices-app.manifest.json"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/engine/tests/fixtures/devices-app.manifest.json"),
     )
     .unwrap();
-    assert!(fresh == fixture, "runtime/tests/fixtures/devices-app.manifest.json is stale: regenerate it");
+    assert!(fresh == fixture, "crates/engine/tests/fixtures/devices-app.manifest.json is stale: regenerate it");
 }

@@ -12,10 +12,10 @@
 //! snapshot-tested under `snapshots/diagnostics/`.
 
 mod common;
-use agent_surface::compile::{compile, Compilation};
-use agent_surface::config::Config;
-use agent_surface::project::{normalize, Project};
-use agent_surface::render::{json, pretty};
+use agent_surface_compiler::compile::{compile, Compilation};
+use agent_surface_compiler::config::Config;
+use agent_surface_compiler::project::{normalize, Project};
+use agent_surface_compiler::render::{json, pretty};
 use common::copy_dir;
 use std::path::{Path, PathBuf};
 
@@ -91,10 +91,11 @@ fn diagnostic_fixtures() {
         // A clean fixture compiles to a complete manifest; an error in a contract makes it
         // incomplete. (An invalid instance id in a `.bind()` call is an error of the code that
         // binds, not of a contract: the manifest stays complete.)
-        let complete =
-            c.manifest().completeness.status == agent_surface_runtime::manifest::CompletenessStatus::Complete;
-        let contract_errors =
-            c.diagnostics.iter().any(|d| d.is_error() && d.code != agent_surface::diagnostics::Code::InvalidInstanceId);
+        let complete = c.manifest().completeness.status == agent_surface_model::manifest::CompletenessStatus::Complete;
+        let contract_errors = c
+            .diagnostics
+            .iter()
+            .any(|d| d.is_error() && d.code != agent_surface_compiler::diagnostics::Code::InvalidInstanceId);
         if contract_errors == complete {
             failures.push(format!("{name}: contract errors={contract_errors} but manifest complete={complete}"));
         }
@@ -119,6 +120,6 @@ fn every_code_has_an_error_fixture() {
         declared.extend(expectations(&entry.unwrap().path()));
     }
     let missing: Vec<&str> =
-        agent_surface::diagnostics::CODES.iter().map(|c| c.id).filter(|id| !declared.contains(*id)).collect();
+        agent_surface_compiler::diagnostics::CODES.iter().map(|c| c.id).filter(|id| !declared.contains(*id)).collect();
     assert!(missing.is_empty(), "codes without a fixture that trips them: {missing:?}");
 }

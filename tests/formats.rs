@@ -43,7 +43,7 @@ fn sarif_log_validates_against_the_schema() {
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), agent_surface::diagnostics::CODES.len(), "one rule per code");
+    assert_eq!(rules.len(), agent_surface_compiler::diagnostics::CODES.len(), "one rule per code");
     let fp = v["runs"][0]["results"][0]["partialFingerprints"]["agentSurface/v1"].as_str().unwrap().to_string();
     snapshot("format-sarif", &out);
 

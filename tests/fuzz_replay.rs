@@ -45,10 +45,10 @@ fn serve_lines_corpus_and_reproducers() {
 
 #[test]
 fn authority_manifest_corpus_and_reproducers() {
-    replay("authority_manifest", agent_surface_runtime::fuzz_support::authority_manifest);
+    replay("authority_manifest", agent_surface_engine::fuzz_support::authority_manifest);
 }
 
 #[test]
 fn schema_validate_corpus_and_reproducers() {
-    replay("schema_validate", agent_surface_runtime::fuzz_support::schema_validate);
+    replay("schema_validate", agent_surface_engine::fuzz_support::schema_validate);
 }

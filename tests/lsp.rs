@@ -327,7 +327,7 @@ fn diagnostics_follow_edits_across_files() {
         "lsp latency: didOpen→publish {}, didChange→publish {} (includes the {} ms debounce), cross-file didChange→publish {}, didSave→publish {}; warm median of 10: didChange {}, didSave {}",
         ms(open_latency),
         ms(change_latency),
-        agent_surface::lsp::DEBOUNCE.as_millis(),
+        agent_surface_lsp::DEBOUNCE.as_millis(),
         ms(cross_latency),
         ms(save_latency),
         ms(changes[5]),

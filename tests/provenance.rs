@@ -1,15 +1,16 @@
 //! Provenance edits (DECISIONS §5): one insertion per compiled root macro call, carrying the
 //! contract's id and hash from the manifest; failed contracts get none and stay inert.
 
-use agent_surface::compile::{compile, project_at};
-use agent_surface::provenance::{apply_edits, provenance_edits, provenance_literal};
+use agent_surface_compiler::compile::{compile, project_at};
+use agent_surface_compiler::provenance::{apply_edits, provenance_edits, provenance_literal};
 use std::path::Path;
 
 #[test]
 fn edits_add_id_and_hash_to_each_compiled_contract() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/devices-app");
     let c = compile(project_at(&root).unwrap()).unwrap();
-    let file = agent_surface::project::normalize(&std::path::absolute(root.join("src/domain/devices.ts")).unwrap());
+    let file =
+        agent_surface_compiler::project::normalize(&std::path::absolute(root.join("src/domain/devices.ts")).unwrap());
     let edits = provenance_edits(&c, &file);
     assert_eq!(edits.len(), 2);
     let text = std::fs::read_to_string(&file).unwrap();
@@ -19,13 +20,13 @@ fn edits_add_id_and_hash_to_each_compiled_contract() {
         assert!(out.contains(&format!(", {}", provenance_literal(id, hash))), "{out}");
     }
     // The edited text is still valid TypeScript: each literal became the call's last argument.
-    let f = agent_surface::source::SourceFile::new(
-        agent_surface::source::FileId(0),
+    let f = agent_surface_compiler::source::SourceFile::new(
+        agent_surface_compiler::source::FileId(0),
         file.clone(),
         "x.ts".into(),
         out.clone().into(),
     );
-    agent_surface::parse::parse_module(&f).expect("edited file parses");
+    agent_surface_compiler::parse::parse_module(&f).expect("edited file parses");
     assert!(out.contains("defineProcedure({\n  id: \"domain:devices.reboot\""));
     assert!(out.contains("tags: [\"devices\"],\n}, {\"contractHash\":\"blake3:"), "{out}");
 }
@@ -40,7 +41,7 @@ fn failed_contracts_get_no_provenance() {
                export const none = d();\n";
     std::fs::write(root.join("c.ts"), src).unwrap();
     let c = compile(project_at(root).unwrap()).unwrap();
-    let file = agent_surface::project::normalize(&std::fs::canonicalize(root).unwrap().join("c.ts"));
+    let file = agent_surface_compiler::project::normalize(&std::fs::canonicalize(root).unwrap().join("c.ts"));
     let edits = provenance_edits(&c, &file);
     assert_eq!(edits.len(), 1, "{edits:?}");
     assert_eq!(&src[..edits[0].offset], "import { defineAgentComponentContract as d } from '@agent-surface/core';\nexport const ok = d({ type: 'a', description: 'ok' }");

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn manifest() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/tests/fixtures/devices-app.manifest.json")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/engine/tests/fixtures/devices-app.manifest.json")
 }
 
 fn tools(args: &[&str]) -> (i32, String, String) {

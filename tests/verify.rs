@@ -3,7 +3,7 @@
 //! reordering keys — which change bytes but not canonical meaning — still verifies.
 
 mod common;
-use agent_surface_runtime::manifest::{contract_hash, manifest_hash};
+use agent_surface_model::manifest::{contract_hash, manifest_hash};
 use common::copy_dir;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -6,9 +6,9 @@
 //! Needs Node and `npm ci` in test-tools/zod-oracle (the test command does both). Missing tools
 //! fail the test: a skipped proof is no proof.
 
-use agent_surface::compile::compile;
-use agent_surface::config::Config;
-use agent_surface::project::{normalize, Project};
+use agent_surface_compiler::compile::compile;
+use agent_surface_compiler::config::Config;
+use agent_surface_compiler::project::{normalize, Project};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -85,7 +85,7 @@ fn zod_translation_equals_real_zod() {
         ids.push(id);
     }
     let c = compile(Project::new(Config::load(&root).unwrap())).unwrap();
-    let by_id: HashMap<&str, &agent_surface_runtime::manifest::ManifestContract> =
+    let by_id: HashMap<&str, &agent_surface_model::manifest::ManifestContract> =
         c.manifest().contracts.iter().map(|m| (m.id(), m)).collect();
 
     let (mut matched, mut refused, mut mismatched) = (0, 0, Vec::new());
@@ -102,7 +102,7 @@ fn zod_translation_equals_real_zod() {
             .map(|d| format!("{} {}", d.code.id(), d.message))
             .collect();
         let ours = by_id.get(ids[i].as_str()).map(|m| match m {
-            agent_surface_runtime::manifest::ManifestContract::Procedure(p) => {
+            agent_surface_model::manifest::ManifestContract::Procedure(p) => {
                 p.output_schema.clone().unwrap_or(Value::Null)
             }
             _ => Value::Null,

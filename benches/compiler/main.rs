@@ -11,10 +11,10 @@
 
 mod gen;
 
-use agent_surface::compile::{compile_files, compile_shared, mentions_core, project_at};
-use agent_surface::config::Config;
-use agent_surface::discover::discover;
-use agent_surface::project::ChangeTracking;
+use agent_surface_compiler::compile::{compile_files, compile_shared, mentions_core, project_at};
+use agent_surface_compiler::config::Config;
+use agent_surface_compiler::discover::discover;
+use agent_surface_compiler::project::ChangeTracking;
 use rayon::prelude::*;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -391,7 +391,7 @@ fn profile_loop(o: &Options, gen_opts: &gen::GenOptions, what: &str) {
     match what {
         "cold" => {
             for _ in 0..o.iterations {
-                agent_surface::compile::compile(project_at(&root).expect("project")).expect("compile");
+                agent_surface_compiler::compile::compile(project_at(&root).expect("project")).expect("compile");
             }
         }
         "floor" => {

@@ -21,19 +21,19 @@
 
 mod store;
 
-use agent_surface_runtime::authority::CapabilityAuthority;
-use agent_surface_runtime::canonical::canonical_json;
-use agent_surface_runtime::errors::{AgentCapabilityError, ErrorCode};
-use agent_surface_runtime::gateway::{create_agent_exposure_gateway, ConfirmFn, ExposedTools};
-use agent_surface_runtime::invoke::{AgentInvocationResult, InvocationStatus};
-use agent_surface_runtime::providers::{tool_block, Provider};
-use agent_surface_runtime::registry::{AgentSurfaceRegistry, RegistrationHandle, RegistryOptions};
-use agent_surface_runtime::signal::{AbortController, AbortReason};
-use agent_surface_runtime::snapshot::{iso8601, AgentConsumer, ConsumerKind};
-use agent_surface_runtime::toolset::{
+use agent_surface_engine::authority::CapabilityAuthority;
+use agent_surface_engine::gateway::{create_agent_exposure_gateway, ConfirmFn, ExposedTools};
+use agent_surface_engine::invoke::{AgentInvocationResult, InvocationStatus};
+use agent_surface_engine::providers::{tool_block, Provider};
+use agent_surface_engine::registry::{AgentSurfaceRegistry, RegistrationHandle, RegistryOptions};
+use agent_surface_engine::signal::{AbortController, AbortReason};
+use agent_surface_engine::snapshot::{iso8601, AgentConsumer, ConsumerKind};
+use agent_surface_engine::toolset::{
     create_agent_toolset, AgentTool, AgentToolset, AgentToolsetOptions, ConfirmationMode, ToolCall, ToolsetMode,
     Topology,
 };
+use agent_surface_model::canonical::canonical_json;
+use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult, MetaObject,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -92,7 +92,7 @@ fn now_ms() -> u64 {
 impl Host {
     fn new(authority: CapabilityAuthority) -> Result<Arc<Host>, String> {
         let registry = AgentSurfaceRegistry::new(
-            RegistryOptions::new(authority.clone()).runtime(Arc::new(agent_surface_runtime::exec::TokioRuntime)),
+            RegistryOptions::new(authority.clone()).runtime(Arc::new(agent_surface_engine::exec::TokioRuntime)),
         );
         let consumer = AgentConsumer::new(ConsumerKind::McpBridge, "mcp-devices");
         let toolset = create_agent_toolset(
@@ -160,10 +160,8 @@ impl Host {
         let mounts = self.mounts.lock().unwrap();
         let handle =
             mounts.get(&format!("devices.table#{instance}")).ok_or_else(|| format!("{instance} is not mounted"))?;
-        handle.update(agent_surface_runtime::registry::RegistrationPatch {
-            enabled: Some(enabled),
-            ..Default::default()
-        });
+        handle
+            .update(agent_surface_engine::registry::RegistrationPatch { enabled: Some(enabled), ..Default::default() });
         Ok(())
     }
 
@@ -479,7 +477,7 @@ async fn announce(host: Arc<Host>, mut changes: mpsc::UnboundedReceiver<()>) {
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [manifest] = args.as_slice() else {
-        eprintln!("usage: mcp-devices MANIFEST  (e.g. runtime/tests/fixtures/devices-app.manifest.json)");
+        eprintln!("usage: mcp-devices MANIFEST  (e.g. crates/engine/tests/fixtures/devices-app.manifest.json)");
         return std::process::ExitCode::from(2);
     };
     let text = match std::fs::read_to_string(manifest) {

@@ -2,12 +2,12 @@
 //! procedure and external tool of the example app's manifest. Each handler run is counted per
 //! capability id, so the host control channel can prove that a confirmed operation ran once.
 
-use agent_surface_runtime::authority::CapabilityAuthority;
-use agent_surface_runtime::binding::{
+use agent_surface_engine::authority::CapabilityAuthority;
+use agent_surface_engine::binding::{
     execute_fn, read_sync, ActionBinding, BoundComponent, BoundProcedure, HandlerError, ObservationBinding,
     PreconditionFailure,
 };
-use agent_surface_runtime::snapshot::iso8601;
+use agent_surface_engine::snapshot::iso8601;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

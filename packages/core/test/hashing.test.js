@@ -4,7 +4,7 @@ import { hashingVectorsPath, readJson } from "./paths.js";
 
 const { vectors } = readJson(hashingVectorsPath);
 
-describe("shared conformance vectors (shared/conformance/hashing-vectors.json)", () => {
+describe("shared conformance vectors (conformance/hashing-vectors.json)", () => {
   it("has the vectors", () => {
     expect(vectors.length).toBeGreaterThanOrEqual(6);
   });

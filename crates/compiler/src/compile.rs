@@ -1,0 +1,515 @@
+//! The pipeline: discover → prefilter → parse → extract → evaluate → build → check → emit.
+//! Files are processed in parallel (rayon); everything that leaves this module is sorted, so
+//! the manifest and the diagnostics are identical for any thread count or file order.
+
+use crate::config::{Config, ConfigError};
+use crate::contracts::{build_contract, BuiltContract};
+use crate::diagnostics::{sort_diagnostics, Diagnostic};
+use crate::evaluate::Evaluator;
+use crate::extract::{MacroCall, CORE_PACKAGE};
+use crate::inputs::Inputs;
+use crate::project::{LoadError, Prefiltered, Project};
+use crate::rules;
+use crate::source::{FileId, Span};
+use agent_surface_model::limits::AgentSurfaceLimits;
+use agent_surface_model::manifest::{
+    AssembledManifest, CapabilityContractManifest, Generator, HashedContract, SourceLocation,
+};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+pub const GENERATOR_NAME: &str = "agent-surface";
+pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The byte prefilter: files that never mention the core package cannot declare a contract and
+/// are not parsed (unless a contract imports from them).
+pub fn mentions_core(text: impl AsRef<[u8]>) -> bool {
+    memchr::memmem::find(text.as_ref(), CORE_PACKAGE.as_bytes()).is_some()
+}
+
+/// Files that bind a contract with a literal instance id may not import the core package; this
+/// second, equally cheap prefilter lets the instance-id rule see them.
+pub(crate) fn mentions_instance_id(text: impl AsRef<[u8]>) -> bool {
+    memchr::memmem::find(text.as_ref(), b"instanceId").is_some()
+}
+
+/// A contract that compiled, with where it came from.
+#[derive(Debug, Clone)]
+pub struct CompiledContract {
+    pub built: BuiltContract,
+    /// The manifest's form of it, hashed once (results are reused across compiles).
+    pub hashed: HashedContract,
+    pub file: FileId,
+    pub call: MacroCall,
+}
+
+/// Everything one compile produced.
+pub struct Compilation {
+    pub project: Arc<Project>,
+    /// Files discovered (after include/exclude).
+    pub files: Vec<PathBuf>,
+    /// What the walk could not enter ("path: reason"): symlink loops, unreadable folders.
+    pub skipped: Vec<String>,
+    /// Files that passed the prefilter and were parsed as contract candidates.
+    pub candidates: usize,
+    /// Contracts that compiled cleanly, sorted by id (shared with the project's result cache).
+    pub contracts: Vec<Arc<CompiledContract>>,
+    /// Contracts (or files holding contracts) that failed to compile.
+    pub failed: u32,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Assembled on first use: an editor wants only the diagnostics.
+    manifest: OnceLock<AssembledManifest>,
+    pub elapsed: Duration,
+    /// Candidate files whose result of an earlier compile was reused (their inputs unchanged).
+    pub reused: usize,
+}
+
+impl Compilation {
+    /// The manifest of the contracts that compiled (incomplete when some failed).
+    pub fn manifest(&self) -> &CapabilityContractManifest {
+        self.assembled().manifest()
+    }
+
+    fn assembled(&self) -> &AssembledManifest {
+        self.manifest.get_or_init(|| {
+            AssembledManifest::new(
+                Generator { name: GENERATOR_NAME.into(), version: GENERATOR_VERSION.into() },
+                self.contracts.iter().map(|c| c.hashed.clone()).collect(),
+                self.failed,
+            )
+        })
+    }
+
+    pub fn error_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+    pub fn warning_count(&self) -> usize {
+        self.diagnostics.len() - self.error_count()
+    }
+}
+
+/// What compiling one candidate file produced, and what it read to produce it.
+#[derive(Default)]
+pub(crate) struct FileResult {
+    contracts: Vec<Arc<CompiledContract>>,
+    failed: u32,
+    diagnostics: Vec<Diagnostic>,
+    candidate: bool,
+    inputs: Inputs,
+    /// The reading and parsing diagnostics of the modules it loaded (its own file's included).
+    load_diagnostics: Vec<Diagnostic>,
+}
+
+/// Results of candidate files across the compiles of a long-lived project. A result is
+/// *trusted* (reused as is) until a file it read is reported changed; an untrusted one is reused
+/// once [`Project::unchanged`] holds for its inputs. Under [`ChangeTracking::Rescan`] nothing
+/// is reported, so every result starts each compile untrusted.
+///
+/// [`ChangeTracking::Rescan`]: crate::project::ChangeTracking::Rescan
+#[derive(Default)]
+pub(crate) struct ResultCache(Mutex<ResultCacheInner>);
+
+#[derive(Default)]
+struct ResultCacheInner {
+    /// A one-shot compile keeps nothing (building the reader index is not free).
+    disabled: bool,
+    entries: HashMap<PathBuf, CachedResult>,
+    /// The last whole-project compile: its walk and every file's result, in walk order.
+    last: Option<(Arc<crate::project::Discovered>, Vec<FileOutcome>)>,
+    /// Files whose result may differ from `last`'s (reported changed, or readers of one);
+    /// `None`: unknown, every file is looked at.
+    dirty: Option<std::collections::HashSet<PathBuf>>,
+    /// File → the cached results that read it: a change of the file distrusts them (without
+    /// looking at the inputs of every other result).
+    readers: HashMap<PathBuf, Vec<PathBuf>>,
+}
+
+struct CachedResult {
+    result: Arc<FileResult>,
+    trusted: bool,
+}
+
+impl ResultCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ResultCacheInner> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn forget(&self, path: &Path) {
+        self.lock().entries.remove(path);
+    }
+
+    fn disable(&self) {
+        *self.lock() = ResultCacheInner { disabled: true, ..Default::default() };
+    }
+
+    /// These files changed: the results that read them are no longer trusted, and the next
+    /// whole-project compile looks at them and at the files themselves.
+    pub(crate) fn files_changed<'p>(&self, paths: impl IntoIterator<Item = &'p PathBuf>) {
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        for p in paths {
+            if let Some(dirty) = &mut inner.dirty {
+                dirty.insert(p.clone());
+            }
+            // Kept: a result found unchanged is trusted again and must hear of the next change.
+            for reader in inner.readers.get(p).into_iter().flatten() {
+                if let Some(e) = inner.entries.get_mut(reader) {
+                    e.trusted = false;
+                }
+                if let Some(dirty) = &mut inner.dirty {
+                    dirty.insert(reader.clone());
+                }
+            }
+        }
+    }
+
+    /// Anything may have changed (a rescan, a walk after files were added or removed).
+    pub(crate) fn distrust_all(&self) {
+        let mut inner = self.lock();
+        inner.dirty = None;
+        for e in inner.entries.values_mut() {
+            e.trusted = false;
+        }
+    }
+
+    /// The last whole-project compile's results with the dirty files' taken out, when it was
+    /// of this same walk and every change since is known.
+    fn take_incremental(
+        &self,
+        discovered: &Arc<crate::project::Discovered>,
+    ) -> Option<(Vec<FileOutcome>, Vec<PathBuf>)> {
+        let mut inner = self.lock();
+        let (walk, _) = inner.last.as_ref()?;
+        if !Arc::ptr_eq(walk, discovered) || inner.dirty.is_none() {
+            return None;
+        }
+        let (_, results) = inner.last.take()?;
+        let dirty = inner.dirty.replace(Default::default())?.into_iter().collect();
+        Some((results, dirty))
+    }
+
+    /// Remembers a whole-project compile; `tracked`: changes are reported from now on.
+    fn set_last(&self, discovered: Arc<crate::project::Discovered>, results: Vec<FileOutcome>, tracked: bool) {
+        let mut inner = self.lock();
+        if inner.disabled {
+            return;
+        }
+        inner.last = Some((discovered, results));
+        if tracked && inner.dirty.is_none() {
+            inner.dirty = Some(Default::default());
+        }
+    }
+
+    /// The cached result of `path`, if it can be reused.
+    fn reusable(&self, project: &Project, path: &Path) -> Option<Arc<FileResult>> {
+        let (result, trusted) = {
+            let inner = self.lock();
+            let e = inner.entries.get(path)?;
+            (e.result.clone(), e.trusted)
+        };
+        if trusted {
+            return Some(result);
+        }
+        if !project.unchanged(&result.inputs) {
+            return None;
+        }
+        if let Some(e) = self.lock().entries.get_mut(path) {
+            e.trusted = Arc::ptr_eq(&e.result, &result);
+        }
+        Some(result)
+    }
+
+    fn insert(&self, path: &Path, result: Arc<FileResult>) {
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        if inner.disabled {
+            return;
+        }
+        // A result replaced: it is no longer a reader of what only the old one read.
+        if let Some(old) = inner.entries.remove(path) {
+            for read in read_paths(&old.result.inputs) {
+                if let Some(readers) = inner.readers.get_mut(read) {
+                    readers.retain(|r| r != path);
+                }
+            }
+        }
+        let mut reads = read_paths(&result.inputs);
+        reads.sort_unstable_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
+        reads.dedup();
+        for read in reads {
+            inner.readers.entry(read.to_path_buf()).or_default().push(path.to_path_buf());
+        }
+        inner.entries.insert(path.to_path_buf(), CachedResult { result, trusted: true });
+    }
+
+    /// Drops the results of files that are no longer part of the project.
+    fn retain(&self, files: &[PathBuf]) {
+        let keep: std::collections::HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
+        let mut inner = self.lock();
+        inner.entries.retain(|p, _| keep.contains(p.as_path()));
+        inner.readers.retain(|_, readers| {
+            readers.retain(|r| keep.contains(r.as_path()));
+            !readers.is_empty()
+        });
+    }
+}
+
+/// The files an input list read or loaded (with repeats: a read and a load of one file, or
+/// one file in several shared lookups).
+fn read_paths(inputs: &Inputs) -> Vec<&Path> {
+    let mut out = Vec::new();
+    inputs.all(|i| {
+        out.extend(i.read_path());
+        true
+    });
+    out
+}
+
+/// Compiles a project.
+pub fn compile(project: Project) -> Result<Compilation, ConfigError> {
+    // Compiled once: nothing will ask for its results again.
+    project.results.disable();
+    compile_shared(Arc::new(project))
+}
+
+/// Compiles a long-lived project (server, watch, editor): files whose text did not change are
+/// not parsed again, and contract files whose inputs did not change are not compiled again.
+pub fn compile_shared(project: Arc<Project>) -> Result<Compilation, ConfigError> {
+    let started = Instant::now();
+    project.begin();
+    let discovered = project.discovered()?;
+    let limits = AgentSurfaceLimits::default();
+    let results: Vec<FileOutcome> = match project.results.take_incremental(&discovered) {
+        // Every change was reported: only the dirty files are looked at.
+        Some((mut results, dirty)) => {
+            let fresh: Vec<(usize, FileOutcome)> = dirty
+                .par_iter()
+                .filter_map(|p| {
+                    discovered
+                        .files
+                        .binary_search_by(|f| crate::discover::path_bytes(f).cmp(crate::discover::path_bytes(p)))
+                        .ok()
+                })
+                .map(|i| (i, file_result(&project, &discovered.files[i], &limits)))
+                .collect();
+            for r in results.iter_mut().flatten() {
+                r.1 = true;
+            }
+            for (i, r) in fresh {
+                results[i] = r;
+            }
+            results
+        }
+        None => {
+            let results = discovered.files.par_iter().map(|path| file_result(&project, path, &limits)).collect();
+            project.results.retain(&discovered.files);
+            results
+        }
+    };
+    let tracked = project.change_tracking() == crate::project::ChangeTracking::Reported;
+    project.results.set_last(discovered.clone(), results.clone(), tracked);
+    Ok(assemble(project, discovered.files.clone(), discovered.skipped.clone(), results, true, started))
+}
+
+/// The contracts of some files only (the Vite transform of one file, `check --stdin-filepath`):
+/// per-contract rules and provenance, without the project-wide uniqueness rule.
+pub fn compile_files(project: Arc<Project>, paths: &[PathBuf]) -> Compilation {
+    let started = Instant::now();
+    project.begin();
+    let limits = AgentSurfaceLimits::default();
+    let results = paths.iter().map(|p| file_result(&project, &crate::project::normalize(p), &limits)).collect();
+    assemble(project, paths.to_vec(), Vec::new(), results, false, started)
+}
+
+/// One file's result in a compile (`None`: the prefilter skipped it), and whether it was reused.
+type FileOutcome = Option<(Arc<FileResult>, bool)>;
+
+/// The result of one file: `None` when the prefilter skips it; else its result of an earlier
+/// compile if its inputs are unchanged (`true`: reused), or a new one.
+fn file_result(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> FileOutcome {
+    if !matches!(project.prefilter(path), Prefiltered::Candidate { .. }) {
+        return None;
+    }
+    if let Some(cached) = project.results.reusable(project, path) {
+        return Some((cached, true));
+    }
+    let (mut result, inputs) = crate::inputs::record(|| compile_file(project, path, limits));
+    result.load_diagnostics = inputs.all_diagnostics();
+    result.inputs = inputs;
+    let result = Arc::new(result);
+    if result.inputs.untracked {
+        project.results.forget(path);
+    } else {
+        project.results.insert(path, result.clone());
+    }
+    Some((result, false))
+}
+
+/// Joins per-file results into a compilation: the uniqueness rule (`project_wide`), the
+/// diagnostics of every module loaded, the manifest.
+fn assemble(
+    project: Arc<Project>,
+    files: Vec<PathBuf>,
+    skipped: Vec<String>,
+    results: Vec<FileOutcome>,
+    project_wide: bool,
+    started: Instant,
+) -> Compilation {
+    let results: Vec<(Arc<FileResult>, bool)> = results.into_iter().flatten().collect();
+    let mut contracts = Vec::new();
+    let mut failed = 0;
+    let mut diagnostics = Vec::new();
+    let mut candidates = 0;
+    let mut reused = 0;
+    for (r, was_reused) in &results {
+        contracts.extend(r.contracts.iter().cloned());
+        failed += r.failed;
+        diagnostics.extend(r.diagnostics.iter().cloned());
+        // Two files that load the same broken module carry the same diagnostics: sorting
+        // drops the repeats.
+        diagnostics.extend(r.load_diagnostics.iter().cloned());
+        candidates += usize::from(r.candidate);
+        reused += usize::from(*was_reused);
+    }
+    if project_wide {
+        // Cross-file rule: a duplicate keeps its first declaration (by path and position).
+        contracts.sort_by_cached_key(|c| {
+            let f = project.db.get(c.file);
+            (c.built.contract.id().to_string(), f.rel.clone(), c.call.span.lo)
+        });
+        let (unique, duplicate_diags) = rules::uniqueness::check(contracts, &project.db);
+        failed += duplicate_diags.len() as u32;
+        diagnostics.extend(duplicate_diags);
+        contracts = unique;
+    }
+    sort_diagnostics(&mut diagnostics, &project.db);
+    Compilation {
+        project,
+        files,
+        skipped,
+        candidates,
+        contracts,
+        failed,
+        diagnostics,
+        manifest: OnceLock::new(),
+        elapsed: started.elapsed(),
+        reused,
+    }
+}
+
+fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> FileResult {
+    let mut out = FileResult::default();
+    let file = match project.read(path) {
+        Ok(f) => f,
+        Err(LoadError::Unreadable { .. }) => {
+            // Reported by load(), once. Whatever the file declares is unknown: the manifest
+            // cannot claim to be complete.
+            let _ = project.load(path);
+            out.failed += 1;
+            return out;
+        }
+        Err(_) => return out,
+    };
+    let declares = matches!(project.prefilter(path), Prefiltered::Candidate { declares: true });
+    out.candidate = declares;
+    let module = match project.load(path) {
+        Ok(m) => m,
+        Err(_) => {
+            // The file mentions the core package but does not parse: whatever contracts it
+            // declares are missing, so the manifest must say it is incomplete.
+            out.failed += u32::from(declares);
+            return out;
+        }
+    };
+    out.diagnostics.extend(rules::id_grammar::check_bind_calls(project, &module));
+    if module.index.macro_calls.is_empty() {
+        return out;
+    }
+    let calls = crate::extract::find_calls(&module);
+    let mut evaluator = Evaluator::new(project);
+    for (call_info, call) in module.index.macro_calls.iter().zip(calls.iter()) {
+        let before = evaluator.diagnostics.len();
+        let args = evaluator.eval_args(&module, call);
+        let mut diags: Vec<Diagnostic> = evaluator.diagnostics.drain(before..).collect();
+        let at = file.line_col(call_info.callee_span.lo);
+        let source = SourceLocation { file: file.rel.clone(), line: at.line, column: at.column };
+        let built = build_contract(
+            call_info.kind,
+            call_info.span,
+            call_info.callee_span,
+            args,
+            source,
+            &evaluator.output_mode_schemas,
+            &mut diags,
+        );
+        if let Some(built) = &built {
+            diags.extend(rules::check_contract(built, limits, &project.db));
+        }
+        let clean = !diags.iter().any(|d| d.is_error());
+        out.diagnostics.extend(diags);
+        match built {
+            Some(built) if clean => {
+                let hashed = HashedContract::new(built.contract.clone());
+                out.contracts.push(Arc::new(CompiledContract { built, hashed, file: file.id, call: call_info.clone() }))
+            }
+            _ => out.failed += 1,
+        }
+    }
+    out
+}
+
+/// The manifest bytes as written to disk (written from the contracts' canonical texts).
+pub fn manifest_text(c: &Compilation) -> String {
+    c.assembled().to_pretty_json()
+}
+
+/// For a span, "file:line:column" (1-based, UTF-16 column).
+pub fn location(project: &Project, span: Span) -> String {
+    let f = project.db.get(span.file);
+    let lc = f.line_col(span.lo);
+    format!("{}:{}:{}", f.rel, lc.line, lc.column)
+}
+
+/// Builds a project from a root directory with its configuration.
+pub fn project_at(root: &std::path::Path) -> Result<Project, ConfigError> {
+    let root =
+        std::path::absolute(root).map_err(|e| ConfigError { file: root.to_path_buf(), message: e.to_string() })?;
+    let root = crate::project::normalize(&root);
+    Ok(Project::new(Config::load(&root)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn an_unchanged_file_is_never_parsed_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = crate::project::normalize(&std::fs::canonicalize(dir.path()).unwrap());
+        let contract = "import { defineAgentComponentContract } from '@agent-surface/core';\nimport { D } from './d';\nexport const c = defineAgentComponentContract({ type: 'a', description: D });\n";
+        std::fs::write(root.join("c.ts"), contract).unwrap();
+        std::fs::write(root.join("d.ts"), "export const D = 'desc';\n").unwrap();
+        let project = Arc::new(Project::new(Config::load(&root).unwrap()));
+        let first = compile_shared(project.clone()).unwrap();
+        assert_eq!(project.parse_count(), 2);
+        let second = compile_shared(project.clone()).unwrap();
+        assert_eq!(project.parse_count(), 2, "nothing changed: nothing parsed");
+        assert_eq!(first.manifest(), second.manifest());
+        std::fs::write(root.join("d.ts"), "export const D = 'changed';\n").unwrap();
+        let third = compile_shared(project.clone()).unwrap();
+        assert_eq!(project.parse_count(), 3, "only the changed file is parsed again");
+        assert_eq!(third.manifest().contracts[0].description(), "changed");
+        // An overlay (an unsaved buffer) replaces the file on disk.
+        project.set_overlay(root.join("d.ts"), Arc::from("export const D = 'unsaved';\n"));
+        let fourth = compile_shared(project.clone()).unwrap();
+        assert_eq!(fourth.manifest().contracts[0].description(), "unsaved");
+        std::fs::remove_file(root.join("c.ts")).unwrap();
+        project.forget(&root.join("c.ts"));
+        let fifth = compile_shared(project).unwrap();
+        assert!(fifth.manifest().contracts.is_empty(), "a deleted file's contracts are gone");
+    }
+}

@@ -1,0 +1,520 @@
+//! Bindings: live handlers attached to a contract from the authority. Every declared
+//! observation needs a `read`, every action an `execute`; missing or extra names are errors.
+//! Bindings may add runtime policies, availability (`when`) and `enabled`, never identity or
+//! governance: those come from the manifest. Raw definitions (built by hand, no provenance)
+//! exist for tooling; registries refuse them.
+
+use crate::authority::{ContractRef, Provenance};
+use crate::policy::Policy;
+use crate::signal::AbortSignal;
+use crate::snapshot::AgentConsumer;
+use agent_surface_model::ids::{check_instance_id, IdError};
+use agent_surface_model::manifest::{ComponentContract, OperationContract};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// A boxed, sendable future (handlers are async; the core is executor-agnostic).
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// Host context provided by `RegistryOptions::context`.
+pub type HostContext = Arc<Map<String, Value>>;
+
+/// What `read` receives.
+#[derive(Clone, Debug)]
+pub struct ReadContext {
+    pub capability_id: String,
+    pub registration_id: String,
+    pub consumer: AgentConsumer,
+    pub host: HostContext,
+}
+
+/// Evidence of an approved confirmation carried by an invocation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfirmationEvidence {
+    pub id: String,
+    pub approved_at: String,
+}
+
+/// What `execute` receives.
+#[derive(Clone, Debug)]
+pub struct ActionContext {
+    pub capability_id: String,
+    pub registration_id: String,
+    pub consumer: AgentConsumer,
+    pub host: HostContext,
+    pub invocation_id: String,
+    /// Aborted on timeout, external cancellation or unmount. Cooperative.
+    pub signal: AbortSignal,
+    pub confirmation: Option<ConfirmationEvidence>,
+}
+
+/// An agent-safe precondition failure (PRECONDITION_FAILED).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PreconditionFailure {
+    pub message: String,
+    pub details: Option<Map<String, Value>>,
+}
+
+/// How a handler fails.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HandlerError {
+    /// An internal failure: logged, never shown to the agent (EXECUTION_FAILED).
+    Failed(String),
+    /// A precondition raised from inside the handler.
+    Precondition(PreconditionFailure),
+}
+
+impl<E: std::error::Error> From<E> for HandlerError {
+    fn from(e: E) -> Self {
+        HandlerError::Failed(e.to_string())
+    }
+}
+
+pub type HandlerResult = Result<Value, HandlerError>;
+
+/// Reads an observation. MUST be side-effect free.
+pub trait ObservationHandler: Send + Sync {
+    fn read(&self, ctx: ReadContext) -> BoxFuture<HandlerResult>;
+}
+
+/// Executes an action or procedure with the parsed, defaulted input.
+pub trait ActionHandler: Send + Sync {
+    fn execute(&self, input: Value, ctx: ActionContext) -> BoxFuture<HandlerResult>;
+}
+
+/// Input-aware validation beyond the schema.
+pub trait Precondition: Send + Sync {
+    fn check(&self, input: &Value, ctx: &ReadContext) -> Result<(), PreconditionFailure>;
+}
+
+struct ReadFn<F>(F);
+impl<F, Fut> ObservationHandler for ReadFn<F>
+where
+    F: Fn(ReadContext) -> Fut + Send + Sync,
+    Fut: Future<Output = HandlerResult> + Send + 'static,
+{
+    fn read(&self, ctx: ReadContext) -> BoxFuture<HandlerResult> {
+        Box::pin((self.0)(ctx))
+    }
+}
+
+struct ExecFn<F>(F);
+impl<F, Fut> ActionHandler for ExecFn<F>
+where
+    F: Fn(Value, ActionContext) -> Fut + Send + Sync,
+    Fut: Future<Output = HandlerResult> + Send + 'static,
+{
+    fn execute(&self, input: Value, ctx: ActionContext) -> BoxFuture<HandlerResult> {
+        Box::pin((self.0)(input, ctx))
+    }
+}
+
+struct PreFn<F>(F);
+impl<F> Precondition for PreFn<F>
+where
+    F: Fn(&Value, &ReadContext) -> Result<(), PreconditionFailure> + Send + Sync,
+{
+    fn check(&self, input: &Value, ctx: &ReadContext) -> Result<(), PreconditionFailure> {
+        (self.0)(input, ctx)
+    }
+}
+
+/// An async `read` handler from a closure.
+pub fn read_fn<F, Fut>(f: F) -> Arc<dyn ObservationHandler>
+where
+    F: Fn(ReadContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = HandlerResult> + Send + 'static,
+{
+    Arc::new(ReadFn(f))
+}
+
+/// A synchronous `read` handler (the common case: read from a store).
+pub fn read_sync(f: impl Fn(&ReadContext) -> Value + Send + Sync + 'static) -> Arc<dyn ObservationHandler> {
+    let f = Arc::new(f);
+    read_fn(move |ctx| {
+        let v = f(&ctx);
+        async move { Ok(v) }
+    })
+}
+
+/// An async `execute` handler from a closure.
+pub fn execute_fn<F, Fut>(f: F) -> Arc<dyn ActionHandler>
+where
+    F: Fn(Value, ActionContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = HandlerResult> + Send + 'static,
+{
+    Arc::new(ExecFn(f))
+}
+
+/// A precondition from a closure.
+pub fn precondition_fn(
+    f: impl Fn(&Value, &ReadContext) -> Result<(), PreconditionFailure> + Send + Sync + 'static,
+) -> Arc<dyn Precondition> {
+    Arc::new(PreFn(f))
+}
+
+/// `when()`: availability re-evaluated at snapshot and invocation. Synchronous; a panic counts
+/// as unavailable ("when-error").
+pub type WhenFn = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// The spec's `AgentConcurrency` (runtime behaviour, not model-visible).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AgentConcurrency {
+    Instance { queue_depth: Option<usize> },
+    Capability { queue_depth: Option<usize> },
+    Key { key: String, queue_depth: Option<usize> },
+    Parallel { max: usize, queue_depth: Option<usize> },
+}
+
+impl Default for AgentConcurrency {
+    fn default() -> Self {
+        AgentConcurrency::Instance { queue_depth: None }
+    }
+}
+
+/// Runtime additions to one observation.
+#[derive(Clone)]
+pub struct ObservationBinding {
+    pub(crate) read: Arc<dyn ObservationHandler>,
+    pub(crate) when: Option<WhenFn>,
+    pub(crate) unavailable_reason: Option<String>,
+    pub(crate) policies: Vec<Policy>,
+    pub(crate) timeout_ms: Option<u64>,
+}
+
+impl ObservationBinding {
+    pub fn new(read: Arc<dyn ObservationHandler>) -> Self {
+        ObservationBinding { read, when: None, unavailable_reason: None, policies: Vec::new(), timeout_ms: None }
+    }
+    pub fn when(mut self, f: impl Fn() -> bool + Send + Sync + 'static, reason: impl Into<String>) -> Self {
+        self.when = Some(Arc::new(f));
+        self.unavailable_reason = Some(reason.into());
+        self
+    }
+    pub fn policy(mut self, p: Policy) -> Self {
+        self.policies.push(p);
+        self
+    }
+    pub fn timeout_ms(mut self, ms: u64) -> Self {
+        self.timeout_ms = Some(ms);
+        self
+    }
+}
+
+impl<T: ObservationHandler + 'static> From<Arc<T>> for ObservationBinding {
+    fn from(h: Arc<T>) -> Self {
+        ObservationBinding::new(h)
+    }
+}
+
+impl From<Arc<dyn ObservationHandler>> for ObservationBinding {
+    fn from(h: Arc<dyn ObservationHandler>) -> Self {
+        ObservationBinding::new(h)
+    }
+}
+
+/// Runtime additions to one action (or a procedure/external tool).
+#[derive(Clone)]
+pub struct ActionBinding {
+    pub(crate) execute: Arc<dyn ActionHandler>,
+    pub(crate) when: Option<WhenFn>,
+    pub(crate) unavailable_reason: Option<String>,
+    pub(crate) precondition: Option<Arc<dyn Precondition>>,
+    pub(crate) policies: Vec<Policy>,
+    pub(crate) timeout_ms: Option<u64>,
+    pub(crate) concurrency: AgentConcurrency,
+}
+
+impl ActionBinding {
+    pub fn new(execute: Arc<dyn ActionHandler>) -> Self {
+        ActionBinding {
+            execute,
+            when: None,
+            unavailable_reason: None,
+            precondition: None,
+            policies: Vec::new(),
+            timeout_ms: None,
+            concurrency: AgentConcurrency::default(),
+        }
+    }
+    pub fn when(mut self, f: impl Fn() -> bool + Send + Sync + 'static, reason: impl Into<String>) -> Self {
+        self.when = Some(Arc::new(f));
+        self.unavailable_reason = Some(reason.into());
+        self
+    }
+    pub fn precondition(mut self, p: Arc<dyn Precondition>) -> Self {
+        self.precondition = Some(p);
+        self
+    }
+    pub fn policy(mut self, p: Policy) -> Self {
+        self.policies.push(p);
+        self
+    }
+    pub fn timeout_ms(mut self, ms: u64) -> Self {
+        self.timeout_ms = Some(ms);
+        self
+    }
+    pub fn concurrency(mut self, c: AgentConcurrency) -> Self {
+        self.concurrency = c;
+        self
+    }
+}
+
+impl From<Arc<dyn ActionHandler>> for ActionBinding {
+    fn from(h: Arc<dyn ActionHandler>) -> Self {
+        ActionBinding::new(h)
+    }
+}
+
+/// A structural defect in a binding (the spec's `AgentSurfaceDefinitionError` at bind time).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BindingError {
+    #[error("observation \"{name}\" of \"{contract}\" has no read handler")]
+    MissingRead { contract: String, name: String },
+    #[error("action \"{name}\" of \"{contract}\" has no execute handler")]
+    MissingExecute { contract: String, name: String },
+    #[error("\"{contract}\" declares no observation \"{name}\"")]
+    UnknownObservation { contract: String, name: String },
+    #[error("\"{contract}\" declares no action \"{name}\"")]
+    UnknownAction { contract: String, name: String },
+    #[error("invalid instance id: {0}")]
+    InvalidInstanceId(IdError),
+    #[error("action \"{name}\": parallel concurrency needs an integer max ≥ 1")]
+    InvalidConcurrency { name: String },
+    #[error("\"{contract}\" references the procedure \"{id}\" twice")]
+    DuplicateProcedure { contract: String, id: String },
+    #[error("\"{contract}\" references \"{id}\", which is not a domain procedure (external tools are exposed through a gateway)")]
+    NotAProcedure { contract: String, id: String },
+}
+
+/// The parent link of a component (hierarchy for consumers).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParentLink {
+    #[serde(rename = "type")]
+    pub component_type: String,
+    pub instance_id: String,
+}
+
+/// A procedure referenced by a registration (domain plane), bound to its executor.
+#[derive(Clone)]
+pub struct BoundProcedure {
+    pub(crate) contract: ContractRef<OperationContract>,
+    pub(crate) binding: ActionBinding,
+    pub(crate) describe: Option<Arc<dyn Fn() -> Option<String> + Send + Sync>>,
+}
+
+impl BoundProcedure {
+    pub fn id(&self) -> &str {
+        self.contract.id()
+    }
+    pub fn provenance(&self) -> Provenance {
+        self.contract.provenance()
+    }
+}
+
+impl ContractRef<OperationContract> {
+    /// Binds a procedure (or external tool) to its executor.
+    pub fn bind(&self, binding: impl Into<ActionBinding>) -> Result<BoundProcedure, BindingError> {
+        let binding = binding.into();
+        validate_concurrency(self.id(), &binding.concurrency)?;
+        Ok(BoundProcedure { contract: self.clone(), binding, describe: None })
+    }
+}
+
+impl BoundProcedure {
+    /// Live text shown next to the stable description (`contextualNote`), never inside it.
+    pub fn describe(mut self, f: impl Fn() -> Option<String> + Send + Sync + 'static) -> Self {
+        self.describe = Some(Arc::new(f));
+        self
+    }
+}
+
+fn validate_concurrency(name: &str, c: &AgentConcurrency) -> Result<(), BindingError> {
+    match c {
+        AgentConcurrency::Parallel { max, .. } if *max < 1 => {
+            Err(BindingError::InvalidConcurrency { name: name.to_string() })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A component contract bound to its handlers, ready to register.
+#[derive(Clone)]
+pub struct BoundComponent {
+    pub(crate) contract: ContractRef<ComponentContract>,
+    pub(crate) instance_id: String,
+    pub(crate) observations: BTreeMap<String, ObservationBinding>,
+    pub(crate) actions: BTreeMap<String, ActionBinding>,
+    pub(crate) enabled: bool,
+    pub(crate) parent: Option<ParentLink>,
+    pub(crate) internal: Map<String, Value>,
+    pub(crate) policies: Vec<Policy>,
+    pub(crate) procedures: Vec<BoundProcedure>,
+}
+
+impl BoundComponent {
+    pub fn component_type(&self) -> &str {
+        &self.contract.contract().r#type
+    }
+    pub fn instance_id(&self) -> &str {
+        &self.instance_id
+    }
+    pub fn contract(&self) -> &ComponentContract {
+        self.contract.contract()
+    }
+    pub fn provenance(&self) -> Provenance {
+        self.contract.provenance()
+    }
+}
+
+/// Builder returned by [`ContractRef::<ComponentContract>::bind`].
+pub struct ComponentBinder {
+    contract: ContractRef<ComponentContract>,
+    instance_id: String,
+    observations: BTreeMap<String, ObservationBinding>,
+    actions: BTreeMap<String, ActionBinding>,
+    enabled: bool,
+    parent: Option<ParentLink>,
+    internal: Map<String, Value>,
+    policies: Vec<Policy>,
+    procedures: Vec<BoundProcedure>,
+}
+
+impl ContractRef<ComponentContract> {
+    /// Starts binding handlers to this contract (the spec's `contract.bind({...})`).
+    pub fn bind(&self) -> ComponentBinder {
+        ComponentBinder {
+            contract: self.clone(),
+            instance_id: "default".into(),
+            observations: BTreeMap::new(),
+            actions: BTreeMap::new(),
+            enabled: true,
+            parent: None,
+            internal: Map::new(),
+            policies: Vec::new(),
+            procedures: Vec::new(),
+        }
+    }
+}
+
+impl ComponentBinder {
+    /// Distinguishes simultaneous mounts; derive it from data, never render order.
+    pub fn instance(mut self, id: impl Into<String>) -> Self {
+        self.instance_id = id.into();
+        self
+    }
+    pub fn observation(mut self, name: impl Into<String>, b: impl Into<ObservationBinding>) -> Self {
+        self.observations.insert(name.into(), b.into());
+        self
+    }
+    pub fn action(mut self, name: impl Into<String>, b: impl Into<ActionBinding>) -> Self {
+        self.actions.insert(name.into(), b.into());
+        self
+    }
+    pub fn enabled(mut self, enabled: bool) -> Self {
+        self.enabled = enabled;
+        self
+    }
+    pub fn parent(mut self, component_type: impl Into<String>, instance_id: impl Into<String>) -> Self {
+        self.parent = Some(ParentLink { component_type: component_type.into(), instance_id: instance_id.into() });
+        self
+    }
+    /// Internal metadata for policies and audit sinks; never in snapshots or agent payloads.
+    pub fn internal(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.internal.insert(key.into(), value);
+        self
+    }
+    pub fn policy(mut self, p: Policy) -> Self {
+        self.policies.push(p);
+        self
+    }
+    pub fn procedure(mut self, p: BoundProcedure) -> Self {
+        self.procedures.push(p);
+        self
+    }
+
+    /// Checks the handler set against the contract.
+    pub fn build(self) -> Result<BoundComponent, BindingError> {
+        let c = self.contract.contract();
+        let id = self.contract.id().to_string();
+        check_instance_id(&self.instance_id).map_err(BindingError::InvalidInstanceId)?;
+        for name in self.observations.keys() {
+            if !c.observations.contains_key(name) {
+                return Err(BindingError::UnknownObservation { contract: id, name: name.clone() });
+            }
+        }
+        for name in self.actions.keys() {
+            if !c.actions.contains_key(name) {
+                return Err(BindingError::UnknownAction { contract: id, name: name.clone() });
+            }
+        }
+        for name in c.observations.keys() {
+            if !self.observations.contains_key(name) {
+                return Err(BindingError::MissingRead { contract: id, name: name.clone() });
+            }
+        }
+        for (name, b) in &self.actions {
+            validate_concurrency(name, &b.concurrency)?;
+        }
+        for name in c.actions.keys() {
+            if !self.actions.contains_key(name) {
+                return Err(BindingError::MissingExecute { contract: id, name: name.clone() });
+            }
+        }
+        // Capability key = component key + capability name: a procedure referenced twice
+        // is a structural duplicate.
+        let mut seen = BTreeSet::new();
+        for p in &self.procedures {
+            if !p.id().starts_with(agent_surface_model::ids::DOMAIN_PREFIX) {
+                return Err(BindingError::NotAProcedure { contract: id, id: p.id().to_string() });
+            }
+            if !seen.insert(p.id()) {
+                return Err(BindingError::DuplicateProcedure { contract: id, id: p.id().to_string() });
+            }
+        }
+        Ok(BoundComponent {
+            contract: self.contract,
+            instance_id: self.instance_id,
+            observations: self.observations,
+            actions: self.actions,
+            enabled: self.enabled,
+            parent: self.parent,
+            internal: self.internal,
+            policies: self.policies,
+            procedures: self.procedures,
+        })
+    }
+}
+
+/// A raw definition built by hand (the spec's `defineAgentComponent`): the same shapes, no
+/// compiler proof. Useful for tooling and tests of tooling; every registry refuses it.
+#[derive(Clone)]
+pub struct AgentComponentDefinition {
+    pub component_type: String,
+    pub instance_id: String,
+    pub description: String,
+    pub observations: BTreeSet<String>,
+    pub actions: BTreeSet<String>,
+}
+
+/// What a registry accepts.
+pub enum Registrable {
+    Bound(Box<BoundComponent>),
+    Raw(AgentComponentDefinition),
+}
+
+impl From<BoundComponent> for Registrable {
+    fn from(b: BoundComponent) -> Self {
+        Registrable::Bound(Box::new(b))
+    }
+}
+
+impl From<AgentComponentDefinition> for Registrable {
+    fn from(d: AgentComponentDefinition) -> Self {
+        Registrable::Raw(d)
+    }
+}
