@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
-"""Regenerates the seed corpora in fuzz/corpus/<target>/ from the project's real inputs.
+"""Generates the seed corpora (fuzz/corpus/<target>/) from the project's real inputs.
 
-Run from the repository root: python3 fuzz/make_seeds.py [path/to/json-schema-test-suite/draft2020-12]
-Seeds are named by content (sha1), so re-running is idempotent. The crash reproducers in
-fuzz/artifacts/ are never touched.
+    python3 fuzz/make_seeds.py [--out DIR]
+
+Seeds are derived, not committed: the example app and diagnostics fixtures, the example
+manifest and tamperings of it, the JSON-Schema-Test-Suite in conformance/, serve sessions.
+Run it before fuzzing (docs/fuzzing.md); the test command runs it into a temporary folder and
+replays every seed (tests/it/fuzz_replay.rs). Names come from the inputs (or their sha1), so
+re-running is idempotent. The crash reproducers in fuzz/artifacts/ are committed and never
+touched.
 """
 import hashlib, json, os, pathlib, random, sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "fuzz" / "corpus"
+MANIFEST = ROOT / "crates" / "engine" / "tests" / "fixtures" / "devices-app.manifest.json"
+SUITE = ROOT / "conformance" / "json-schema-test-suite" / "draft2020-12"
 FUZZ_ROOT = "/nonexistent/agent-surface-fuzz/app"  # src/fuzz_support.rs FUZZ_ROOT
 
 
@@ -34,7 +41,7 @@ def compile_file():
 
 
 def manifest():
-    text = (ROOT / "runtime" / "tests" / "fixtures" / "devices-app.manifest.json").read_text()
+    text = MANIFEST.read_text()
     m = json.loads(text)
     put("authority_manifest", text, "seed-devices-app")
     put("authority_manifest", json.dumps(m, separators=(",", ":")), "seed-devices-app-compact")
@@ -65,14 +72,15 @@ def manifest():
         put("authority_manifest", s)
 
 
-def schemas(suite):
-    if suite and pathlib.Path(suite).is_dir():
-        for f in sorted(pathlib.Path(suite).glob("*.json")):
-            for i, group in enumerate(json.loads(f.read_text())):
-                doc = {"schema": group["schema"], "instances": [t["data"] for t in group["tests"]]}
-                put("schema_validate", json.dumps(doc), f"suite-{f.stem}-{i}")
+def schemas():
+    if not SUITE.is_dir():
+        sys.exit(f"error: {SUITE} is missing (the JSON-Schema-Test-Suite copy)")
+    for f in sorted(SUITE.glob("*.json")):
+        for i, group in enumerate(json.loads(f.read_text())):
+            doc = {"schema": group["schema"], "instances": [t["data"] for t in group["tests"]]}
+            put("schema_validate", json.dumps(doc), f"suite-{f.stem}-{i}")
     # The example app's schemas, with the empty object and null as instances.
-    m = json.loads((ROOT / "runtime" / "tests" / "fixtures" / "devices-app.manifest.json").read_text())
+    m = json.loads(MANIFEST.read_text())
     found = []
     def walk(v, key=None):
         if isinstance(v, dict):
@@ -115,9 +123,14 @@ def serve():
 
 
 if __name__ == "__main__":
+    args = sys.argv[1:]
+    if args[:1] == ["--out"] and len(args) == 2:
+        CORPUS = pathlib.Path(args[1]).resolve()
+    elif args:
+        sys.exit("usage: python3 fuzz/make_seeds.py [--out DIR]")
     compile_file()
     manifest()
-    schemas(sys.argv[1] if len(sys.argv) > 1 else str(ROOT.parent / "shared" / "conformance" / "json-schema-test-suite" / "draft2020-12"))
+    schemas()
     serve()
     for t in sorted(os.listdir(CORPUS)):
         print(t, len(os.listdir(CORPUS / t)))
