@@ -5,7 +5,9 @@
 //! - [`ids`], [`effects`], [`limits`]: the id grammar, planes/effects with their governance
 //!   defaults, and the limits. The JSON Schema subset is the `agent-surface-schema` crate.
 //! - [`manifest`]: the `CapabilityContractManifest` types and their hashing.
-//! - [`definition`]: whole-contract validation composed from the modules above.
+//! - [`rules`]: the definition rules, one per file (id grammar, sizes, planes, schema subset,
+//!   uniqueness), each with its tests.
+//! - [`definition`]: whole-contract validation: walks a contract and applies every rule.
 //! - [`errors`]: the agent-facing error payload.
 //!
 //! The compiler maps each violation (a pointer into the contract's JSON) back to a source span;
@@ -18,6 +20,7 @@ pub mod errors;
 pub mod ids;
 pub mod limits;
 pub mod manifest;
+pub mod rules;
 
 /// The JSON Schema subset (checker and validator), re-exported so a crate that depends on the
 /// model alone (the compiler) names the same types.
