@@ -62,12 +62,12 @@ impl fmt::Display for DefinitionViolation {
 impl std::error::Error for DefinitionViolation {}
 
 /// A pointer from its segments: `seg(&["actions", "select"])`.
-pub fn seg(parts: &[&str]) -> Vec<String> {
+pub(crate) fn seg(parts: &[&str]) -> Vec<String> {
     parts.iter().map(|s| s.to_string()).collect()
 }
 
 /// The pointer of `field` of the value at `base`.
-pub fn field(base: &[String], field: &str) -> Vec<String> {
+pub(crate) fn field(base: &[String], field: &str) -> Vec<String> {
     let mut pointer = base.to_vec();
     pointer.push(field.into());
     pointer
