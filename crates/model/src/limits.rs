@@ -80,6 +80,13 @@ impl Default for AgentSurfaceLimits {
     }
 }
 
+/// The schema crate's share of the limits: what checking and compiling a schema needs.
+impl From<&AgentSurfaceLimits> for SchemaLimits {
+    fn from(limits: &AgentSurfaceLimits) -> Self {
+        SchemaLimits { max_schema_bytes: limits.max_schema_bytes, max_schema_depth: limits.max_schema_depth }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,10 +139,12 @@ mod tests {
         assert!(serde_json::from_value::<AgentSurfaceLimits>(json!({"maxSchemaDepth": -1})).is_err());
         assert!(serde_json::from_value::<AgentSurfaceLimits>(json!({"maxSchemaDepth": "8"})).is_err());
     }
-}
 
-impl From<&AgentSurfaceLimits> for SchemaLimits {
-    fn from(limits: &AgentSurfaceLimits) -> Self {
-        SchemaLimits { max_schema_bytes: limits.max_schema_bytes, max_schema_depth: limits.max_schema_depth }
+    #[test]
+    fn schema_limits_carry_both_fields() {
+        let l = AgentSurfaceLimits { max_schema_bytes: 1234, max_schema_depth: 3, ..Default::default() };
+        assert_eq!(SchemaLimits::from(&l), SchemaLimits { max_schema_bytes: 1234, max_schema_depth: 3 });
+        let d = SchemaLimits::from(&AgentSurfaceLimits::default());
+        assert_eq!((d.max_schema_bytes, d.max_schema_depth), (DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_SCHEMA_DEPTH));
     }
 }

@@ -1,0 +1,263 @@
+//! Assembly and hashing: a manifest's contracts sorted and hashed, its `manifestHash`, and the
+//! check that stored hashes match the content.
+//!
+//! `contractHash` covers a contract without `source` (moving code does not change it);
+//! `manifestHash` covers the whole document except itself. Both are `blake3:<hex>` of canonical
+//! JSON ([`crate::canonical`]).
+
+use super::types::{
+    CapabilityContractManifest, Completeness, CompletenessStatus, Generator, ManifestContract, FORMAT_VERSION,
+};
+use crate::canonical::{
+    blake3_hex, canonical_json, canonical_member, canonical_members, cmp_utf16, join_members, pretty_from_canonical,
+};
+use serde_json::Value;
+use std::fmt;
+
+impl ManifestContract {
+    /// The hash this contract should carry (what the compiler injects as provenance).
+    pub fn compute_contract_hash(&self) -> String {
+        contract_hash(&self.to_value())
+    }
+
+    /// Sets `contractHash` to [`Self::compute_contract_hash`].
+    pub fn fill_contract_hash(&mut self) {
+        let h = self.compute_contract_hash();
+        match self {
+            ManifestContract::Component(c) => c.contract_hash = h,
+            ManifestContract::Procedure(o) | ManifestContract::ExternalTool(o) => o.contract_hash = h,
+        }
+    }
+}
+
+/// Deterministic order: id (UTF-16, as JavaScript sorts), then source position; exact ties
+/// fall back to the canonical JSON so input order never shows through.
+fn contract_order(a: &HashedContract, b: &HashedContract) -> std::cmp::Ordering {
+    cmp_utf16(a.contract.id(), b.contract.id())
+        .then_with(|| a.contract.source().cmp(b.contract.source()))
+        .then_with(|| a.canonical.cmp(&b.canonical))
+}
+
+/// A contract with its `contractHash` filled in and its canonical JSON as the manifest holds it,
+/// both computed once: a long-lived compiler keeps these across compiles, so assembling a
+/// manifest hashes only the contracts that changed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HashedContract {
+    contract: ManifestContract,
+    canonical: std::sync::Arc<str>,
+}
+
+impl HashedContract {
+    pub fn new(mut contract: ManifestContract) -> Self {
+        // One serialization, and each member written once: the hash is over every member but
+        // `source` and `contractHash` (as [`contract_hash`] computes it), the text over all.
+        let Value::Object(mut fields) = contract.to_value() else { unreachable!("a contract serializes to an object") };
+        fields.remove("contractHash");
+        let mut members = canonical_members(&fields);
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(b"{");
+        for (i, (_, text)) in members.iter().filter(|(key, _)| *key != "source").enumerate() {
+            if i > 0 {
+                hasher.update(b",");
+            }
+            hasher.update(text.as_bytes());
+        }
+        hasher.update(b"}");
+        let hash = format!("blake3:{}", hasher.finalize().to_hex());
+        let at = members.partition_point(|(key, _)| cmp_utf16(key, "contractHash").is_lt());
+        members.insert(at, ("contractHash", canonical_member("contractHash", &Value::String(hash.clone()))));
+        let canonical: std::sync::Arc<str> = join_members(members.iter().map(|(_, text)| text.as_str())).into();
+        match &mut contract {
+            ManifestContract::Component(c) => c.contract_hash = hash,
+            ManifestContract::Procedure(o) | ManifestContract::ExternalTool(o) => o.contract_hash = hash,
+        }
+        debug_assert_eq!(&*canonical, canonical_json(&contract.to_value()));
+        debug_assert_eq!(contract.contract_hash(), contract_hash(&contract.to_value()));
+        HashedContract { contract, canonical }
+    }
+
+    pub fn contract(&self) -> &ManifestContract {
+        &self.contract
+    }
+}
+
+/// A manifest assembled from hashed contracts that keeps their canonical texts (in manifest
+/// order), so that neither its hash nor its file serializes a contract again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AssembledManifest {
+    manifest: CapabilityContractManifest,
+    contract_texts: Vec<std::sync::Arc<str>>,
+}
+
+impl AssembledManifest {
+    /// Sorts the contracts, computes the `manifestHash`, and marks the manifest incomplete iff
+    /// `failed > 0` (as [`CapabilityContractManifest::assemble`] does).
+    pub fn new(generator: Generator, mut hashed: Vec<HashedContract>, failed: u32) -> Self {
+        hashed.sort_by(contract_order);
+        let status = if failed > 0 { CompletenessStatus::Incomplete } else { CompletenessStatus::Complete };
+        let count = u32::try_from(hashed.len()).unwrap_or(u32::MAX);
+        let mut manifest = CapabilityContractManifest {
+            format_version: FORMAT_VERSION,
+            generator,
+            completeness: Completeness { status, contracts: count, failed },
+            contracts: Vec::new(),
+            manifest_hash: String::new(),
+        };
+        let contract_texts: Vec<std::sync::Arc<str>> = hashed.iter().map(|h| h.canonical.clone()).collect();
+        let mut hasher = blake3::Hasher::new();
+        write_spliced(&manifest, &contract_texts, false, |bytes| {
+            hasher.update(bytes);
+        });
+        manifest.manifest_hash = format!("blake3:{}", hasher.finalize().to_hex());
+        manifest.contracts = hashed.into_iter().map(|h| h.contract).collect();
+        AssembledManifest { manifest, contract_texts }
+    }
+
+    pub fn manifest(&self) -> &CapabilityContractManifest {
+        &self.manifest
+    }
+
+    pub fn into_manifest(self) -> CapabilityContractManifest {
+        self.manifest
+    }
+
+    /// `canonical_json` of the manifest, spliced from the contracts' texts.
+    pub fn canonical_json(&self) -> String {
+        let mut out = Vec::new();
+        write_spliced(&self.manifest, &self.contract_texts, true, |bytes| out.extend_from_slice(bytes));
+        String::from_utf8(out).expect("canonical texts are UTF-8")
+    }
+
+    /// The on-disk form: the same bytes as [`CapabilityContractManifest::to_pretty_json`].
+    pub fn to_pretty_json(&self) -> String {
+        pretty_from_canonical(&self.canonical_json())
+    }
+}
+
+/// Writes the canonical document of `manifest`, key by key, with these canonical texts as its
+/// `contracts` (its own are not read), and with or without its `manifestHash` member (the hash
+/// is over the document without it).
+fn write_spliced(
+    manifest: &CapabilityContractManifest,
+    contract_texts: &[std::sync::Arc<str>],
+    with_hash: bool,
+    mut sink: impl FnMut(&[u8]),
+) {
+    let shell = CapabilityContractManifest {
+        format_version: manifest.format_version,
+        generator: manifest.generator.clone(),
+        completeness: manifest.completeness.clone(),
+        contracts: Vec::new(),
+        manifest_hash: manifest.manifest_hash.clone(),
+    };
+    let Value::Object(mut fields) = shell.to_value() else { unreachable!("a manifest serializes to an object") };
+    if !with_hash {
+        fields.remove("manifestHash");
+    }
+    for (i, (key, text)) in canonical_members(&fields).into_iter().enumerate() {
+        sink(if i == 0 { b"{" } else { b"," });
+        if key == "contracts" {
+            // `"contracts":[` then the texts.
+            sink(&text.as_bytes()[..text.len() - 1]);
+            for (j, c) in contract_texts.iter().enumerate() {
+                if j > 0 {
+                    sink(b",");
+                }
+                sink(c.as_bytes());
+            }
+            sink(b"]");
+        } else {
+            sink(text.as_bytes());
+        }
+    }
+    sink(b"}");
+}
+
+impl CapabilityContractManifest {
+    /// Builds a manifest: sorts the contracts, fills every `contractHash` and the
+    /// `manifestHash`, and marks it incomplete iff `failed > 0`.
+    pub fn assemble(generator: Generator, contracts: Vec<ManifestContract>, failed: u32) -> Self {
+        Self::assemble_hashed(generator, contracts.into_iter().map(HashedContract::new).collect(), failed)
+    }
+
+    /// [`Self::assemble`] of contracts hashed already: the `manifestHash` is computed from
+    /// their canonical texts, without serializing any contract again.
+    pub fn assemble_hashed(generator: Generator, hashed: Vec<HashedContract>, failed: u32) -> Self {
+        AssembledManifest::new(generator, hashed, failed).manifest
+    }
+
+    /// Recomputes and compares every hash of this manifest.
+    pub fn verify_hashes(&self) -> Result<(), HashMismatch> {
+        verify_hashes(&self.to_value())
+    }
+}
+
+/// Hash of a contract's semantics: blake3 of its JSON without `source` and `contractHash`.
+pub fn contract_hash(contract: &Value) -> String {
+    let mut v = contract.clone();
+    if let Value::Object(m) = &mut v {
+        m.remove("source");
+        m.remove("contractHash");
+    }
+    blake3_hex(&v)
+}
+
+/// Hash of a manifest: blake3 of the document without its top-level `manifestHash`.
+pub fn manifest_hash(manifest: &Value) -> String {
+    let mut v = manifest.clone();
+    if let Value::Object(m) = &mut v {
+        m.remove("manifestHash");
+    }
+    blake3_hex(&v)
+}
+
+/// A stored hash that does not match the content. `pointer` locates the hash field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HashMismatch {
+    pub pointer: Vec<String>,
+    /// The contract's id, when the mismatch is a `contractHash`.
+    pub id: Option<String>,
+    pub expected: String,
+    /// `None` when the field is missing or not a string.
+    pub found: Option<String>,
+}
+
+impl fmt::Display for HashMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match &self.id {
+            Some(id) => format!("contractHash of \"{id}\""),
+            None => "manifestHash".to_string(),
+        };
+        match &self.found {
+            Some(found) => write!(f, "{what} is {found} but the content hashes to {}", self.expected),
+            None => write!(f, "{what} is missing; the content hashes to {}", self.expected),
+        }
+    }
+}
+
+impl std::error::Error for HashMismatch {}
+
+/// Checks every `contractHash` (in order) and then the `manifestHash` of a manifest document.
+pub fn verify_hashes(v: &Value) -> Result<(), HashMismatch> {
+    let found_str = |x: Option<&Value>| x.and_then(Value::as_str).map(str::to_string);
+    if let Some(contracts) = v.get("contracts").and_then(Value::as_array) {
+        for (i, c) in contracts.iter().enumerate() {
+            let expected = contract_hash(c);
+            let found = found_str(c.get("contractHash"));
+            if found.as_deref() != Some(expected.as_str()) {
+                return Err(HashMismatch {
+                    pointer: vec!["contracts".into(), i.to_string(), "contractHash".into()],
+                    id: Some(c.get("id").and_then(Value::as_str).unwrap_or("").to_string()),
+                    expected,
+                    found,
+                });
+            }
+        }
+    }
+    let expected = manifest_hash(v);
+    let found = found_str(v.get("manifestHash"));
+    if found.as_deref() != Some(expected.as_str()) {
+        return Err(HashMismatch { pointer: vec!["manifestHash".into()], id: None, expected, found });
+    }
+    Ok(())
+}
