@@ -10,6 +10,7 @@
 //! schema means the same thing at build time and at run time.
 
 pub mod canonical;
+pub mod pattern;
 pub mod subset;
 pub mod validate;
 

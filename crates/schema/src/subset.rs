@@ -6,6 +6,7 @@
 //! compiler can map each one back to a source span.
 
 use crate::canonical::canonical_json;
+use crate::pattern::{compile_pattern, PatternFailure};
 use crate::SchemaLimits;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -360,17 +361,27 @@ impl Checker<'_> {
                 }
             }
             "pattern" => match value {
-                Value::String(p) => {
-                    if let Err(error) = crate::validate::compiled_pattern(p) {
+                Value::String(p) => match compile_pattern(p) {
+                    Ok(_) => {}
+                    Err(PatternFailure::Invalid(error)) => {
                         let message = format!("\"pattern\" is not a valid ECMAScript regular expression: {error}");
                         self.push(
-                            ptr,
-                            SchemaViolationKind::InvalidPattern { pattern: p.clone(), error },
-                            message,
-                            Some("patterns use ECMAScript syntax in unicode mode (the `u` flag JSON Schema validators use): escape a literal `]`, `}` or `{`, and escape only punctuation".into()),
-                        );
+                                ptr,
+                                SchemaViolationKind::InvalidPattern { pattern: p.clone(), error },
+                                message,
+                                Some("patterns use ECMAScript syntax in unicode mode (the `u` flag JSON Schema validators use): escape a literal `]`, `}` or `{`, and escape only punctuation".into()),
+                            );
                     }
-                }
+                    Err(failure @ PatternFailure::NoEngine) => {
+                        let error = failure.text();
+                        self.push(
+                                ptr,
+                                SchemaViolationKind::InvalidPattern { pattern: p.clone(), error: error.clone() },
+                                format!("\"pattern\" cannot be checked: {error}"),
+                                Some("build agent-surface-schema with its `regress` feature, or install the host's ECMAScript engine with pattern::set_pattern_engine before checking schemas".into()),
+                            );
+                    }
+                },
                 _ => self.invalid(ptr, key, "a string", None),
             },
             "format" => match value {

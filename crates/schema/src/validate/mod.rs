@@ -48,9 +48,9 @@ mod formats;
 mod pattern;
 
 pub use formats::{is_date, is_date_time, is_email, is_uri, is_uuid};
-pub(crate) use pattern::compiled_pattern;
 
 use crate::canonical::canonical_json;
+use crate::pattern::compile_pattern;
 use crate::subset::{check_schema, SchemaViolation, SchemaViolationKind, LOCAL_REF_PREFIX};
 use crate::SchemaLimits;
 use fast::Verdict;
@@ -322,24 +322,6 @@ impl EnumSet {
     }
 }
 
-/// `pattern`: regress always (it defines the semantics), plus the simple matcher when the
-/// pattern is in its class (see [`pattern`]).
-struct Pattern {
-    regex: regress::Regex,
-    simple: Option<pattern::Simple>,
-    message: String,
-}
-
-impl Pattern {
-    #[inline]
-    fn is_match(&self, s: &str) -> bool {
-        match &self.simple {
-            Some(m) => m.is_match(s),
-            None => self.regex.find(s).is_some(),
-        }
-    }
-}
-
 enum Keyword {
     /// Type bits plus the message (which lists the names in schema order).
     Type(u8, String),
@@ -356,7 +338,7 @@ enum Keyword {
     UniqueItems,
     MinLength(u64),
     MaxLength(u64),
-    Pattern(Box<Pattern>),
+    Pattern(Box<pattern::Pattern>),
     Format(Format),
     Minimum(Number),
     Maximum(Number),
@@ -733,13 +715,14 @@ impl<'a> Compiler<'a> {
             "maxLength" => Keyword::MaxLength(as_count(value)),
             "pattern" => {
                 let source = value.as_str().unwrap_or_default();
-                match compiled_pattern(source) {
-                    Ok(regex) => Keyword::Pattern(Box::new(Pattern {
-                        regex,
-                        simple: pattern::Simple::compile(source),
-                        message: format!("must match the pattern {}", quote(source)),
-                    })),
-                    Err(e) => {
+                match compile_pattern(source) {
+                    Ok(compiled) => Keyword::Pattern(Box::new(pattern::Pattern::new(
+                        source,
+                        compiled,
+                        format!("must match the pattern {}", quote(source)),
+                    ))),
+                    Err(failure) => {
+                        let e = failure.text();
                         self.violations.push(SchemaViolation {
                             pointer: ptr.clone(),
                             kind: SchemaViolationKind::InvalidPattern { pattern: source.to_string(), error: e.clone() },
