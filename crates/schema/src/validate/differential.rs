@@ -5,7 +5,10 @@
 //! `validate_cow` and `is_valid` must give exactly the reference's result (value or every
 //! issue, in order).
 
+use super::equality::first_duplicate;
+use super::message::{pointer, push_decimal, quote, required_message, unknown_property, Seg};
 use super::*;
+use crate::canonical::canonical_json;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
