@@ -10,10 +10,14 @@
 //! *format-annotation* behaviour ("invalid X string is only an annotation by default"), so it
 //! runs with `assert_formats(false)`; everything else, including `optional/format/*.json`, runs
 //! with the production default (formats asserted).
+//!
+//! Patterns are compiled by this binary's installed engine, which delegates to regress (see
+//! `pattern_engine`): the verdicts are the default engine's.
 
-use agent_surface_model::limits::AgentSurfaceLimits;
-use agent_surface_schema::subset::{check_schema, SchemaViolation, SchemaViolationKind};
-use agent_surface_schema::validate::{Validator, ValidatorOptions};
+use crate::pattern_engine::setup;
+use agent_surface_schema::{
+    check_schema, SchemaLimits, SchemaViolation, SchemaViolationKind, Validator, ValidatorOptions,
+};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -96,7 +100,8 @@ fn json_schema_test_suite_draft2020_12() {
         assert!(names.iter().any(|n| n == required), "suite file {required} missing under {}", root.display());
     }
 
-    let limits = AgentSurfaceLimits::default();
+    setup();
+    let limits = SchemaLimits::default();
     let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
     let mut lines: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
@@ -202,7 +207,8 @@ fn wrapping_in_anyof_preserves_every_verdict() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(SUITE_DIR);
     let mut files = Vec::new();
     collect(&root, &mut files);
-    let limits = AgentSurfaceLimits::default();
+    setup();
+    let limits = SchemaLimits::default();
     let mut compared = 0;
     for path in &files {
         let file = path.strip_prefix(&root).unwrap().to_string_lossy().to_string();
