@@ -5,7 +5,7 @@ use serde_json::json;
 use SchemaViolationKind as K;
 
 fn check(v: Value) -> Vec<SchemaViolation> {
-    check_schema(&v, &SchemaLimits::default())
+    check_schema(&v, SchemaLimits::default())
 }
 
 fn ptr(s: &[&str]) -> Vec<String> {
@@ -188,8 +188,8 @@ fn depth_limit() {
     assert_eq!(one(s).kind, K::TooDeep { depth: 9, max: 8 });
     // The limit comes from SchemaLimits.
     let limits = SchemaLimits { max_schema_depth: 2, ..Default::default() };
-    assert_eq!(check_schema(&nested(2), &limits), vec![]);
-    assert_eq!(check_schema(&nested(3), &limits)[0].kind, K::TooDeep { depth: 3, max: 2 });
+    assert_eq!(check_schema(&nested(2), limits), vec![]);
+    assert_eq!(check_schema(&nested(3), limits)[0].kind, K::TooDeep { depth: 3, max: 2 });
 }
 
 #[test]
@@ -197,9 +197,9 @@ fn size_limit_uses_canonical_bytes() {
     let s = json!({"description": "x".repeat(100)});
     let bytes = canonical_json(&s).len();
     let at = SchemaLimits { max_schema_bytes: bytes, ..Default::default() };
-    assert_eq!(check_schema(&s, &at), vec![]);
+    assert_eq!(check_schema(&s, at), vec![]);
     let below = SchemaLimits { max_schema_bytes: bytes - 1, ..Default::default() };
-    let vs = check_schema(&s, &below);
+    let vs = check_schema(&s, below);
     assert_eq!(vs.len(), 1);
     assert_eq!(vs[0].kind, K::TooLarge { bytes, max: bytes - 1 });
     assert_eq!(vs[0].pointer, Vec::<String>::new());
@@ -299,4 +299,25 @@ fn reports_all_violations_in_document_order() {
 fn json_pointer_escapes() {
     assert_eq!(json_pointer(&ptr(&["properties", "a/b", "c~d"])), "/properties/a~1b/c~0d");
     assert_eq!(json_pointer(&[]), "");
+}
+
+/// Without the `regress` feature and without an installed engine, a `pattern` is refused as a
+/// violation, not a panic; schemas without one still work. Run it with
+/// `cargo test -p agent-surface-schema --no-default-features --lib without_an_engine` (the
+/// other tests need an engine).
+#[cfg(not(feature = "regress"))]
+#[test]
+fn without_an_engine_every_pattern_is_a_violation() {
+    let s = json!({"properties": {"id": {"type": "string", "pattern": "^a$"}}});
+    let v = one(s.clone());
+    assert!(
+        matches!(&v.kind, K::InvalidPattern { pattern, error }
+            if pattern == "^a$" && error.contains("no regular-expression engine")),
+        "{v:#?}"
+    );
+    assert_eq!(v.json_pointer(), "/properties/id/pattern");
+    assert!(v.message.contains("cannot be checked"), "{}", v.message);
+    assert!(crate::validate::Validator::new(&s, SchemaLimits::default()).is_err());
+    let plain = crate::validate::Validator::new(&json!({"type": "string"}), SchemaLimits::default()).unwrap();
+    assert!(plain.is_valid(&json!("x")));
 }

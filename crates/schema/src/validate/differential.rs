@@ -367,7 +367,7 @@ fn every_path_agrees_with_the_reference_evaluation() {
         let mut forms = vec![schema.clone(), with_defaults(&schema, &mut seed)];
         forms.push(json!({"anyOf": [forms[1].clone()]}));
         for form in forms {
-            let Ok(v) = Validator::new(&form, &limits) else {
+            let Ok(v) = Validator::new(&form, limits) else {
                 continue;
             };
             schemas += 1;
@@ -427,7 +427,7 @@ fn bench_like_schemas_agree_with_the_reference_evaluation() {
     let limits = SchemaLimits::default();
     let mut n = 0;
     for s in &schemas {
-        let v = Validator::new(s, &limits).unwrap();
+        let v = Validator::new(s, limits).unwrap();
         for i in &instances {
             let mut xs = Vec::new();
             variants(i, 3, &mut xs);

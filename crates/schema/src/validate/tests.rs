@@ -7,7 +7,7 @@ use serde_json::{json, Number};
 use std::cmp::Ordering;
 
 fn compile(schema: Value) -> Validator {
-    Validator::new(&schema, &SchemaLimits::default()).unwrap_or_else(|e| panic!("schema refused: {e:#?}"))
+    Validator::new(&schema, SchemaLimits::default()).unwrap_or_else(|e| panic!("schema refused: {e:#?}"))
 }
 
 fn issues(schema: Value, instance: Value) -> Vec<(String, String, String)> {
@@ -41,10 +41,10 @@ fn validator_is_clone_send_sync() {
 
 #[test]
 fn refuses_what_check_schema_refuses() {
-    let e = Validator::new(&json!({"oneOf": [{}]}), &SchemaLimits::default()).unwrap_err();
+    let e = Validator::new(&json!({"oneOf": [{}]}), SchemaLimits::default()).unwrap_err();
     assert_eq!(e[0].kind, SchemaViolationKind::UnsupportedKeyword { keyword: "oneOf".into() });
     let limits = SchemaLimits { max_schema_depth: 1, ..Default::default() };
-    let e = Validator::new(&json!({"items": {}}), &limits).unwrap_err();
+    let e = Validator::new(&json!({"items": {}}), limits).unwrap_err();
     assert!(matches!(e[0].kind, SchemaViolationKind::TooDeep { .. }));
 }
 
@@ -418,8 +418,8 @@ fn refuses_ref_cycles_that_never_descend() {
         json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}),
         json!({"$defs": {"a": {"anyOf": [{"type": "null"}, {"$ref": "#/$defs/a"}]}}}),
     ] {
-        assert!(check_schema(&schema, &limits).is_empty(), "{schema}");
-        let e = Validator::new(&schema, &limits).unwrap_err();
+        assert!(check_schema(&schema, limits).is_empty(), "{schema}");
+        let e = Validator::new(&schema, limits).unwrap_err();
         assert!(
             e.iter().all(|v| matches!(&v.kind,
                 SchemaViolationKind::InvalidKeywordValue { keyword, .. } if keyword == "$ref")),
@@ -436,7 +436,7 @@ fn deep_but_allowed_schemas() {
         {"type": "object", "properties": {"b": {"type": "array", "items":
         {"type": "object", "properties": {"c": {"type": "array", "items":
         {"type": "object", "properties": {"d": {"type": "string", "default": "deep"}}}}}}}}}}}});
-    assert!(check_schema(&schema, &SchemaLimits::default()).is_empty());
+    assert!(check_schema(&schema, SchemaLimits::default()).is_empty());
     let v = compile(schema);
     assert_eq!(
         v.validate(&json!({"a": [{"b": [{"c": [{}]}]}]})).unwrap(),
@@ -461,8 +461,8 @@ fn patterns_use_ecmascript_unicode_mode() {
     let limits = SchemaLimits::default();
     for p in ["\\-", "a{", "\\_"] {
         let s = json!({"properties": {"x": {"pattern": p}}});
-        assert!(!check_schema(&s, &limits).is_empty(), "{p}");
-        let e = Validator::new(&s, &limits).unwrap_err();
+        assert!(!check_schema(&s, limits).is_empty(), "{p}");
+        let e = Validator::new(&s, limits).unwrap_err();
         assert!(matches!(e[0].kind, SchemaViolationKind::InvalidPattern { .. }), "{p}");
         assert_eq!(e[0].json_pointer(), "/properties/x/pattern");
     }
@@ -566,7 +566,7 @@ fn formats() {
     assert!(ok("date", "2024-01-01") && compile(json!({"format": "date"})).is_valid(&json!(5)));
     let annotation = Validator::with_options(
         &json!({"format": "date"}),
-        &SchemaLimits::default(),
+        SchemaLimits::default(),
         ValidatorOptions::default().assert_formats(false),
     )
     .unwrap();

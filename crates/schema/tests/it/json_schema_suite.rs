@@ -116,7 +116,7 @@ fn json_schema_test_suite_draft2020_12() {
             let description = group["description"].as_str().unwrap_or("?");
             let schema = &group["schema"];
             let tests = group["tests"].as_array().expect("tests array");
-            let violations = check_schema(schema, &limits);
+            let violations = check_schema(schema, limits);
             if !violations.is_empty() {
                 skipped += tests.len();
                 lines.push(format!(
@@ -126,7 +126,7 @@ fn json_schema_test_suite_draft2020_12() {
                 ));
                 continue;
             }
-            let validator = match Validator::with_options(schema, &limits, options) {
+            let validator = match Validator::with_options(schema, limits, options) {
                 Ok(v) => v,
                 Err(vs) => {
                     failed += tests.len();
@@ -216,7 +216,7 @@ fn wrapping_in_anyof_preserves_every_verdict() {
         let groups: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         for group in &groups {
             let schema = &group["schema"];
-            let Ok(plain) = Validator::with_options(schema, &limits, options) else {
+            let Ok(plain) = Validator::with_options(schema, limits, options) else {
                 continue;
             };
             let mut inner = schema.as_object().unwrap().clone();
@@ -228,7 +228,7 @@ fn wrapping_in_anyof_preserves_every_verdict() {
             }
             wrapped.insert("anyOf".into(), Value::Array(vec![Value::Object(inner)]));
             let wrapped = Value::Object(wrapped);
-            let Ok(any) = Validator::with_options(&wrapped, &limits, options) else {
+            let Ok(any) = Validator::with_options(&wrapped, limits, options) else {
                 // Only the depth limit can refuse the extra level.
                 continue;
             };
