@@ -9,7 +9,7 @@
 //! `pattern` is refused as a schema violation (`SchemaViolationKind::InvalidPattern`).
 //!
 //! Both the subset checker (is the pattern valid?) and the validator (does a string match?) go
-//! through [`compile_pattern`], which keeps every compiled pattern in a bounded, process-wide
+//! through one function (`compile_pattern`), which keeps every compiled pattern in a bounded, process-wide
 //! cache: the same patterns recur in every schema of an app. The validator matches patterns of
 //! a small deterministic class (literals, classes and quantifiers, see the validator's
 //! `pattern` module) with a built-in matcher once the engine has accepted them; every other

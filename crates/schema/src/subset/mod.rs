@@ -292,11 +292,16 @@ impl Checker<'_> {
                     Err(failure @ PatternFailure::NoEngine) => {
                         let error = failure.text();
                         self.push(
-                                ptr,
-                                SchemaViolationKind::InvalidPattern { pattern: p.clone(), error: error.clone() },
-                                format!("\"pattern\" cannot be checked: {error}"),
-                                Some("build agent-surface-schema with its `regress` feature, or install the host's ECMAScript engine with pattern::set_pattern_engine before checking schemas".into()),
-                            );
+                            ptr,
+                            SchemaViolationKind::InvalidPattern { pattern: p.clone(), error: error.clone() },
+                            format!("\"pattern\" cannot be checked: {error}"),
+                            Some(
+                                "build agent-surface-schema with its `regress` feature, or install the \
+                                     host's ECMAScript engine with pattern::set_pattern_engine before \
+                                     checking schemas"
+                                    .into(),
+                            ),
+                        );
                     }
                 },
                 _ => self.invalid(ptr, key, "a string", None),

@@ -29,7 +29,8 @@ pub(super) struct Compiler<'a> {
 }
 
 /// The `$defs` name a `#/$defs/<name>` reference designates, decoded exactly as
-/// [`check_schema`] decodes it (`~1` then `~0`), so both agree on what resolves.
+/// [`check_schema`](crate::subset::check_schema) decodes it (`~1` then `~0`), so both agree on
+/// what resolves.
 fn ref_name(reference: &str) -> Option<String> {
     reference
         .strip_prefix(LOCAL_REF_PREFIX)

@@ -33,6 +33,10 @@
 //! [`Verdict::Valid`], `validate` returns without running the reference evaluation at all, so
 //! an instance whose reference evaluation alone would exceed the budget (failed alternatives
 //! evaluated in full) is valid for both `is_valid` and `validate`.
+//!
+//! [`Validator::is_valid`]: super::Validator::is_valid
+//! [`Validator::validate`]: super::Validator::validate
+//! [`DefaultCost`]: super::compiled::DefaultCost
 
 use super::budget::Budget;
 use super::compiled::{App, ArrChecks, Compiled, Keyword, Node, NodeId, NumCheck, ObjChecks, StrCheck, ALL_TYPES};

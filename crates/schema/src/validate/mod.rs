@@ -159,6 +159,9 @@ impl Validator {
     ///   descending into a property or an item (`{"$defs": {"a": {"$ref": "#/$defs/a"}}}`): such
     ///   a schema can never finish validating ([`SchemaViolationKind::InvalidKeywordValue`] for
     ///   `$ref`).
+    ///
+    /// [`SchemaViolationKind::InvalidPattern`]: crate::subset::SchemaViolationKind::InvalidPattern
+    /// [`SchemaViolationKind::InvalidKeywordValue`]: crate::subset::SchemaViolationKind::InvalidKeywordValue
     pub fn new(schema: &Value, limits: impl Into<SchemaLimits>) -> Result<Validator, Vec<SchemaViolation>> {
         Self::with_options(schema, limits, ValidatorOptions::default())
     }
@@ -235,7 +238,7 @@ impl Validator {
     /// `true` if `instance` is valid (defaults count as applied, as in [`Validator::validate`]).
     /// Always the same answer as `validate(instance).is_ok()`, usually without building
     /// anything: it stops at the first failure and copies nothing unless it cannot decide
-    /// otherwise (a default to insert in a schema with `$ref`/`anyOf`, see [`Compiled::fast`]).
+    /// otherwise (a default to insert in a schema with `$ref`/`anyOf`, see `Compiled::fast`).
     pub fn is_valid(&self, instance: &Value) -> bool {
         let inner = &*self.inner;
         match inner.fast(instance) {
