@@ -3,6 +3,9 @@
 //!
 //! - [`subset`]: the checker — which schemas are allowed, every violation with a pointer.
 //! - [`validate`]: the validator — values checked against an allowed schema, defaults applied.
+//! - [`pattern`]: the ECMAScript regular-expression engine `pattern` uses: regress by default
+//!   (cargo feature `regress`), or one the host installs ([`pattern::set_pattern_engine`]; the
+//!   browser build uses the page's `RegExp`).
 //! - [`canonical`]: RFC 8785 canonical JSON, which `enum`, `const` and `uniqueItems` compare by
 //!   and the model crate hashes.
 //!
@@ -10,9 +13,11 @@
 //! schema means the same thing at build time and at run time.
 
 pub mod canonical;
+pub mod pattern;
 pub mod subset;
 pub mod validate;
 
+pub use pattern::PatternEngine;
 pub use subset::{check_schema, SchemaViolation, SchemaViolationKind};
 pub use validate::{ValidationIssue, Validator, ValidatorOptions};
 

@@ -33,8 +33,20 @@
 //! [`Verdict::Valid`], `validate` returns without running the reference evaluation at all, so
 //! an instance whose reference evaluation alone would exceed the budget (failed alternatives
 //! evaluated in full) is valid for both `is_valid` and `validate`.
+//!
+//! [`Validator::is_valid`]: super::Validator::is_valid
+//! [`Validator::validate`]: super::Validator::validate
+//! [`DefaultCost`]: super::compiled::DefaultCost
 
-use super::*;
+use super::budget::Budget;
+use super::compiled::{App, ArrChecks, Compiled, Keyword, Node, NodeId, NumCheck, ObjChecks, StrCheck, ALL_TYPES};
+use super::equality::{first_duplicate, json_equal};
+use super::eval::{has_type, length_at_least, length_at_most};
+use super::formats::check_format;
+use super::number::{cmp_num, num};
+use super::MAX_INSTANCE_DEPTH;
+use serde_json::{Number, Value};
+use std::cmp::Ordering;
 
 /// The fast path's answer.
 pub(super) enum Verdict {
@@ -53,221 +65,6 @@ enum Stop {
     /// Budget exhausted: the whole run is invalid (not just an `anyOf` alternative).
     Exhausted,
     Unknown,
-}
-
-/// A `$ref` or `anyOf`, in keyword order.
-enum App {
-    Ref(NodeId),
-    AnyOf(Box<[NodeId]>),
-}
-
-/// `properties`, `additionalProperties: false` and `required` of one node, checked in one pass
-/// over the instance's properties.
-struct ObjChecks {
-    /// Sorted by name, with their tags (the same order).
-    props: Box<[(Box<str>, NodeId)]>,
-    tags: Box<[Tag]>,
-    no_additional: bool,
-    /// Bit `i` (for `i < 64`): `props[i]` is required (and has no default in this node, which
-    /// would always fill it in).
-    required_mask: u64,
-    /// Other required names without a default in this node.
-    required_other: Box<[Box<str>]>,
-    /// When the node's defaults are found missing from the pass's bits (see
-    /// [`FastNode::early_defaults`]): `(bit of props, index in the node's defaults)`.
-    defaults: Box<[(u64, usize)]>,
-    default_mask: u64,
-}
-
-impl ObjChecks {
-    #[inline]
-    fn find(&self, key: &str) -> Option<usize> {
-        if self.props.len() <= 16 {
-            let t = Tag::of(key);
-            self.tags.iter().position(|u| *u == t).filter(|&i| t.rest_equal(key, &self.props[i].0)).or_else(|| {
-                // Tags of distinct names may collide only for names longer than 8 bytes.
-                if t.len > 8 {
-                    self.props.iter().position(|(n, _)| **n == *key)
-                } else {
-                    None
-                }
-            })
-        } else {
-            self.props.binary_search_by(|(n, _)| (**n).cmp(key)).ok()
-        }
-    }
-}
-
-struct ArrChecks {
-    items: Option<NodeId>,
-    min: u64,
-    max: u64,
-    unique: bool,
-}
-
-/// A string keyword.
-enum StrCheck {
-    MinLength(u64),
-    MaxLength(u64),
-    /// Index of the `pattern` keyword.
-    Pattern(u8),
-    Format(Format),
-    /// Index of an `enum` whose members are all strings (the node's `types` then admit strings
-    /// only: nothing else can be a member).
-    Enum(u8),
-}
-
-/// A number keyword, its bound converted once.
-enum NumCheck {
-    Minimum(Num),
-    Maximum(Num),
-    ExclusiveMinimum(Num),
-    ExclusiveMaximum(Num),
-    /// Index of the `multipleOf` keyword.
-    MultipleOf(u8),
-}
-
-const ALL_TYPES: u8 = T_NULL | T_BOOLEAN | T_OBJECT | T_ARRAY | T_NUMBER | T_INTEGER | T_STRING;
-
-/// One node's keywords arranged for the fast path: the `type` bits, the applicators, and the
-/// remaining checks grouped by the value type they constrain.
-pub(super) struct FastNode {
-    types: u8,
-    /// No defaults to look up on entry, no applicators, `enum` or `const`: a value needs only
-    /// the checks of its own type.
-    leaf: bool,
-    /// Look the node's defaults up on entry, before the applicators (which must see them
-    /// inserted); otherwise the object pass's bits tell which are missing, after it.
-    early_defaults: bool,
-    apps: Box<[App]>,
-    obj: Option<Box<ObjChecks>>,
-    arr: Option<Box<ArrChecks>>,
-    strs: Box<[StrCheck]>,
-    nums: Box<[NumCheck]>,
-    /// Indices of `enum` and `const`.
-    any_kw: Box<[u8]>,
-}
-
-impl Default for FastNode {
-    fn default() -> Self {
-        FastNode {
-            types: ALL_TYPES,
-            leaf: true,
-            early_defaults: false,
-            apps: Box::new([]),
-            obj: None,
-            arr: None,
-            strs: Box::new([]),
-            nums: Box::new([]),
-            any_kw: Box::new([]),
-        }
-    }
-}
-
-impl FastNode {
-    pub(super) fn of(keywords: &[Keyword], defaults: &[(String, Value)], options: ValidatorOptions) -> FastNode {
-        let mut f = FastNode::default();
-        let mut apps = Vec::new();
-        let (mut strs, mut nums, mut any_kw) = (Vec::new(), Vec::new(), Vec::new());
-        let mut props: Vec<(Box<str>, NodeId)> = Vec::new();
-        let mut no_additional = false;
-        let mut required: Vec<&str> = Vec::new();
-        let mut arr = ArrChecks { items: None, min: 0, max: u64::MAX, unique: false };
-        let mut has_arr = false;
-        for (i, kw) in keywords.iter().enumerate() {
-            let i = i as u8; // a schema object has at most a few dozen keywords
-            match kw {
-                Keyword::Type(bits, _) => f.types &= *bits,
-                Keyword::Ref(t) => apps.push(App::Ref(*t)),
-                Keyword::AnyOf(bs) => apps.push(App::AnyOf(bs.clone().into_boxed_slice())),
-                Keyword::Enum(set) if set.only_strings => {
-                    f.types &= T_STRING;
-                    strs.push(StrCheck::Enum(i));
-                }
-                Keyword::Enum(_) | Keyword::Const(..) => any_kw.push(i),
-                Keyword::Properties(ps) => {
-                    props = ps.iter().map(|(n, c)| (n.as_str().into(), *c)).collect();
-                }
-                Keyword::NoAdditionalProperties(_) => no_additional = true,
-                Keyword::Required(names) => required.extend(names.iter().map(String::as_str)),
-                Keyword::Items(c) => {
-                    arr.items = Some(*c);
-                    has_arr = true;
-                }
-                Keyword::MinItems(n) => {
-                    arr.min = *n;
-                    has_arr = true;
-                }
-                Keyword::MaxItems(n) => {
-                    arr.max = *n;
-                    has_arr = true;
-                }
-                Keyword::UniqueItems => {
-                    arr.unique = true;
-                    has_arr = true;
-                }
-                Keyword::MinLength(n) => strs.push(StrCheck::MinLength(*n)),
-                Keyword::MaxLength(n) => strs.push(StrCheck::MaxLength(*n)),
-                Keyword::Pattern(_) => strs.push(StrCheck::Pattern(i)),
-                Keyword::Format(fmt) => {
-                    if options.assert_formats {
-                        strs.push(StrCheck::Format(*fmt));
-                    }
-                }
-                Keyword::Minimum(n) => nums.push(NumCheck::Minimum(num(n))),
-                Keyword::Maximum(n) => nums.push(NumCheck::Maximum(num(n))),
-                Keyword::ExclusiveMinimum(n) => nums.push(NumCheck::ExclusiveMinimum(num(n))),
-                Keyword::ExclusiveMaximum(n) => nums.push(NumCheck::ExclusiveMaximum(num(n))),
-                Keyword::MultipleOf(..) => nums.push(NumCheck::MultipleOf(i)),
-            }
-        }
-        // Cheap checks first: lengths before patterns and formats.
-        strs.sort_by_key(|c| match c {
-            StrCheck::MinLength(_) | StrCheck::MaxLength(_) => 0,
-            StrCheck::Enum(_) => 1,
-            StrCheck::Format(_) => 2,
-            StrCheck::Pattern(_) => 3,
-        });
-        props.sort_by(|a, b| a.0.cmp(&b.0));
-        let bit = |name: &str| props.iter().position(|(n, _)| **n == *name).filter(|&i| i < 64).map(|i| 1u64 << i);
-        f.early_defaults = !defaults.is_empty() && (!apps.is_empty() || defaults.iter().any(|(n, _)| bit(n).is_none()));
-        if !props.is_empty() || no_additional || !required.is_empty() {
-            let mut required_mask = 0u64;
-            let mut required_other = Vec::new();
-            for name in required {
-                if defaults.iter().any(|(d, _)| d == name) {
-                    continue;
-                }
-                match bit(name) {
-                    Some(b) => required_mask |= b,
-                    None => required_other.push(name.into()),
-                }
-            }
-            let pass_defaults: Vec<(u64, usize)> = if f.early_defaults {
-                Vec::new()
-            } else {
-                defaults.iter().enumerate().filter_map(|(i, (n, _))| bit(n).map(|b| (b, i))).collect()
-            };
-            f.obj = Some(Box::new(ObjChecks {
-                tags: props.iter().map(|(n, _)| Tag::of(n)).collect(),
-                props: props.into_boxed_slice(),
-                no_additional,
-                required_mask,
-                required_other: required_other.into_boxed_slice(),
-                default_mask: pass_defaults.iter().fold(0, |m, (b, _)| m | b),
-                defaults: pass_defaults.into_boxed_slice(),
-            }));
-        }
-        if has_arr {
-            f.arr = Some(Box::new(arr));
-        }
-        f.leaf = !f.early_defaults && apps.is_empty() && any_kw.is_empty();
-        f.apps = apps.into_boxed_slice();
-        f.strs = strs.into_boxed_slice();
-        f.nums = nums.into_boxed_slice();
-        f.any_kw = any_kw.into_boxed_slice();
-        f
-    }
 }
 
 struct FastRun<'i> {

@@ -1,7 +1,15 @@
 //! `format` assertions (date-time, date, uuid, email, uri): byte-level checks, no allocation
 //! except for IP address literals.
 
-use super::Format;
+/// The supported `format` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Format {
+    DateTime,
+    Date,
+    Uuid,
+    Email,
+    Uri,
+}
 
 pub(super) fn format_message(f: Format) -> &'static str {
     match f {

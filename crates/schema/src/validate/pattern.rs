@@ -1,6 +1,7 @@
-//! `pattern` matching: every pattern is compiled with regress (ECMAScript, `u` flag), and the
-//! simple ones are also compiled to a small deterministic matcher that gives the same answer
-//! without regress's per-call setup and backtracking.
+//! `pattern` matching: every pattern is compiled by the engine in use ([`crate::pattern`]:
+//! regress by default; ECMAScript, `u` flag), and the simple ones are also compiled to a small
+//! deterministic matcher that gives the same answer without the engine's per-call setup and
+//! backtracking.
 //!
 //! **The simple class.** A pattern qualifies when it is a sequence of single-code-point atoms,
 //! each with an optional quantifier, optionally anchored by a leading `^` and/or a trailing `$`:
@@ -15,7 +16,7 @@
 //!   consume something). `^dev_[a-z0-9]{6,}$` is; `^.+@.+$` is not (`.` accepts `@`).
 //!
 //! Anything else (groups, alternation, lookaround, `\b`, `\p{..}`, back-references, `\u`
-//! escapes, ...) is left to regress. Such a pattern denotes a regular language without any
+//! escapes, ...) is left to the engine. Such a pattern denotes a regular language without any
 //! construct whose meaning depends on backtracking order, so "does some substring match" has one
 //! answer, which the scan below computes. Why the scan is exact: in state (piece `i`, count `c`),
 //! a code point must go to piece `i` while `c < min`; once `c >= min` it may go to piece `i` only
@@ -27,8 +28,11 @@
 //! ECMAScript `u`-mode details the class relies on: no flags other than `u` (so no case folding,
 //! `.` excludes only the four line terminators, `^`/`$` are input boundaries), `\d`/`\w` are
 //! ASCII, `\s` is WhiteSpace plus LineTerminator, atoms and quantifiers apply to whole code
-//! points. Patterns regress refuses never get here. The unit tests compare both engines on
+//! points. Patterns the engine refuses never get here. The unit tests compare both engines on
 //! generated patterns and strings.
+
+use crate::pattern::CompiledPattern;
+use std::sync::Arc;
 
 /// A set of code points: a bitmap for ASCII plus sorted, disjoint, non-adjacent ranges for the
 /// rest (only code points >= 0x80).
@@ -350,7 +354,7 @@ fn number(it: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<u32> {
 
 impl Simple {
     /// The matcher for `source`, if it is in the simple class. `source` must already be a valid
-    /// ECMAScript `u`-mode pattern (regress compiled it).
+    /// ECMAScript `u`-mode pattern (the engine compiled it).
     pub(super) fn compile(source: &str) -> Option<Simple> {
         let mut it = source.chars().peekable();
         let start = it.peek() == Some(&'^');
@@ -550,29 +554,30 @@ impl Simple {
     }
 }
 
-/// A pattern compiled in Unicode mode, or regress's reason it is not one. Compiled once per
-/// process, for checking schemas and for validating: the same patterns (ids, zod's `date-time` and `uuid` expressions) recur in every
-/// schema of an app, and compiling them was a tenth of a cold compile. The cache is bounded
-/// (a long-lived server meets patterns without end).
-pub(crate) fn compiled_pattern(source: &str) -> Result<regress::Regex, String> {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    const MAX_CACHED: usize = 1024;
-    static CACHE: OnceLock<Mutex<HashMap<String, Result<regress::Regex, String>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(source) {
-        return hit.clone();
-    }
-    let compiled = regress::Regex::with_flags(source, "u").map_err(|e| e.text);
-    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-    if cache.len() >= MAX_CACHED {
-        cache.clear();
-    }
-    cache.insert(source.to_string(), compiled.clone());
-    compiled
+/// `pattern` as the validator holds it: compiled by the engine in use (which defines the
+/// semantics and decided that the pattern is valid), plus the simple matcher when the pattern is
+/// in its class.
+pub(super) struct Pattern {
+    compiled: Arc<dyn CompiledPattern>,
+    simple: Option<Simple>,
+    pub(super) message: String,
 }
 
-#[cfg(test)]
+impl Pattern {
+    pub(super) fn new(source: &str, compiled: Arc<dyn CompiledPattern>, message: String) -> Pattern {
+        Pattern { compiled, simple: Simple::compile(source), message }
+    }
+
+    #[inline]
+    pub(super) fn is_match(&self, s: &str) -> bool {
+        match &self.simple {
+            Some(m) => m.is_match(s),
+            None => self.compiled.is_match(s),
+        }
+    }
+}
+
+#[cfg(all(test, feature = "regress"))]
 mod tests {
     use super::*;
 

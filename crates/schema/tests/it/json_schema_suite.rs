@@ -10,10 +10,14 @@
 //! *format-annotation* behaviour ("invalid X string is only an annotation by default"), so it
 //! runs with `assert_formats(false)`; everything else, including `optional/format/*.json`, runs
 //! with the production default (formats asserted).
+//!
+//! Patterns are compiled by this binary's installed engine, which delegates to regress (see
+//! `pattern_engine`): the verdicts are the default engine's.
 
-use agent_surface_model::limits::AgentSurfaceLimits;
-use agent_surface_schema::subset::{check_schema, SchemaViolation, SchemaViolationKind};
-use agent_surface_schema::validate::{Validator, ValidatorOptions};
+use crate::pattern_engine::setup;
+use agent_surface_schema::{
+    check_schema, SchemaLimits, SchemaViolation, SchemaViolationKind, Validator, ValidatorOptions,
+};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -96,7 +100,8 @@ fn json_schema_test_suite_draft2020_12() {
         assert!(names.iter().any(|n| n == required), "suite file {required} missing under {}", root.display());
     }
 
-    let limits = AgentSurfaceLimits::default();
+    setup();
+    let limits = SchemaLimits::default();
     let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
     let mut lines: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
@@ -111,7 +116,7 @@ fn json_schema_test_suite_draft2020_12() {
             let description = group["description"].as_str().unwrap_or("?");
             let schema = &group["schema"];
             let tests = group["tests"].as_array().expect("tests array");
-            let violations = check_schema(schema, &limits);
+            let violations = check_schema(schema, limits);
             if !violations.is_empty() {
                 skipped += tests.len();
                 lines.push(format!(
@@ -121,7 +126,7 @@ fn json_schema_test_suite_draft2020_12() {
                 ));
                 continue;
             }
-            let validator = match Validator::with_options(schema, &limits, options) {
+            let validator = match Validator::with_options(schema, limits, options) {
                 Ok(v) => v,
                 Err(vs) => {
                     failed += tests.len();
@@ -202,7 +207,8 @@ fn wrapping_in_anyof_preserves_every_verdict() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(SUITE_DIR);
     let mut files = Vec::new();
     collect(&root, &mut files);
-    let limits = AgentSurfaceLimits::default();
+    setup();
+    let limits = SchemaLimits::default();
     let mut compared = 0;
     for path in &files {
         let file = path.strip_prefix(&root).unwrap().to_string_lossy().to_string();
@@ -210,7 +216,7 @@ fn wrapping_in_anyof_preserves_every_verdict() {
         let groups: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         for group in &groups {
             let schema = &group["schema"];
-            let Ok(plain) = Validator::with_options(schema, &limits, options) else {
+            let Ok(plain) = Validator::with_options(schema, limits, options) else {
                 continue;
             };
             let mut inner = schema.as_object().unwrap().clone();
@@ -222,7 +228,7 @@ fn wrapping_in_anyof_preserves_every_verdict() {
             }
             wrapped.insert("anyOf".into(), Value::Array(vec![Value::Object(inner)]));
             let wrapped = Value::Object(wrapped);
-            let Ok(any) = Validator::with_options(&wrapped, &limits, options) else {
+            let Ok(any) = Validator::with_options(&wrapped, limits, options) else {
                 // Only the depth limit can refuse the extra level.
                 continue;
             };

@@ -1,7 +1,7 @@
 //! Validator throughput on typical inputs, compared in the same run with the `jsonschema` crate
 //! (draft 2020-12, formats asserted, as ours) on the same schemas and instances.
 //!
-//!     cargo bench -p agent-surface-runtime --bench validator
+//!     cargo bench -p agent-surface-schema --bench validator
 //!
 //! Pairs to compare: `ours_is_valid` vs `jsonschema_is_valid` (a yes/no answer);
 //! `ours_validate*` (the value with defaults applied, or every issue) vs
@@ -10,8 +10,7 @@
 //! default applies; `ours_validate_owned` consumes an instance the caller owns (its input copy
 //! is made outside the timing). Under `cargo test` each bench runs once.
 
-use agent_surface_model::limits::AgentSurfaceLimits;
-use agent_surface_schema::validate::Validator;
+use agent_surface_schema::{SchemaLimits, Validator};
 use divan::Bencher;
 use serde_json::{json, Value};
 
@@ -121,7 +120,7 @@ fn cases() -> Vec<Case> {
 }
 
 fn ours(c: &Case) -> Validator {
-    Validator::new(&c.schema, &AgentSurfaceLimits::default()).expect("in the subset")
+    Validator::new(&c.schema, SchemaLimits::default()).expect("in the subset")
 }
 
 fn theirs(c: &Case) -> jsonschema::Validator {
