@@ -453,7 +453,7 @@ fn run_check(args: CheckArgs) -> ExitCode {
     let selected: Vec<PathBuf> = args
         .paths
         .iter()
-        .map(|p| agent_surface_compiler::project::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.clone())))
+        .map(|p| agent_surface_compiler::paths::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.clone())))
         .collect();
     for p in &selected {
         if !p.exists() {
@@ -517,7 +517,7 @@ fn run_check_stdin(args: &CheckArgs, path: &Path) -> ExitCode {
         Err(e) => return usage_error(&e.to_string()),
     };
     let abs =
-        agent_surface_compiler::project::normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
+        agent_surface_compiler::paths::normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
     project.set_overlay(abs.clone(), std::sync::Arc::from(text.as_str()));
     let c = agent_surface_compiler::compile::compile_files(std::sync::Arc::new(project), std::slice::from_ref(&abs));
     let diags: Vec<Diagnostic> =

@@ -7,9 +7,9 @@
 //! [`ChangeTracking::Reported`]: agent_surface_compiler::project::ChangeTracking::Reported
 
 use crate::cli::CompileArgs;
-use agent_surface_compiler::changes::{fs_changes, report, FsChange};
 use agent_surface_compiler::compile::{compile_shared, manifest_text, project_at};
 use agent_surface_compiler::emit::{write_if_changed, WriteOutcome};
+use agent_surface_compiler::project::changes::{fs_changes, report, FsChange};
 use notify::{RecursiveMode, Watcher};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

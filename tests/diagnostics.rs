@@ -14,7 +14,8 @@
 mod common;
 use agent_surface_compiler::compile::{compile, Compilation};
 use agent_surface_compiler::config::Config;
-use agent_surface_compiler::project::{normalize, Project};
+use agent_surface_compiler::paths::normalize;
+use agent_surface_compiler::project::Project;
 use agent_surface_compiler::render::{json, pretty};
 use common::copy_dir;
 use std::path::{Path, PathBuf};

@@ -114,7 +114,7 @@ impl Config {
             let base = root.join(file.base_url.as_deref().unwrap_or("."));
             for (alias, targets) in file.paths {
                 config.paths.retain(|(a, _)| a != &alias);
-                config.paths.push((alias, targets.iter().map(|t| crate::project::normalize(&base.join(t))).collect()));
+                config.paths.push((alias, targets.iter().map(|t| crate::paths::normalize(&base.join(t))).collect()));
             }
             for glob in config.include.iter().chain(config.exclude.iter()) {
                 if let Err(e) = globset::Glob::new(glob) {
@@ -173,7 +173,7 @@ fn read_tsconfig_paths(path: &Path, root: &Path) -> Result<Vec<(String, Vec<Path
         .compiler_options
         .paths
         .into_iter()
-        .map(|(alias, targets)| (alias, targets.iter().map(|t| crate::project::normalize(&base.join(t))).collect()))
+        .map(|(alias, targets)| (alias, targets.iter().map(|t| crate::paths::normalize(&base.join(t))).collect()))
         .collect())
 }
 

@@ -5,7 +5,7 @@
 //! `CapabilityContractManifest`. It depends on the model, never on the engine: compiling runs no
 //! handler, no executor and no random number generator.
 
-pub mod changes;
+pub mod cache;
 pub mod compile;
 pub mod config;
 pub mod contracts;
@@ -16,6 +16,8 @@ pub mod evaluate;
 pub mod extract;
 pub mod inputs;
 pub mod parse;
+pub mod paths;
+pub mod prefilter;
 pub mod project;
 pub mod provenance;
 pub mod render;

@@ -60,7 +60,7 @@ pub enum Val {
     Regex(Regex),
     /// A function: its single returned expression when it has one and takes no parameters
     /// (`() => []`), evaluated only where a value is needed (zod defaults).
-    Function(Option<Box<swc_ecma_ast::Expr>>, Option<std::sync::Arc<crate::project::ModuleInfo>>),
+    Function(Option<Box<swc_ecma_ast::Expr>>, Option<std::sync::Arc<crate::extract::ModuleInfo>>),
     /// A getter of an object literal (zod shapes use them for recursion): a deferred schema.
     Getter(usize),
 }

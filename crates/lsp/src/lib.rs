@@ -22,7 +22,8 @@ use agent_surface_compiler::compile::compile_shared;
 use agent_surface_compiler::config::{Config, CONFIG_FILE};
 use agent_surface_compiler::diagnostics::{Diagnostic, Severity};
 use agent_surface_compiler::discover::is_source_file;
-use agent_surface_compiler::project::{normalize, ChangeTracking, Project};
+use agent_surface_compiler::paths::normalize;
+use agent_surface_compiler::project::{ChangeTracking, Project};
 use agent_surface_compiler::source::{SourceDb, Span};
 use crossbeam_channel::{Receiver, Sender};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
@@ -811,15 +812,15 @@ impl Server {
 
     /// Tells the projects about a change the server's watcher saw, and schedules their compile.
     fn files_changed(&mut self, event: notify::Result<notify::Event>) {
-        let mut changes = agent_surface_compiler::changes::fs_changes(event);
+        let mut changes = agent_surface_compiler::project::changes::fs_changes(event);
         // A burst (a checkout, a formatter run) is handled at once.
         if let Some(w) = &self.watcher {
-            changes.extend(w.events.try_iter().flat_map(agent_surface_compiler::changes::fs_changes));
+            changes.extend(w.events.try_iter().flat_map(agent_surface_compiler::project::changes::fs_changes));
         }
         for change in changes {
             let path = match &change {
-                agent_surface_compiler::changes::FsChange::Path { path, .. } => Some(normalize(path)),
-                agent_surface_compiler::changes::FsChange::Rescan => None,
+                agent_surface_compiler::project::changes::FsChange::Path { path, .. } => Some(normalize(path)),
+                agent_surface_compiler::project::changes::FsChange::Rescan => None,
             };
             if path.as_deref().is_some_and(|p| {
                 p.components().any(|c| matches!(c.as_os_str().to_str(), Some("node_modules" | ".git")))
@@ -839,7 +840,7 @@ impl Server {
                     }
                     continue;
                 };
-                let reported = agent_surface_compiler::changes::report(&project, &change);
+                let reported = agent_surface_compiler::project::changes::report(&project, &change);
                 if let Some(file) = &reported.file {
                     if is_config_file(file) {
                         config = Some(file.clone());

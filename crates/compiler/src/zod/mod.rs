@@ -1,8 +1,7 @@
-//! zod schemas, statically: the evaluator builds a [`model`] graph from zod builder calls, and
+//! zod schemas, statically: the evaluator builds a [`model`] graph from zod builder calls (`crate::evaluate`'s `zod_calls`), and
 //! [`emit`] turns it into exactly the JSON Schema zod 4.6.7's `z.toJSONSchema` returns (proven
 //! by the differential test against real zod in `tests/zod_oracle.rs`).
 
-pub mod build;
 pub mod emit;
 pub mod json;
 pub mod model;

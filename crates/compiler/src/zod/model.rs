@@ -3,7 +3,7 @@
 //! check methods make a clone whose `parent` is the original, exactly as zod does), so that the
 //! JSON Schema emitter can reproduce zod's `$defs`, cycle and inheritance rules.
 
-use crate::project::ModuleInfo;
+use crate::extract::ModuleInfo;
 use crate::source::Span;
 use serde_json::Value as Json;
 use std::sync::Arc;
