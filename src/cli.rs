@@ -225,7 +225,7 @@ fn run_command(command: Command) -> ExitCode {
 }
 
 /// The man pages: `agent-surface.1` and one page per subcommand (`agent-surface-compile.1`...),
-/// generated from the clap definitions. `tests/man.rs` checks that `man/` is current.
+/// generated from the clap definitions. `tests/it/man.rs` checks that `man/` is current.
 pub fn man_pages() -> Vec<(String, Vec<u8>)> {
     let cmd = <Cli as clap::CommandFactory>::command().version(env!("CARGO_PKG_VERSION"));
     let mut pages = Vec::new();

@@ -1,6 +1,6 @@
 //! zod schemas, statically: the evaluator builds a [`model`] graph from zod builder calls (`crate::evaluate`'s `zod_calls`), and
 //! [`emit`] turns it into exactly the JSON Schema zod 4.6.7's `z.toJSONSchema` returns (proven
-//! by the differential test against real zod in `tests/zod_oracle.rs`).
+//! by the differential test against real zod in `tests/it/zod_oracle.rs`).
 
 pub mod emit;
 pub mod json;

@@ -8,7 +8,7 @@
 //! only what the step touched ([`ChangeTracking::Reported`]), as the watcher and the language
 //! server tell it.
 
-mod common;
+use crate::common;
 
 use agent_surface_compiler::compile::{compile, compile_shared, manifest_text, project_at, Compilation};
 use agent_surface_compiler::project::{ChangeTracking, Project};
