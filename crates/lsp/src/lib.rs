@@ -21,6 +21,9 @@
 //! The crate's parts: [`transport`] (frames over stdio), [`uri`] (`file:` URIs and paths),
 //! [`convert`] (positions, edits and diagnostics between the compiler and the protocol),
 //! [`capabilities`] (the `initialize` handshake) and [`server`] (the session itself).
+//!
+//! [`Project`]: agent_surface_compiler::project::Project
+//! [`ChangeTracking::Reported`]: agent_surface_compiler::project::ChangeTracking::Reported
 
 pub mod capabilities;
 pub mod convert;

@@ -5,9 +5,10 @@
 use super::{empty_object_schema, json_to_node, Evaluator, CORE_FUNCTIONS, M};
 use crate::diagnostics::{closest, Code, Diagnostic};
 use crate::extract::{str_value, Binding, Export, ImportKind, CORE_PACKAGE};
+use crate::numbers::js_number_string;
 use crate::project::LoadError;
 use crate::source::{PathKey, Span};
-use crate::value::{js_number_string, Node, Prop as VProp, Val};
+use crate::value::{Node, Prop as VProp, Val};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use swc_ecma_ast::*;

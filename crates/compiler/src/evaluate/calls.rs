@@ -5,8 +5,9 @@
 use super::{Evaluator, M};
 use crate::diagnostics::{closest, Code, Diagnostic};
 use crate::extract::{str_value, Binding, CORE_PACKAGE};
+use crate::numbers::js_number_string;
 use crate::source::Span;
-use crate::value::{js_number_string, Node, Val};
+use crate::value::{Node, Val};
 use swc_common::Spanned;
 use swc_ecma_ast::*;
 

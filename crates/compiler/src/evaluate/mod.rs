@@ -6,10 +6,11 @@
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::extract::{str_value, ModuleInfo};
+use crate::numbers::js_number_string;
 use crate::parse::span_of;
 use crate::project::Project;
 use crate::source::{PathKey, Span};
-use crate::value::{js_number_string, Node, Prop as VProp, Val};
+use crate::value::{Node, Prop as VProp, Val};
 use std::collections::HashMap;
 use std::sync::Arc;
 use swc_common::Spanned;

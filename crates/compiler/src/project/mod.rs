@@ -8,7 +8,7 @@
 //! `resolve`) and is noted as an input of the file being compiled ([`crate::inputs`]), so its
 //! result can be reused while those inputs stay the same.
 //!
-//! The loader ([`loader`]: read, prefilter, parse once) and the resolver ([`resolve`]: import
+//! The loader (`loader`: read, prefilter, parse, once each) and the resolver (`resolve`: import
 //! specifiers to files) are `impl Project` blocks of their own; [`changes`] turns file-system
 //! events into what a project needs to hear.
 

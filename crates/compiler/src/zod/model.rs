@@ -207,7 +207,7 @@ impl Arena {
         Regex { id: h | (1 << 63), source: source.to_string(), flags: String::new() }
     }
 
-    /// The node a lazy or getter resolves to (after [`crate::zod::resolve_thunks`]).
+    /// The node a lazy or getter resolves to (after the evaluator's `resolve_thunks`).
     pub fn thunk_target(&self, thunk: usize) -> Option<ZodId> {
         self.resolved.get(thunk).copied().flatten()
     }

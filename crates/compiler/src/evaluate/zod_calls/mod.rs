@@ -521,7 +521,7 @@ impl Evaluator<'_> {
         for p in parts {
             match &p.val {
                 Val::Str(s) => pattern.push_str(&patterns::escape_regex(s)),
-                Val::Num(n) => pattern.push_str(&patterns::escape_regex(&crate::value::js_number_string(*n))),
+                Val::Num(n) => pattern.push_str(&patterns::escape_regex(&crate::numbers::js_number_string(*n))),
                 Val::Bool(b) => pattern.push_str(if *b { "true" } else { "false" }),
                 Val::Null => pattern.push_str("null"),
                 Val::Zod(id) => match self.template_part(*id) {
@@ -566,8 +566,8 @@ impl Evaluator<'_> {
                 let (min, max) = bounds();
                 format!(
                     r"[\s\S]{{{},{}}}",
-                    min.map_or("0".into(), crate::value::js_number_string),
-                    max.map_or(String::new(), crate::value::js_number_string)
+                    min.map_or("0".into(), crate::numbers::js_number_string),
+                    max.map_or(String::new(), crate::numbers::js_number_string)
                 )
             }
             Kind::Number if n.checks.iter().any(|c| matches!(c, Check::NumberFormat(f) if f.contains("int"))) => {

@@ -154,7 +154,7 @@ impl Gen<'_> {
         match j {
             J::Null => out.push_str("null"),
             J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            J::Num(n) => out.push_str(&crate::value::js_number_string(*n)),
+            J::Num(n) => out.push_str(&crate::numbers::js_number_string(*n)),
             J::Str(s) => out.push_str(&serde_json::to_string(s).unwrap_or_default()),
             J::Arr(a) => {
                 out.push('[');
@@ -479,7 +479,7 @@ impl Gen<'_> {
         match j {
             J::Null => Value::Null,
             J::Bool(b) => Value::Bool(*b),
-            J::Num(n) => crate::value::json_number(*n).unwrap_or(Value::Null),
+            J::Num(n) => crate::numbers::json_number(*n).unwrap_or(Value::Null),
             J::Str(s) => Value::String(s.clone()),
             J::Arr(a) => Value::Array(a.iter().map(|x| self.resolve(x, depth + 1)).collect()),
             J::Obj(o) => {
