@@ -1,7 +1,8 @@
 //! The root package's integration tests, in one binary: each module was a test binary of its
-//! own (`tests/<module>.rs`), and linking fourteen binaries against the whole compiler, language
-//! server and engine cost more than running them. Snapshots keep their names and folders
-//! (`snapshots/`): every snapshot assertion names its file and turns insta's module prefix off.
+//! own (`tests/<module>.rs`), each compiled and linked on its own against the compiler, the
+//! language server and the engine, which made every rebuild of the root package pay fourteen
+//! links. Snapshots keep their names and folders (`snapshots/`): every snapshot assertion names
+//! its file and folder and turns insta's module prefix off.
 
 mod common;
 

@@ -3,6 +3,12 @@
 //! default, re-exported and barrel exports), `as const`/`satisfies`/type assertions, template
 //! literals, `+` on strings and unary minus are evaluated; everything else is a diagnostic that
 //! points at the sub-expression and says why.
+//!
+//! This module holds the evaluator and the expressions that need no other module (literals,
+//! templates, operators, arrays, objects); `bindings` resolves names (this module's scope,
+//! imports, re-exports, barrels, enums, the core package's exports), `calls` the calls and
+//! member reads (core helpers, `new RegExp`, zod callees), and `zod_calls` interprets zod
+//! builder and method calls into [`crate::zod::model`] and converts with [`crate::zod::emit`].
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::extract::{str_value, ModuleInfo};
