@@ -5,7 +5,7 @@
 use agent_surface_compiler::compile::{compile, manifest_text, project_at, Compilation};
 use agent_surface_compiler::diagnostics::Diagnostic;
 use agent_surface_compiler::emit::{freshness, write_if_changed, Freshness, WriteOutcome};
-use agent_surface_compiler::render::{self, pretty::PrettyOptions, DiagnosticFormat, Format};
+use agent_surface_compiler::render::{self, pretty::PrettyOptions};
 use clap::{Args, Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -61,6 +61,39 @@ pub struct ToolsArgs {
     pub provider: Option<ProviderArg>,
     #[arg(long, value_enum, default_value_t = Format::Pretty)]
     pub format: Format,
+}
+
+/// `--format` of `verify` and `tools`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Source frames with labels (miette).
+    Pretty,
+    /// One JSON document: `{"schemaVersion":1,"diagnostics":[...]}`.
+    Json,
+}
+
+/// `--format` of `check` and `compile`: the compiler's [`render::DiagnosticFormat`], as a flag.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiagnosticFormat {
+    /// Source frames with labels (miette), on stderr.
+    Pretty,
+    /// One JSON document on stdout.
+    Json,
+    /// GitHub Actions annotations on stdout.
+    Github,
+    /// SARIF 2.1.0 on stdout.
+    Sarif,
+}
+
+impl From<DiagnosticFormat> for render::DiagnosticFormat {
+    fn from(f: DiagnosticFormat) -> Self {
+        match f {
+            DiagnosticFormat::Pretty => render::DiagnosticFormat::Pretty,
+            DiagnosticFormat::Json => render::DiagnosticFormat::Json,
+            DiagnosticFormat::Github => render::DiagnosticFormat::Github,
+            DiagnosticFormat::Sarif => render::DiagnosticFormat::Sarif,
+        }
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -192,7 +225,7 @@ fn run_command(command: Command) -> ExitCode {
 }
 
 /// The man pages: `agent-surface.1` and one page per subcommand (`agent-surface-compile.1`...),
-/// generated from the clap definitions. `tests/man.rs` checks that `man/` is current.
+/// generated from the clap definitions. `tests/it/man.rs` checks that `man/` is current.
 pub fn man_pages() -> Vec<(String, Vec<u8>)> {
     let cmd = <Cli as clap::CommandFactory>::command().version(env!("CARGO_PKG_VERSION"));
     let mut pages = Vec::new();
@@ -323,16 +356,10 @@ fn report(c: &Compilation, diags: &[Diagnostic], common: &CommonArgs) -> bool {
         eprintln!("warning: skipped {s}");
     }
     let db = &c.project.db;
-    let text = match common.format {
-        DiagnosticFormat::Json => render::json::render(diags, db),
-        DiagnosticFormat::Github => render::github::render(diags, db),
-        DiagnosticFormat::Sarif => render::sarif::render(diags, db),
-        DiagnosticFormat::Pretty => {
-            let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            let width = terminal_width();
-            render::pretty::render(diags, db, PrettyOptions { color, width })
-        }
-    };
+    let text = render::render(common.format.into(), diags, db, || {
+        let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        PrettyOptions { color, width: terminal_width() }
+    });
     match common.format {
         DiagnosticFormat::Pretty => write_quietly(&mut std::io::stderr(), &text),
         _ => write_quietly(&mut std::io::stdout(), &text),
@@ -380,7 +407,7 @@ fn plural(n: usize) -> &'static str {
 
 fn run_compile(args: CompileArgs) -> ExitCode {
     if args.watch {
-        return crate::watch::run(&args);
+        return crate::watch::run(&crate::watch::WatchOptions { root: args.root.clone(), out: args.out.clone() });
     }
     let c = match load(&args.root) {
         Ok(c) => c,
@@ -453,7 +480,7 @@ fn run_check(args: CheckArgs) -> ExitCode {
     let selected: Vec<PathBuf> = args
         .paths
         .iter()
-        .map(|p| agent_surface_compiler::project::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.clone())))
+        .map(|p| agent_surface_compiler::paths::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.clone())))
         .collect();
     for p in &selected {
         if !p.exists() {
@@ -517,7 +544,7 @@ fn run_check_stdin(args: &CheckArgs, path: &Path) -> ExitCode {
         Err(e) => return usage_error(&e.to_string()),
     };
     let abs =
-        agent_surface_compiler::project::normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
+        agent_surface_compiler::paths::normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
     project.set_overlay(abs.clone(), std::sync::Arc::from(text.as_str()));
     let c = agent_surface_compiler::compile::compile_files(std::sync::Arc::new(project), std::slice::from_ref(&abs));
     let diags: Vec<Diagnostic> =

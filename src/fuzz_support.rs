@@ -1,5 +1,5 @@
 //! Entry points of the compiler's fuzz targets (`fuzz/fuzz_targets/`), kept here so a stable
-//! test (`tests/fuzz_replay.rs`) replays every seed and every crash reproducer through exactly
+//! test (`tests/it/fuzz_replay.rs`) replays every seed and every crash reproducer through exactly
 //! the code libFuzzer runs. Each function panics when an invariant breaks; anything else it
 //! does is a normal, handled outcome. Not a public API.
 #![doc(hidden)]
@@ -33,7 +33,7 @@ fn fuzz_project() -> Project {
 /// `CapabilityAuthority::new` (up to duplicate ids, which only the project-wide rule reports)
 /// and passes the runtime's `check_accepted` (every schema compiles to a validator, ...).
 pub fn compile_file(data: &[u8]) {
-    // Invalid UTF-8 is the disk reader's concern (tests/bad_input.rs); an overlay is text.
+    // Invalid UTF-8 is the disk reader's concern (tests/it/bad_input.rs); an overlay is text.
     let text = String::from_utf8_lossy(data);
     let jsx = text.contains("</") || text.contains("/>");
     let path = PathBuf::from(FUZZ_ROOT).join(if jsx { "src/c.tsx" } else { "src/c.ts" });

@@ -6,7 +6,8 @@
 
 use agent_surface_compiler::compile::{compile_files, compile_shared, Compilation};
 use agent_surface_compiler::diagnostics::Diagnostic;
-use agent_surface_compiler::project::{normalize, Project};
+use agent_surface_compiler::paths::normalize;
+use agent_surface_compiler::project::Project;
 use agent_surface_compiler::source::SourceDb;
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};

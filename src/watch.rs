@@ -6,10 +6,9 @@
 //!
 //! [`ChangeTracking::Reported`]: agent_surface_compiler::project::ChangeTracking::Reported
 
-use crate::cli::CompileArgs;
-use agent_surface_compiler::changes::{fs_changes, report, FsChange};
 use agent_surface_compiler::compile::{compile_shared, manifest_text, project_at};
 use agent_surface_compiler::emit::{write_if_changed, WriteOutcome};
+use agent_surface_compiler::project::changes::{fs_changes, report, FsChange};
 use notify::{RecursiveMode, Watcher};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -27,7 +26,16 @@ fn ignored(path: &Path, out: &Path) -> bool {
         || path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".tmp"))
 }
 
-pub fn run(args: &CompileArgs) -> ExitCode {
+/// What `compile --watch` needs of the command line.
+#[derive(Clone, Debug)]
+pub struct WatchOptions {
+    /// The project root.
+    pub root: PathBuf,
+    /// The manifest path (default: the configuration's `output`).
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(args: &WatchOptions) -> ExitCode {
     if !args.root.is_dir() {
         eprintln!("error: the project root {} is not a folder", args.root.display());
         return ExitCode::from(2);

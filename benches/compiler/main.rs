@@ -11,9 +11,10 @@
 
 mod gen;
 
-use agent_surface_compiler::compile::{compile_files, compile_shared, mentions_core, project_at};
+use agent_surface_compiler::compile::{compile_files, compile_shared, project_at};
 use agent_surface_compiler::config::Config;
 use agent_surface_compiler::discover::discover;
+use agent_surface_compiler::prefilter::mentions_core;
 use agent_surface_compiler::project::ChangeTracking;
 use rayon::prelude::*;
 use std::io::Write as _;
@@ -55,8 +56,8 @@ fn parse_args() -> Options {
         profile: None,
     };
     let value = |i: usize| args.get(i + 1).cloned().unwrap_or_else(|| panic!("{} needs a value", args[i]));
-    for i in 0..args.len() {
-        match args[i].as_str() {
+    for (i, arg) in args.iter().enumerate() {
+        match arg.as_str() {
             "--files" => o.files = value(i).parse().expect("--files N"),
             "--seed" => o.seed = parse_seed(&value(i)),
             "--runs" => o.runs = value(i).parse().expect("--runs N"),

@@ -2,49 +2,26 @@
 //! Files are processed in parallel (rayon); everything that leaves this module is sorted, so
 //! the manifest and the diagnostics are identical for any thread count or file order.
 
+use crate::cache::{FileOutcome, FileResult};
 use crate::config::{Config, ConfigError};
-use crate::contracts::{build_contract, BuiltContract};
+use crate::contracts::{build_contract, CompiledContract};
 use crate::diagnostics::{sort_diagnostics, Diagnostic};
 use crate::evaluate::Evaluator;
-use crate::extract::{MacroCall, CORE_PACKAGE};
-use crate::inputs::Inputs;
-use crate::project::{LoadError, Prefiltered, Project};
+use crate::prefilter::Prefiltered;
+use crate::project::{LoadError, Project};
 use crate::rules;
-use crate::source::{FileId, Span};
+use crate::source::Span;
 use agent_surface_model::limits::AgentSurfaceLimits;
 use agent_surface_model::manifest::{
     AssembledManifest, CapabilityContractManifest, Generator, HashedContract, SourceLocation,
 };
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 pub const GENERATOR_NAME: &str = "agent-surface";
 pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// The byte prefilter: files that never mention the core package cannot declare a contract and
-/// are not parsed (unless a contract imports from them).
-pub fn mentions_core(text: impl AsRef<[u8]>) -> bool {
-    memchr::memmem::find(text.as_ref(), CORE_PACKAGE.as_bytes()).is_some()
-}
-
-/// Files that bind a contract with a literal instance id may not import the core package; this
-/// second, equally cheap prefilter lets the instance-id rule see them.
-pub(crate) fn mentions_instance_id(text: impl AsRef<[u8]>) -> bool {
-    memchr::memmem::find(text.as_ref(), b"instanceId").is_some()
-}
-
-/// A contract that compiled, with where it came from.
-#[derive(Debug, Clone)]
-pub struct CompiledContract {
-    pub built: BuiltContract,
-    /// The manifest's form of it, hashed once (results are reused across compiles).
-    pub hashed: HashedContract,
-    pub file: FileId,
-    pub call: MacroCall,
-}
 
 /// Everything one compile produced.
 pub struct Compilation {
@@ -91,183 +68,6 @@ impl Compilation {
     }
 }
 
-/// What compiling one candidate file produced, and what it read to produce it.
-#[derive(Default)]
-pub(crate) struct FileResult {
-    contracts: Vec<Arc<CompiledContract>>,
-    failed: u32,
-    diagnostics: Vec<Diagnostic>,
-    candidate: bool,
-    inputs: Inputs,
-    /// The reading and parsing diagnostics of the modules it loaded (its own file's included).
-    load_diagnostics: Vec<Diagnostic>,
-}
-
-/// Results of candidate files across the compiles of a long-lived project. A result is
-/// *trusted* (reused as is) until a file it read is reported changed; an untrusted one is reused
-/// once [`Project::unchanged`] holds for its inputs. Under [`ChangeTracking::Rescan`] nothing
-/// is reported, so every result starts each compile untrusted.
-///
-/// [`ChangeTracking::Rescan`]: crate::project::ChangeTracking::Rescan
-#[derive(Default)]
-pub(crate) struct ResultCache(Mutex<ResultCacheInner>);
-
-#[derive(Default)]
-struct ResultCacheInner {
-    /// A one-shot compile keeps nothing (building the reader index is not free).
-    disabled: bool,
-    entries: HashMap<PathBuf, CachedResult>,
-    /// The last whole-project compile: its walk and every file's result, in walk order.
-    last: Option<(Arc<crate::project::Discovered>, Vec<FileOutcome>)>,
-    /// Files whose result may differ from `last`'s (reported changed, or readers of one);
-    /// `None`: unknown, every file is looked at.
-    dirty: Option<std::collections::HashSet<PathBuf>>,
-    /// File → the cached results that read it: a change of the file distrusts them (without
-    /// looking at the inputs of every other result).
-    readers: HashMap<PathBuf, Vec<PathBuf>>,
-}
-
-struct CachedResult {
-    result: Arc<FileResult>,
-    trusted: bool,
-}
-
-impl ResultCache {
-    fn lock(&self) -> std::sync::MutexGuard<'_, ResultCacheInner> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    pub(crate) fn forget(&self, path: &Path) {
-        self.lock().entries.remove(path);
-    }
-
-    fn disable(&self) {
-        *self.lock() = ResultCacheInner { disabled: true, ..Default::default() };
-    }
-
-    /// These files changed: the results that read them are no longer trusted, and the next
-    /// whole-project compile looks at them and at the files themselves.
-    pub(crate) fn files_changed<'p>(&self, paths: impl IntoIterator<Item = &'p PathBuf>) {
-        let mut inner = self.lock();
-        let inner = &mut *inner;
-        for p in paths {
-            if let Some(dirty) = &mut inner.dirty {
-                dirty.insert(p.clone());
-            }
-            // Kept: a result found unchanged is trusted again and must hear of the next change.
-            for reader in inner.readers.get(p).into_iter().flatten() {
-                if let Some(e) = inner.entries.get_mut(reader) {
-                    e.trusted = false;
-                }
-                if let Some(dirty) = &mut inner.dirty {
-                    dirty.insert(reader.clone());
-                }
-            }
-        }
-    }
-
-    /// Anything may have changed (a rescan, a walk after files were added or removed).
-    pub(crate) fn distrust_all(&self) {
-        let mut inner = self.lock();
-        inner.dirty = None;
-        for e in inner.entries.values_mut() {
-            e.trusted = false;
-        }
-    }
-
-    /// The last whole-project compile's results with the dirty files' taken out, when it was
-    /// of this same walk and every change since is known.
-    fn take_incremental(
-        &self,
-        discovered: &Arc<crate::project::Discovered>,
-    ) -> Option<(Vec<FileOutcome>, Vec<PathBuf>)> {
-        let mut inner = self.lock();
-        let (walk, _) = inner.last.as_ref()?;
-        if !Arc::ptr_eq(walk, discovered) || inner.dirty.is_none() {
-            return None;
-        }
-        let (_, results) = inner.last.take()?;
-        let dirty = inner.dirty.replace(Default::default())?.into_iter().collect();
-        Some((results, dirty))
-    }
-
-    /// Remembers a whole-project compile; `tracked`: changes are reported from now on.
-    fn set_last(&self, discovered: Arc<crate::project::Discovered>, results: Vec<FileOutcome>, tracked: bool) {
-        let mut inner = self.lock();
-        if inner.disabled {
-            return;
-        }
-        inner.last = Some((discovered, results));
-        if tracked && inner.dirty.is_none() {
-            inner.dirty = Some(Default::default());
-        }
-    }
-
-    /// The cached result of `path`, if it can be reused.
-    fn reusable(&self, project: &Project, path: &Path) -> Option<Arc<FileResult>> {
-        let (result, trusted) = {
-            let inner = self.lock();
-            let e = inner.entries.get(path)?;
-            (e.result.clone(), e.trusted)
-        };
-        if trusted {
-            return Some(result);
-        }
-        if !project.unchanged(&result.inputs) {
-            return None;
-        }
-        if let Some(e) = self.lock().entries.get_mut(path) {
-            e.trusted = Arc::ptr_eq(&e.result, &result);
-        }
-        Some(result)
-    }
-
-    fn insert(&self, path: &Path, result: Arc<FileResult>) {
-        let mut inner = self.lock();
-        let inner = &mut *inner;
-        if inner.disabled {
-            return;
-        }
-        // A result replaced: it is no longer a reader of what only the old one read.
-        if let Some(old) = inner.entries.remove(path) {
-            for read in read_paths(&old.result.inputs) {
-                if let Some(readers) = inner.readers.get_mut(read) {
-                    readers.retain(|r| r != path);
-                }
-            }
-        }
-        let mut reads = read_paths(&result.inputs);
-        reads.sort_unstable_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
-        reads.dedup();
-        for read in reads {
-            inner.readers.entry(read.to_path_buf()).or_default().push(path.to_path_buf());
-        }
-        inner.entries.insert(path.to_path_buf(), CachedResult { result, trusted: true });
-    }
-
-    /// Drops the results of files that are no longer part of the project.
-    fn retain(&self, files: &[PathBuf]) {
-        let keep: std::collections::HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
-        let mut inner = self.lock();
-        inner.entries.retain(|p, _| keep.contains(p.as_path()));
-        inner.readers.retain(|_, readers| {
-            readers.retain(|r| keep.contains(r.as_path()));
-            !readers.is_empty()
-        });
-    }
-}
-
-/// The files an input list read or loaded (with repeats: a read and a load of one file, or
-/// one file in several shared lookups).
-fn read_paths(inputs: &Inputs) -> Vec<&Path> {
-    let mut out = Vec::new();
-    inputs.all(|i| {
-        out.extend(i.read_path());
-        true
-    });
-    out
-}
-
 /// Compiles a project.
 pub fn compile(project: Project) -> Result<Compilation, ConfigError> {
     // Compiled once: nothing will ask for its results again.
@@ -290,7 +90,7 @@ pub fn compile_shared(project: Arc<Project>) -> Result<Compilation, ConfigError>
                 .filter_map(|p| {
                     discovered
                         .files
-                        .binary_search_by(|f| crate::discover::path_bytes(f).cmp(crate::discover::path_bytes(p)))
+                        .binary_search_by(|f| crate::paths::path_bytes(f).cmp(crate::paths::path_bytes(p)))
                         .ok()
                 })
                 .map(|i| (i, file_result(&project, &discovered.files[i], &limits)))
@@ -320,12 +120,9 @@ pub fn compile_files(project: Arc<Project>, paths: &[PathBuf]) -> Compilation {
     let started = Instant::now();
     project.begin();
     let limits = AgentSurfaceLimits::default();
-    let results = paths.iter().map(|p| file_result(&project, &crate::project::normalize(p), &limits)).collect();
+    let results = paths.iter().map(|p| file_result(&project, &crate::paths::normalize(p), &limits)).collect();
     assemble(project, paths.to_vec(), Vec::new(), results, false, started)
 }
-
-/// One file's result in a compile (`None`: the prefilter skipped it), and whether it was reused.
-type FileOutcome = Option<(Arc<FileResult>, bool)>;
 
 /// The result of one file: `None` when the prefilter skips it; else its result of an earlier
 /// compile if its inputs are unchanged (`true`: reused), or a new one.
@@ -333,7 +130,7 @@ fn file_result(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> F
     if !matches!(project.prefilter(path), Prefiltered::Candidate { .. }) {
         return None;
     }
-    if let Some(cached) = project.results.reusable(project, path) {
+    if let Some(cached) = project.results.reusable(path, |inputs| project.unchanged(inputs)) {
         return Some((cached, true));
     }
     let (mut result, inputs) = crate::inputs::record(|| compile_file(project, path, limits));
@@ -477,7 +274,7 @@ pub fn location(project: &Project, span: Span) -> String {
 pub fn project_at(root: &std::path::Path) -> Result<Project, ConfigError> {
     let root =
         std::path::absolute(root).map_err(|e| ConfigError { file: root.to_path_buf(), message: e.to_string() })?;
-    let root = crate::project::normalize(&root);
+    let root = crate::paths::normalize(&root);
     Ok(Project::new(Config::load(&root)?))
 }
 
@@ -489,7 +286,7 @@ mod tests {
     #[test]
     fn an_unchanged_file_is_never_parsed_twice() {
         let dir = tempfile::tempdir().unwrap();
-        let root = crate::project::normalize(&std::fs::canonicalize(dir.path()).unwrap());
+        let root = crate::paths::normalize(&std::fs::canonicalize(dir.path()).unwrap());
         let contract = "import { defineAgentComponentContract } from '@agent-surface/core';\nimport { D } from './d';\nexport const c = defineAgentComponentContract({ type: 'a', description: D });\n";
         std::fs::write(root.join("c.ts"), contract).unwrap();
         std::fs::write(root.join("d.ts"), "export const D = 'desc';\n").unwrap();

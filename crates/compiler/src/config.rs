@@ -114,7 +114,7 @@ impl Config {
             let base = root.join(file.base_url.as_deref().unwrap_or("."));
             for (alias, targets) in file.paths {
                 config.paths.retain(|(a, _)| a != &alias);
-                config.paths.push((alias, targets.iter().map(|t| crate::project::normalize(&base.join(t))).collect()));
+                config.paths.push((alias, targets.iter().map(|t| crate::paths::normalize(&base.join(t))).collect()));
             }
             for glob in config.include.iter().chain(config.exclude.iter()) {
                 if let Err(e) = globset::Glob::new(glob) {
@@ -173,7 +173,7 @@ fn read_tsconfig_paths(path: &Path, root: &Path) -> Result<Vec<(String, Vec<Path
         .compiler_options
         .paths
         .into_iter()
-        .map(|(alias, targets)| (alias, targets.iter().map(|t| crate::project::normalize(&base.join(t))).collect()))
+        .map(|(alias, targets)| (alias, targets.iter().map(|t| crate::paths::normalize(&base.join(t))).collect()))
         .collect())
 }
 
@@ -223,11 +223,8 @@ pub fn strip_jsonc(text: &str) -> String {
                 i += 2;
             }
             b',' => {
-                let mut j = i + 1;
-                while j < bytes.len() && (bytes[j] as char).is_ascii_whitespace() {
-                    j += 1;
-                }
-                if !matches!(bytes.get(j), Some(b'}') | Some(b']')) {
+                // Trailing when only whitespace and comments stand between it and the bracket.
+                if !matches!(bytes.get(skip_trivia(bytes, i + 1)), Some(b'}') | Some(b']')) {
                     out.push(',');
                 }
                 i += 1;
@@ -240,6 +237,28 @@ pub fn strip_jsonc(text: &str) -> String {
         }
     }
     out
+}
+
+/// The index of the first byte at or after `i` that is neither whitespace nor inside a comment.
+fn skip_trivia(bytes: &[u8], mut i: usize) -> usize {
+    loop {
+        match (bytes.get(i), bytes.get(i + 1)) {
+            (Some(c), _) if c.is_ascii_whitespace() => i += 1,
+            (Some(b'/'), Some(b'/')) => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            (Some(b'/'), Some(b'*')) => {
+                i += 2;
+                while i < bytes.len() && !(bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i += 2;
+            }
+            _ => return i,
+        }
+    }
 }
 
 fn utf8_len(first: u8) -> usize {
@@ -261,6 +280,25 @@ mod tests {
         let src = "{\n // c\n \"a\": \"//not a comment\", /* b */\n \"b\": [1,2,],\n}";
         let v: serde_json::Value = serde_json::from_str(&strip_jsonc(src)).unwrap();
         assert_eq!(v, serde_json::json!({"a": "//not a comment", "b": [1, 2]}));
+    }
+
+    #[test]
+    fn a_comment_after_a_trailing_comma_keeps_it_trailing() {
+        let parse = |src: &str| -> serde_json::Value {
+            serde_json::from_str(&strip_jsonc(src)).unwrap_or_else(|e| panic!("{src:?}: {e}"))
+        };
+        assert_eq!(parse("[1, /* c */ ]"), serde_json::json!([1]));
+        assert_eq!(parse("{\"a\": 1, // c\n}"), serde_json::json!({"a": 1}));
+        assert_eq!(parse("{\"a\": [1, 2, /* x */ // y\n /* z */], /* w */\n}"), serde_json::json!({"a": [1, 2]}));
+        assert_eq!(
+            parse("{\"a\": {\"b\": [[1,/*c*/],{\"c\":2,//d\n},],}, \"s\": \", /* ]\",}"),
+            serde_json::json!({"a": {"b": [[1], {"c": 2}]}, "s": ", /* ]"})
+        );
+        // Not trailing: a comment between two values keeps the comma.
+        assert_eq!(parse("[1, /* c */ 2]"), serde_json::json!([1, 2]));
+        assert_eq!(parse("{\"a\": 1, // c\n \"b\": 2}"), serde_json::json!({"a": 1, "b": 2}));
+        // An unterminated comment after a comma is the end of the text, as it is elsewhere.
+        assert!(serde_json::from_str::<serde_json::Value>(&strip_jsonc("[1, /* c")).is_err());
     }
 
     #[test]

@@ -4,11 +4,11 @@
 //! produced it; defaults the author did not write point at the macro call.
 
 use crate::diagnostics::{closest, Code, Diagnostic};
-use crate::extract::RootMacro;
-use crate::source::Span;
+use crate::extract::{MacroCall, RootMacro};
+use crate::source::{FileId, Span};
 use crate::value::{Node, Prop, Val};
 use agent_surface_model::effects::{default_governance, Audit, CapabilityKind, Confirmation, Effect};
-use agent_surface_model::manifest::{ManifestContract, SourceLocation};
+use agent_surface_model::manifest::{HashedContract, ManifestContract, SourceLocation};
 use std::collections::HashSet;
 
 /// A contract that built: the typed contract and its span tree.
@@ -31,6 +31,16 @@ impl BuiltContract {
     pub fn key_span_at(&self, pointer: &[String]) -> Span {
         self.tree.key_span_at(pointer).unwrap_or_else(|| self.span_at(pointer))
     }
+}
+
+/// A contract that compiled, with where it came from.
+#[derive(Debug, Clone)]
+pub struct CompiledContract {
+    pub built: BuiltContract,
+    /// The manifest's form of it, hashed once (results are reused across compiles).
+    pub hashed: HashedContract,
+    pub file: FileId,
+    pub call: MacroCall,
 }
 
 const COMPONENT_FIELDS: &[&str] =

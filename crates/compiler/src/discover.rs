@@ -3,6 +3,7 @@
 //! include/exclude globs. The result is sorted so everything downstream is deterministic.
 
 use crate::config::{Config, ConfigError};
+use crate::paths::path_bytes;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::path::{Path, PathBuf};
 
@@ -49,9 +50,12 @@ impl FileFilter {
     }
 }
 
-/// A path's bytes: the order [`discover`] sorts by.
-pub fn path_bytes(p: &Path) -> &[u8] {
-    p.as_os_str().as_encoded_bytes()
+/// The project's files, as the last walk found them.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub files: Vec<PathBuf>,
+    /// What the walk could not enter ("path: reason").
+    pub skipped: Vec<String>,
 }
 
 /// Walks the project root and returns the source files, sorted by path bytes.

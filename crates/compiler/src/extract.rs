@@ -4,15 +4,22 @@
 //! an inner declaration, is not a contract.
 
 use crate::parse::span_of;
+pub use crate::prefilter::CORE_PACKAGE;
 use crate::source::{SourceFile, Span};
+use std::sync::Arc;
 // Fx hashing: the keys are the project's own identifiers and spans, and SipHash over them was a
 // fiftieth of a cold compile.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use swc_ecma_ast::*;
 use swc_ecma_visit::{Visit, VisitWith};
 
-/// The package whose exports are the macros.
-pub const CORE_PACKAGE: &str = "@agent-surface/core";
+/// A parsed module and its index.
+#[derive(Debug)]
+pub struct ModuleInfo {
+    pub file: Arc<SourceFile>,
+    pub module: Module,
+    pub index: ModuleIndex,
+}
 
 /// The three macros that declare a whole contract (the roots of the manifest).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -520,7 +527,7 @@ impl Visit for MacroFinder<'_> {
 }
 
 /// The call expressions of the module's root macro calls, in `index.macro_calls` order.
-pub fn find_calls(m: &crate::project::ModuleInfo) -> Vec<CallExpr> {
+pub fn find_calls(m: &ModuleInfo) -> Vec<CallExpr> {
     struct Collect<'a> {
         file: &'a SourceFile,
         /// span → index in `macro_calls` (a file may hold thousands of contracts).

@@ -23,17 +23,17 @@ pub fn provenance_literal(id: &str, contract_hash: &str) -> String {
 
 /// Edits for the file at `path` (absolute), sorted by offset.
 pub fn provenance_edits(c: &Compilation, path: &Path) -> Vec<Edit> {
-    let path = crate::project::normalize(path);
+    let path = crate::paths::normalize(path);
     let Some(file) = c.project.db.lookup(&path) else { return Vec::new() };
     let mut edits: Vec<Edit> = c
         .contracts
         .iter()
         .filter(|cc| cc.file == file.id)
-        .filter_map(|cc| {
+        .map(|cc| {
             let id = cc.built.contract.id();
             let hash = cc.hashed.contract().contract_hash();
             // A compiled contract always has its one definition argument: append after it.
-            Some(Edit { offset: cc.call.insert_at as usize, text: format!(", {}", provenance_literal(id, hash)) })
+            Edit { offset: cc.call.insert_at as usize, text: format!(", {}", provenance_literal(id, hash)) }
         })
         .collect();
     edits.sort_by_key(|e| e.offset);

@@ -121,7 +121,7 @@ impl SourceDb {
     /// Adds a file's current text. The same text keeps its id (and every span into it); new
     /// text for a known path gets a new id, older ids stay valid for older results.
     fn add_with(&self, path: &Path, rel: String, text: Arc<str>, unreadable: Option<String>) -> Arc<SourceFile> {
-        debug_assert_eq!(path, crate::project::normalize(path), "SourceDb paths are normalized");
+        debug_assert_eq!(path, crate::paths::normalize(path), "SourceDb paths are normalized");
         let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
         if let Some(id) = inner.by_path.get(path_key_bytes(path)) {
             let existing = &inner.files[id.0 as usize];
@@ -144,12 +144,12 @@ impl SourceDb {
 
     /// Forgets the path's current file (its id stays valid).
     pub fn forget(&self, path: &Path) {
-        let path = crate::project::normalize(path);
+        let path = crate::paths::normalize(path);
         self.inner.write().unwrap_or_else(|e| e.into_inner()).by_path.remove(path_key_bytes(&path));
     }
 
     pub fn lookup(&self, path: &Path) -> Option<Arc<SourceFile>> {
-        let path = crate::project::normalize(path);
+        let path = crate::paths::normalize(path);
         let inner = self.inner.read().unwrap_or_else(|e| e.into_inner());
         inner.by_path.get(path_key_bytes(&path)).map(|id| inner.files[id.0 as usize].clone())
     }
@@ -157,7 +157,7 @@ impl SourceDb {
 
 /// A path as a hash-map key, hashed and compared by its bytes: `Path`'s own `Hash` walks
 /// components, and hashing paths that way was a tenth of a cold compile. The compiler's paths
-/// are normalized ([`crate::project::normalize`]), so equal bytes means the same path.
+/// are normalized ([`crate::paths::normalize`]), so equal bytes means the same path.
 #[derive(Clone, Debug)]
 pub struct PathKey(pub PathBuf);
 

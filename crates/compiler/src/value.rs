@@ -2,6 +2,7 @@
 //! from (possibly in another file), so a rule that finds a problem deep inside a schema can
 //! point at the exact literal.
 
+use crate::numbers::json_number;
 use crate::source::Span;
 use crate::zod::model::{Check, Regex, ZodId};
 use std::path::PathBuf;
@@ -60,7 +61,7 @@ pub enum Val {
     Regex(Regex),
     /// A function: its single returned expression when it has one and takes no parameters
     /// (`() => []`), evaluated only where a value is needed (zod defaults).
-    Function(Option<Box<swc_ecma_ast::Expr>>, Option<std::sync::Arc<crate::project::ModuleInfo>>),
+    Function(Option<Box<swc_ecma_ast::Expr>>, Option<std::sync::Arc<crate::extract::ModuleInfo>>),
     /// A getter of an object literal (zod shapes use them for recursion): a deferred schema.
     Getter(usize),
 }
@@ -213,27 +214,4 @@ pub fn array_index(k: &str) -> Option<u32> {
         return None;
     }
     k.parse::<u64>().ok().filter(|n| *n < u32::MAX as u64).map(|n| n as u32)
-}
-
-/// A JSON number for a finite f64 (integers up to 2^53 stay integers).
-pub fn json_number(n: f64) -> Option<serde_json::Value> {
-    if !n.is_finite() {
-        return None;
-    }
-    if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
-        if n == 0.0 {
-            return Some(serde_json::Value::from(0));
-        }
-        return Some(serde_json::Value::from(n as i64));
-    }
-    serde_json::Number::from_f64(n).map(serde_json::Value::Number)
-}
-
-/// JS `String(n)` for the numbers the evaluator concatenates (integers and simple decimals).
-pub fn js_number_string(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e21 {
-        format!("{}", n as i64)
-    } else {
-        format!("{n}")
-    }
 }

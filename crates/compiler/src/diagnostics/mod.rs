@@ -84,24 +84,10 @@ pub fn closest<'a>(s: &str, candidates: impl IntoIterator<Item = &'a str>) -> Op
     candidates
         .into_iter()
         .filter(|c| *c != s)
-        .map(|c| (levenshtein(&s.to_lowercase(), &c.to_lowercase()), c))
+        .map(|c| (strsim::levenshtein(&s.to_lowercase(), &c.to_lowercase()), c))
         .filter(|(d, _)| *d <= limit)
         .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))
         .map(|(_, c)| c)
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// Sorts diagnostics into the order every renderer prints: by file path, position, code.
@@ -112,4 +98,21 @@ pub fn sort_diagnostics(diags: &mut Vec<Diagnostic>, db: &SourceDb) {
         (f.rel.clone(), d.primary.span.lo, d.primary.span.hi, d.code, d.message.clone())
     });
     diags.dedup();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closest;
+
+    #[test]
+    fn suggestions_are_close_in_characters_ignoring_case() {
+        assert_eq!(closest("descripton", ["description", "type"]), Some("description"));
+        assert_eq!(closest("Typ", ["type"]), Some("type"), "one edit for a short name");
+        assert_eq!(closest("ty", ["type"]), None, "two edits are too many for a short name");
+        assert_eq!(closest("efect", ["effect", "affect"]), Some("effect"), "the closest wins");
+        assert_eq!(closest("ab", ["ac", "ad"]), Some("ac"), "ties go to the first by name");
+        // Distance in characters, not bytes: `ä` is one edit away from `a`.
+        assert_eq!(closest("ät", ["at"]), Some("at"));
+        assert_eq!(closest("type", ["type"]), None, "the name itself is no suggestion");
+    }
 }

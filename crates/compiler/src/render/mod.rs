@@ -1,23 +1,17 @@
-//! Renderers: one diagnostic type, several outputs.
+//! Renderers: one diagnostic type, several outputs. [`render`] picks one by
+//! [`DiagnosticFormat`]; the command line maps its `--format` flag onto that enum.
 
 pub mod github;
 pub mod json;
 pub mod pretty;
 pub mod sarif;
 
-use clap::ValueEnum;
+use crate::diagnostics::Diagnostic;
+use crate::source::SourceDb;
+use pretty::PrettyOptions;
 
-/// `--format`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Source frames with labels (miette).
-    Pretty,
-    /// One JSON document: `{"schemaVersion":1,"diagnostics":[...]}`.
-    Json,
-}
-
-/// `--format` of `check` and `compile`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+/// The outputs diagnostics can be rendered as.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum DiagnosticFormat {
     /// Source frames with labels (miette), on stderr.
     Pretty,
@@ -27,4 +21,19 @@ pub enum DiagnosticFormat {
     Github,
     /// SARIF 2.1.0 on stdout.
     Sarif,
+}
+
+/// Renders `diags` as `format`; `pretty` is asked for the options only when they are needed.
+pub fn render(
+    format: DiagnosticFormat,
+    diags: &[Diagnostic],
+    db: &SourceDb,
+    pretty: impl FnOnce() -> PrettyOptions,
+) -> String {
+    match format {
+        DiagnosticFormat::Json => json::render(diags, db),
+        DiagnosticFormat::Github => github::render(diags, db),
+        DiagnosticFormat::Sarif => sarif::render(diags, db),
+        DiagnosticFormat::Pretty => pretty::render(diags, db, pretty()),
+    }
 }

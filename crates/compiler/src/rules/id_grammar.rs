@@ -10,8 +10,8 @@
 
 use crate::contracts::BuiltContract;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::extract::{Binding, Export, ImportKind};
-use crate::project::{ModuleInfo, Project};
+use crate::extract::{Binding, Export, ImportKind, ModuleInfo};
+use crate::project::Project;
 use crate::source::{SourceDb, Span};
 use crate::value::Val;
 use agent_surface_model::definition::{DefinitionViolation, DefinitionViolationKind};

@@ -65,7 +65,7 @@ pub(crate) mod testing {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, text).unwrap();
         }
-        let root = crate::project::normalize(&std::fs::canonicalize(dir.path()).unwrap());
+        let root = crate::paths::normalize(&std::fs::canonicalize(dir.path()).unwrap());
         let c = compile(Project::new(Config::load(&root).unwrap())).unwrap();
         (c, dir)
     }

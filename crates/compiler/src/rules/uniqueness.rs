@@ -3,8 +3,7 @@
 //! observations and actions (AS0502). Both locations are in the diagnostic. The first
 //! declaration (by file path, then position) stays in the manifest; later ones fail.
 
-use crate::compile::CompiledContract;
-use crate::contracts::BuiltContract;
+use crate::contracts::{BuiltContract, CompiledContract};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::SourceDb;
 use agent_surface_model::definition::{DefinitionViolation, DefinitionViolationKind as Kind};

@@ -1,8 +1,8 @@
-//! zod schemas, statically: the evaluator builds a [`model`] graph from zod builder calls, and
-//! [`emit`] turns it into exactly the JSON Schema zod 4.6.7's `z.toJSONSchema` returns (proven
-//! by the differential test against real zod in `tests/zod_oracle.rs`).
+//! zod schemas, statically: the evaluator (`crate::evaluate`, its `zod_calls`) builds a
+//! [`model`] graph from zod builder calls, and [`emit`] turns it into exactly the JSON Schema
+//! zod 4.6.7's `z.toJSONSchema` returns (proven by the differential test against real zod in
+//! `tests/it/zod_oracle.rs`). Nothing here evaluates code: this module knows schemas only.
 
-pub mod build;
 pub mod emit;
 pub mod json;
 pub mod model;

@@ -3,7 +3,7 @@
 //! check methods make a clone whose `parent` is the original, exactly as zod does), so that the
 //! JSON Schema emitter can reproduce zod's `$defs`, cycle and inheritance rules.
 
-use crate::project::ModuleInfo;
+use crate::extract::ModuleInfo;
 use crate::source::Span;
 use serde_json::Value as Json;
 use std::sync::Arc;
@@ -207,7 +207,7 @@ impl Arena {
         Regex { id: h | (1 << 63), source: source.to_string(), flags: String::new() }
     }
 
-    /// The node a lazy or getter resolves to (after [`crate::zod::resolve_thunks`]).
+    /// The node a lazy or getter resolves to (after the evaluator's `resolve_thunks`).
     pub fn thunk_target(&self, thunk: usize) -> Option<ZodId> {
         self.resolved.get(thunk).copied().flatten()
     }

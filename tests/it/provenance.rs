@@ -10,7 +10,7 @@ fn edits_add_id_and_hash_to_each_compiled_contract() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/devices-app");
     let c = compile(project_at(&root).unwrap()).unwrap();
     let file =
-        agent_surface_compiler::project::normalize(&std::path::absolute(root.join("src/domain/devices.ts")).unwrap());
+        agent_surface_compiler::paths::normalize(&std::path::absolute(root.join("src/domain/devices.ts")).unwrap());
     let edits = provenance_edits(&c, &file);
     assert_eq!(edits.len(), 2);
     let text = std::fs::read_to_string(&file).unwrap();
@@ -41,7 +41,7 @@ fn failed_contracts_get_no_provenance() {
                export const none = d();\n";
     std::fs::write(root.join("c.ts"), src).unwrap();
     let c = compile(project_at(root).unwrap()).unwrap();
-    let file = agent_surface_compiler::project::normalize(&std::fs::canonicalize(root).unwrap().join("c.ts"));
+    let file = agent_surface_compiler::paths::normalize(&std::fs::canonicalize(root).unwrap().join("c.ts"));
     let edits = provenance_edits(&c, &file);
     assert_eq!(edits.len(), 1, "{edits:?}");
     assert_eq!(&src[..edits[0].offset], "import { defineAgentComponentContract as d } from '@agent-surface/core';\nexport const ok = d({ type: 'a', description: 'ok' }");

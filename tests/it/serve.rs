@@ -1,8 +1,7 @@
 //! `agent-surface serve --stdio` as a real child process: handshake, scan, transform with a
 //! warm cache, notifications, bad requests, and a clean exit when stdin closes.
 
-mod common;
-use common::copy_dir;
+use crate::common::copy_dir;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

@@ -8,7 +8,7 @@
 //! only what the step touched ([`ChangeTracking::Reported`]), as the watcher and the language
 //! server tell it.
 
-mod common;
+use crate::common;
 
 use agent_surface_compiler::compile::{compile, compile_shared, manifest_text, project_at, Compilation};
 use agent_surface_compiler::project::{ChangeTracking, Project};
@@ -100,7 +100,7 @@ impl Script {
 #[test]
 fn incremental_compiles_match_fresh_ones_through_an_edit_script() {
     let dir = tempfile::tempdir().unwrap();
-    let root = agent_surface_compiler::project::normalize(&std::fs::canonicalize(dir.path()).unwrap());
+    let root = agent_surface_compiler::paths::normalize(&std::fs::canonicalize(dir.path()).unwrap());
     common::copy_dir(&common::example_app(), &root);
     let s = Script::new(&root);
 
@@ -187,7 +187,7 @@ fn incremental_compiles_match_fresh_ones_through_an_edit_script() {
 #[test]
 fn a_reported_project_trusts_its_reports() {
     let dir = tempfile::tempdir().unwrap();
-    let root = agent_surface_compiler::project::normalize(&std::fs::canonicalize(dir.path()).unwrap());
+    let root = agent_surface_compiler::paths::normalize(&std::fs::canonicalize(dir.path()).unwrap());
     common::copy_dir(&common::example_app(), &root);
     let project = Arc::new(project_at(&root).unwrap());
     project.set_change_tracking(ChangeTracking::Reported);
@@ -211,7 +211,7 @@ fn a_reported_project_trusts_its_reports() {
 #[test]
 fn a_did_you_mean_that_lists_a_folder_is_not_reused() {
     let dir = tempfile::tempdir().unwrap();
-    let root = agent_surface_compiler::project::normalize(&std::fs::canonicalize(dir.path()).unwrap());
+    let root = agent_surface_compiler::paths::normalize(&std::fs::canonicalize(dir.path()).unwrap());
     std::fs::create_dir_all(root.join("src")).unwrap();
     std::fs::write(root.join("src/a.ts"), "import { defineAgentComponentContract } from \"@agent-surface/core\";\nimport { D } from \"./constantz\";\nexport const c = defineAgentComponentContract({ type: \"a\", description: D });\n").unwrap();
     std::fs::write(root.join("src/constants.ts"), "export const D = \"d\";\n").unwrap();
@@ -227,7 +227,7 @@ fn files_outside_the_watched_folder_are_read_again_every_time() {
     // A monorepo: the app imports a sibling package through a `paths` alias. A watcher of the
     // app's folder never hears of that package's changes, so they are never trusted.
     let dir = tempfile::tempdir().unwrap();
-    let base = agent_surface_compiler::project::normalize(&std::fs::canonicalize(dir.path()).unwrap());
+    let base = agent_surface_compiler::paths::normalize(&std::fs::canonicalize(dir.path()).unwrap());
     let root = base.join("app");
     std::fs::create_dir_all(root.join("src")).unwrap();
     std::fs::create_dir_all(base.join("shared")).unwrap();

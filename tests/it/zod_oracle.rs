@@ -8,7 +8,8 @@
 
 use agent_surface_compiler::compile::compile;
 use agent_surface_compiler::config::Config;
-use agent_surface_compiler::project::{normalize, Project};
+use agent_surface_compiler::paths::normalize;
+use agent_surface_compiler::project::Project;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;

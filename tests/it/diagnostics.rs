@@ -11,12 +11,12 @@
 //! expected together. The rendered diagnostics (pretty, no colour, width 100, then JSON) are
 //! snapshot-tested under `snapshots/diagnostics/`.
 
-mod common;
+use crate::common::copy_dir;
 use agent_surface_compiler::compile::{compile, Compilation};
 use agent_surface_compiler::config::Config;
-use agent_surface_compiler::project::{normalize, Project};
+use agent_surface_compiler::paths::normalize;
+use agent_surface_compiler::project::Project;
 use agent_surface_compiler::render::{json, pretty};
-use common::copy_dir;
 use std::path::{Path, PathBuf};
 
 fn fixtures_dir() -> PathBuf {

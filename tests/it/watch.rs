@@ -1,8 +1,7 @@
 //! `compile --watch` picks up an edit, a new file, a deletion and a renamed folder, one line per rebuild, and
 //! rewrites the manifest only when it changed.
 
-mod common;
-use common::copy_dir;
+use crate::common::copy_dir;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -1,8 +1,7 @@
 //! The CLI, driven by argv like a user would: exit codes, files written, `--check`, formats,
 //! determinism across checkout paths and thread counts. Output is snapshot-tested per argv.
 
-mod common;
-use common::copy_dir;
+use crate::common::copy_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

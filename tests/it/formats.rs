@@ -2,8 +2,7 @@
 //! official SARIF Multitool against the SARIF 2.1.0 schema (installed by the test command into
 //! test-tools/sarif).
 
-mod common;
-use common::copy_dir;
+use crate::common::copy_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

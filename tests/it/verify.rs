@@ -2,9 +2,8 @@
 //! table-driven matrix is refused (exit 1) with the expected error kind. Re-indenting or
 //! reordering keys — which change bytes but not canonical meaning — still verifies.
 
-mod common;
+use crate::common::copy_dir;
 use agent_surface_model::manifest::{contract_hash, manifest_hash};
-use common::copy_dir;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,0 +1,404 @@
+//! Evaluate: turn the expressions of a contract definition into values, statically. Literals,
+//! object/array literals, spreads, `const` bindings of this and other project modules (named,
+//! default, re-exported and barrel exports), `as const`/`satisfies`/type assertions, template
+//! literals, `+` on strings and unary minus are evaluated; everything else is a diagnostic that
+//! points at the sub-expression and says why.
+//!
+//! This module holds the evaluator and the expressions that need no other module (literals,
+//! templates, operators, arrays, objects); `bindings` resolves names (this module's scope,
+//! imports, re-exports, barrels, enums, the core package's exports), `calls` the calls and
+//! member reads (core helpers, `new RegExp`, zod callees), and `zod_calls` interprets zod
+//! builder and method calls into [`crate::zod::model`] and converts with [`crate::zod::emit`].
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::extract::{str_value, ModuleInfo};
+use crate::numbers::js_number_string;
+use crate::parse::span_of;
+use crate::project::Project;
+use crate::source::{PathKey, Span};
+use crate::value::{Node, Prop as VProp, Val};
+use std::collections::HashMap;
+use std::sync::Arc;
+use swc_common::Spanned;
+use swc_ecma_ast::*;
+
+mod bindings;
+mod calls;
+mod zod_calls;
+
+/// The JSON Schema `emptyObjectSchema` stands for.
+pub fn empty_object_schema() -> serde_json::Value {
+    serde_json::json!({ "type": "object", "properties": {}, "additionalProperties": false })
+}
+
+/// Exports of `@agent-surface/core` that the evaluator knows.
+const CORE_FUNCTIONS: &[&str] = &[
+    "defineAgentComponentContract",
+    "defineAgentProcedureContract",
+    "defineExternalAgentToolContract",
+    "observationContract",
+    "actionContract",
+    "fromJsonSchema",
+    "fromStandardSchema",
+];
+
+/// One evaluation session; caches constants so each is evaluated (and reported) once.
+pub struct Evaluator<'p> {
+    pub(crate) project: &'p Project,
+    pub diagnostics: Vec<Diagnostic>,
+    stack: Vec<(PathKey, String)>,
+    cache: HashMap<(PathKey, String), Option<Node>, rustc_hash::FxBuildHasher>,
+    /// The zod schemas built so far (identity matters: see [`crate::zod::model`]).
+    pub(crate) zod: crate::zod::model::Arena,
+    /// `z.toJSONSchema` calls in output mode → whether input mode would differ.
+    pub(crate) zod_output_mode: HashMap<Span, bool>,
+    /// `fromStandardSchema(...)` calls whose JSON Schema was converted in output mode and
+    /// would differ in input mode.
+    pub output_mode_schemas: std::collections::HashSet<Span>,
+    /// The root of the last `z.toJSONSchema` conversion (to check it converts the schema that
+    /// `fromStandardSchema` validates with).
+    pub(crate) last_converted: Option<(crate::zod::model::ZodId, crate::zod::emit::Io)>,
+}
+
+type M = Arc<ModuleInfo>;
+
+impl<'p> Evaluator<'p> {
+    pub fn new(project: &'p Project) -> Self {
+        Evaluator {
+            project,
+            diagnostics: Vec::new(),
+            stack: Vec::new(),
+            cache: HashMap::default(),
+            zod: Default::default(),
+            zod_output_mode: HashMap::new(),
+            output_mode_schemas: Default::default(),
+            last_converted: None,
+        }
+    }
+
+    pub(crate) fn sp(&self, m: &M, s: swc_common::Span) -> Span {
+        span_of(&m.file, s)
+    }
+
+    pub(crate) fn error<T>(&mut self, d: Diagnostic) -> Option<T> {
+        self.diagnostics.push(d);
+        None
+    }
+
+    pub(crate) fn not_static<T>(&mut self, span: Span, message: impl Into<String>) -> Option<T> {
+        self.error(Diagnostic::new(Code::NotStatic, span, message))
+    }
+
+    /// Evaluates the arguments of a root macro call.
+    pub fn eval_args(&mut self, m: &M, call: &CallExpr) -> Vec<Option<Node>> {
+        call.args
+            .iter()
+            .map(|a| {
+                if let Some(spread) = a.spread {
+                    let span = self.sp(m, spread);
+                    return self.not_static(span, "spread arguments are not evaluated statically");
+                }
+                self.eval(m, &a.expr)
+            })
+            .collect()
+    }
+
+    /// Evaluates an expression of module `m`.
+    pub fn eval(&mut self, m: &M, expr: &Expr) -> Option<Node> {
+        let span = self.sp(m, expr.span());
+        match expr {
+            Expr::Lit(lit) => self.eval_lit(m, lit),
+            Expr::Paren(p) => self.eval(m, &p.expr),
+            Expr::TsAs(e) => self.eval(m, &e.expr),
+            Expr::TsSatisfies(e) => self.eval(m, &e.expr),
+            Expr::TsConstAssertion(e) => self.eval(m, &e.expr),
+            Expr::TsTypeAssertion(e) => self.eval(m, &e.expr),
+            Expr::TsNonNull(e) => self.eval(m, &e.expr),
+            Expr::TsInstantiation(e) => self.eval(m, &e.expr),
+            Expr::Tpl(tpl) => self.eval_tpl(m, tpl, span),
+            Expr::Unary(u) => self.eval_unary(m, u, span),
+            Expr::Bin(b) => self.eval_bin(m, b, span),
+            Expr::Array(a) => self.eval_array(m, a, span),
+            Expr::Object(o) => self.eval_object(m, o, span),
+            Expr::Ident(id) => self.eval_ident(m, id.sym.as_str(), span),
+            Expr::Member(mem) => self.eval_member(m, mem, span),
+            Expr::Call(call) => self.eval_call(m, call, span),
+            Expr::Arrow(a) => Some(Node::new(span, Val::Function(returned_expr_of_arrow(a), Some(m.clone())))),
+            Expr::Fn(f) => Some(Node::new(span, Val::Function(returned_expr_of_fn(&f.function), Some(m.clone())))),
+            Expr::Cond(_) => self.not_static(span, "a conditional expression depends on runtime values"),
+            Expr::New(n) => self.eval_new(m, n, span),
+            Expr::Await(_) => self.not_static(span, "`await` depends on runtime values"),
+            Expr::OptChain(_) => self.not_static(span, "optional chaining depends on runtime values"),
+            Expr::JSXElement(_) | Expr::JSXFragment(_) => self.not_static(span, "JSX is not a JSON value"),
+            Expr::Class(_) => self.not_static(span, "a class is not a static value"),
+            _ => self.not_static(span, "this expression is not evaluated statically"),
+        }
+    }
+
+    fn eval_lit(&mut self, m: &M, lit: &Lit) -> Option<Node> {
+        let span = self.sp(m, lit.span());
+        let val = match lit {
+            Lit::Str(s) => Val::Str(str_value(s)),
+            Lit::Num(n) => Val::Num(n.value),
+            Lit::Bool(b) => Val::Bool(b.value),
+            Lit::Null(_) => Val::Null,
+            Lit::BigInt(_) => return self.not_static(span, "a bigint is not a JSON value"),
+            Lit::Regex(r) => Val::Regex(self.zod.new_regex(r.exp.to_string(), r.flags.to_string())),
+            Lit::JSXText(_) => return self.not_static(span, "JSX text is not a JSON value"),
+        };
+        Some(Node::new(span, val))
+    }
+
+    fn eval_tpl(&mut self, m: &M, tpl: &Tpl, span: Span) -> Option<Node> {
+        let mut out = String::new();
+        for (i, q) in tpl.quasis.iter().enumerate() {
+            match &q.cooked {
+                Some(c) => out.push_str(&c.to_atom_lossy()),
+                None => return self.not_static(self.sp(m, q.span), "invalid escape in a template literal"),
+            }
+            if let Some(e) = tpl.exprs.get(i) {
+                let v = self.eval(m, e)?;
+                match v.val {
+                    Val::Str(s) => out.push_str(&s),
+                    Val::Num(n) => out.push_str(&js_number_string(n)),
+                    Val::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+                    other => {
+                        return self.not_static(
+                            v.span,
+                            format!("a template substitution must be a string or number, found {}", other.describe()),
+                        )
+                    }
+                }
+            }
+        }
+        Some(Node::new(span, Val::Str(out)))
+    }
+
+    fn eval_unary(&mut self, m: &M, u: &UnaryExpr, span: Span) -> Option<Node> {
+        match u.op {
+            UnaryOp::Minus | UnaryOp::Plus => {
+                let v = self.eval(m, &u.arg)?;
+                match v.val {
+                    Val::Num(n) => Some(Node::new(span, Val::Num(if u.op == UnaryOp::Minus { -n } else { n }))),
+                    other => self.not_static(
+                        v.span,
+                        format!("unary `{}` needs a number, found {}", u.op.as_str(), other.describe()),
+                    ),
+                }
+            }
+            UnaryOp::Void => Some(Node::new(span, Val::Undefined)),
+            op => self.not_static(span, format!("the operator `{}` is not evaluated statically", op.as_str())),
+        }
+    }
+
+    fn eval_bin(&mut self, m: &M, b: &BinExpr, span: Span) -> Option<Node> {
+        if b.op != BinaryOp::Add {
+            return self.not_static(
+                span,
+                format!(
+                    "the operator `{}` is not evaluated statically (only `+` on strings and numbers)",
+                    b.op.as_str()
+                ),
+            );
+        }
+        let l = self.eval(m, &b.left);
+        let r = self.eval(m, &b.right);
+        let (l, r) = (l?, r?);
+        let val = match (&l.val, &r.val) {
+            (Val::Str(a), Val::Str(c)) => Val::Str(format!("{a}{c}")),
+            (Val::Str(a), Val::Num(n)) => Val::Str(format!("{a}{}", js_number_string(*n))),
+            (Val::Num(n), Val::Str(c)) => Val::Str(format!("{}{c}", js_number_string(*n))),
+            (Val::Num(a), Val::Num(c)) => Val::Num(a + c),
+            _ => {
+                return self.not_static(
+                    span,
+                    format!("`+` of {} and {} is not evaluated statically", l.val.describe(), r.val.describe()),
+                )
+            }
+        };
+        Some(Node::new(span, val))
+    }
+
+    fn eval_array(&mut self, m: &M, a: &ArrayLit, span: Span) -> Option<Node> {
+        let mut items = Vec::new();
+        let mut ok = true;
+        for elem in &a.elems {
+            let Some(elem) = elem else {
+                self.not_static::<Node>(span, "an array hole is not a JSON value");
+                ok = false;
+                continue;
+            };
+            let Some(v) = self.eval(m, &elem.expr) else {
+                ok = false;
+                continue;
+            };
+            if elem.spread.is_some() {
+                match v.val {
+                    Val::Array(inner) => items.extend(inner),
+                    other => {
+                        self.not_static::<Node>(
+                            v.span,
+                            format!("only arrays can be spread into an array, found {}", other.describe()),
+                        );
+                        ok = false;
+                    }
+                }
+            } else {
+                items.push(v);
+            }
+        }
+        ok.then(|| Node::new(span, Val::Array(items)))
+    }
+
+    fn prop_key(&mut self, m: &M, key: &PropName) -> Option<(String, Span)> {
+        let span = self.sp(m, key.span());
+        match key {
+            PropName::Ident(i) => Some((i.sym.to_string(), span)),
+            PropName::Str(s) => Some((str_value(s), span)),
+            PropName::Num(n) => Some((js_number_string(n.value), span)),
+            PropName::Computed(c) => {
+                let v = self.eval(m, &c.expr)?;
+                match v.val {
+                    Val::Str(s) => Some((s, span)),
+                    Val::Num(n) => Some((js_number_string(n), span)),
+                    other => {
+                        self.not_static::<Node>(
+                            v.span,
+                            format!("a computed key must be a string, found {}", other.describe()),
+                        );
+                        None
+                    }
+                }
+            }
+            PropName::BigInt(_) => {
+                self.not_static::<Node>(span, "a bigint key is not evaluated statically");
+                None
+            }
+        }
+    }
+
+    fn eval_object(&mut self, m: &M, o: &ObjectLit, span: Span) -> Option<Node> {
+        let mut props: Vec<VProp> = Vec::new();
+        let mut ok = true;
+        for p in &o.props {
+            match p {
+                PropOrSpread::Spread(s) => match self.eval(m, &s.expr) {
+                    Some(v) => match v.val {
+                        Val::Object(inner) => inner.into_iter().for_each(|p| Node::set(&mut props, p)),
+                        Val::Undefined | Val::Null => {}
+                        other => {
+                            self.not_static::<Node>(
+                                v.span,
+                                format!("only objects can be spread into an object, found {}", other.describe()),
+                            );
+                            ok = false;
+                        }
+                    },
+                    None => ok = false,
+                },
+                PropOrSpread::Prop(prop) => match &**prop {
+                    swc_ecma_ast::Prop::KeyValue(kv) => {
+                        let key = self.prop_key(m, &kv.key);
+                        let value = self.eval(m, &kv.value);
+                        match (key, value) {
+                            (Some((key, key_span)), Some(value)) => {
+                                Node::set(&mut props, VProp { key, key_span, value })
+                            }
+                            _ => ok = false,
+                        }
+                    }
+                    swc_ecma_ast::Prop::Shorthand(id) => {
+                        let key_span = self.sp(m, id.span);
+                        match self.eval_ident(m, id.sym.as_str(), key_span) {
+                            Some(value) => Node::set(&mut props, VProp { key: id.sym.to_string(), key_span, value }),
+                            None => ok = false,
+                        }
+                    }
+                    swc_ecma_ast::Prop::Getter(g) => {
+                        // A getter is deferred (zod shapes use them for recursive schemas).
+                        let key = self.prop_key(m, &g.key);
+                        let body = g.function.body.as_ref().and_then(|b| single_return(&b.stmts));
+                        match (key, body) {
+                            (Some((key, key_span)), Some(expr)) => {
+                                let t = self.zod.add_thunk(crate::zod::model::Thunk {
+                                    module: m.clone(),
+                                    expr: Box::new(expr.clone()),
+                                    span: key_span,
+                                });
+                                Node::set(
+                                    &mut props,
+                                    VProp { key, key_span, value: Node::new(key_span, Val::Getter(t)) },
+                                );
+                            }
+                            _ => {
+                                let s = self.sp(m, prop.span());
+                                self.not_static::<Node>(
+                                    s,
+                                    "a getter is evaluated only when its body is `return <expression>`",
+                                );
+                                ok = false;
+                            }
+                        }
+                    }
+                    swc_ecma_ast::Prop::Method(_) | swc_ecma_ast::Prop::Setter(_) => {
+                        let s = self.sp(m, prop.span());
+                        self.not_static::<Node>(s, "methods and setters run code; a definition holds data only")
+                            .or_else(|| {
+                                ok = false;
+                                None
+                            });
+                    }
+                    swc_ecma_ast::Prop::Assign(_) => {
+                        let s = self.sp(m, prop.span());
+                        self.not_static::<Node>(s, "this property form is not evaluated statically");
+                        ok = false;
+                    }
+                },
+            }
+        }
+        ok.then(|| Node::new(span, Val::Object(props)))
+    }
+}
+
+/// The expression a zero-parameter arrow function returns (`() => x`, `() => { return x }`).
+fn returned_expr_of_arrow(a: &ArrowExpr) -> Option<Box<Expr>> {
+    if !a.params.is_empty() {
+        return None;
+    }
+    match &*a.body {
+        ArrowFunctionBody::Expr(e) => Some(e.clone()),
+        ArrowFunctionBody::FunctionBody(b) => single_return(&b.stmts).map(|e| Box::new(e.clone())),
+    }
+}
+
+fn returned_expr_of_fn(f: &Function) -> Option<Box<Expr>> {
+    if !f.params.is_empty() {
+        return None;
+    }
+    f.body.as_ref().and_then(|b| single_return(&b.stmts)).map(|e| Box::new(e.clone()))
+}
+
+/// The expression of a body that is exactly `return <expr>;`.
+fn single_return(stmts: &[Stmt]) -> Option<&Expr> {
+    match stmts {
+        [Stmt::Return(ReturnStmt { arg: Some(e), .. })] => Some(e),
+        _ => None,
+    }
+}
+
+/// A JSON value as a node tree whose every node carries `span` (for values the compiler made up,
+/// such as `emptyObjectSchema`).
+pub fn json_to_node(v: &serde_json::Value, span: Span) -> Node {
+    use serde_json::Value;
+    let val = match v {
+        Value::Null => Val::Null,
+        Value::Bool(b) => Val::Bool(*b),
+        Value::Number(n) => Val::Num(n.as_f64().unwrap_or(0.0)),
+        Value::String(s) => Val::Str(s.clone()),
+        Value::Array(a) => Val::Array(a.iter().map(|x| json_to_node(x, span)).collect()),
+        Value::Object(o) => Val::Object(
+            o.iter().map(|(k, x)| VProp { key: k.clone(), key_span: span, value: json_to_node(x, span) }).collect(),
+        ),
+    };
+    Node::new(span, val)
+}

@@ -1,0 +1,153 @@
+//! The resolver: import specifiers to project files, as TypeScript probes them (relative
+//! paths, `paths` aliases, extensions and index files), once per folder and compile.
+
+use super::Project;
+use crate::inputs::{self, Input};
+use crate::paths::normalize;
+use crate::source::PathKey;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+impl Project {
+    /// Resolves an import specifier from the module at `from` to a project file. `None` for
+    /// packages (bare specifiers that no `paths` alias maps) and for files that do not exist.
+    pub fn resolve(&self, from: &Path, specifier: &str) -> Option<PathBuf> {
+        self.resolve_in(from.parent().unwrap_or(Path::new("")), specifier)
+    }
+
+    /// [`Project::resolve`] from a module in folder `dir`.
+    pub fn resolve_in(&self, dir: &Path, specifier: &str) -> Option<PathBuf> {
+        let key = (PathKey::new(dir), specifier.to_string());
+        let cached = self.session().resolved.get(&key).cloned();
+        let found = match cached {
+            Some(r) => r,
+            None => {
+                let r = self.resolve_uncached(dir, specifier);
+                self.session().resolved.insert(key, r.clone());
+                r
+            }
+        };
+        inputs::note(Input::Resolve { dir: dir.to_path_buf(), specifier: specifier.to_string(), found: found.clone() });
+        found
+    }
+
+    /// The module behind the `export *` of `barrel` that declares `name`, computed by `find` once
+    /// per compile.
+    pub fn star_export(&self, barrel: &Path, name: &str, find: impl FnOnce() -> Option<PathBuf>) -> Option<PathBuf> {
+        let key = (PathKey::new(barrel), name.to_string());
+        let cached = self.session().star_exports.get(&key).cloned();
+        if let Some((found, searched)) = cached {
+            inputs::replay(&searched);
+            return found;
+        }
+        let (found, searched) = inputs::record(find);
+        let searched = Arc::new(searched);
+        inputs::replay(&searched);
+        self.session().star_exports.insert(key, (found.clone(), searched));
+        found
+    }
+
+    fn resolve_uncached(&self, dir: &Path, specifier: &str) -> Option<PathBuf> {
+        if specifier.starts_with("./") || specifier.starts_with("../") || specifier == "." || specifier == ".." {
+            return self.probe(&normalize(&dir.join(specifier)));
+        }
+        if specifier.starts_with('/') {
+            return self.probe(&normalize(Path::new(specifier)));
+        }
+        for (alias, targets) in &self.config.paths {
+            let Some(captured) = match_alias(alias, specifier) else { continue };
+            for target in targets {
+                let target = target.to_string_lossy().replacen('*', captured, 1);
+                if let Some(found) = self.probe(&normalize(Path::new(&target))) {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+
+    /// TypeScript's module-file probing: exact file, `.js`→`.ts` rewrites, extensions, index.
+    fn probe(&self, base: &Path) -> Option<PathBuf> {
+        let exists = |p: &Path| self.overlay(p).is_some() || p.is_file();
+        let ext = base.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if crate::discover::EXTENSIONS.contains(&ext) && exists(base) {
+            return Some(base.to_path_buf());
+        }
+        let rewrites: &[&str] = match ext {
+            "js" => &["ts", "tsx"],
+            "jsx" => &["tsx"],
+            "mjs" => &["mts"],
+            "cjs" => &["cts"],
+            _ => &[],
+        };
+        for r in rewrites {
+            let p = base.with_extension(r);
+            if exists(&p) {
+                return Some(p);
+            }
+        }
+        let s = base.as_os_str().to_string_lossy();
+        for e in crate::discover::EXTENSIONS {
+            let p = PathBuf::from(format!("{s}.{e}"));
+            if exists(&p) {
+                return Some(p);
+            }
+        }
+        for e in ["ts", "tsx"] {
+            let p = base.join(format!("index.{e}"));
+            if exists(&p) {
+                return Some(p);
+            }
+        }
+        None
+    }
+}
+
+fn match_alias<'s>(alias: &str, specifier: &'s str) -> Option<&'s str> {
+    match alias.split_once('*') {
+        None => (alias == specifier).then_some(""),
+        Some((prefix, suffix)) => {
+            if specifier.len() >= prefix.len() + suffix.len()
+                && specifier.starts_with(prefix)
+                && specifier.ends_with(suffix)
+            {
+                Some(&specifier[prefix.len()..specifier.len() - suffix.len()])
+            } else {
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn aliases_match_with_one_star() {
+        assert_eq!(match_alias("@/*", "@/lib/x"), Some("lib/x"));
+        assert_eq!(match_alias("@lib", "@lib"), Some(""));
+        assert_eq!(match_alias("@/*", "zod"), None);
+    }
+
+    #[test]
+    fn resolves_like_typescript() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in ["src/a.ts", "src/b.tsx", "src/lib/index.ts", "src/c.ts"] {
+            std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
+            std::fs::write(root.join(f), "").unwrap();
+        }
+        let mut config = Config::defaults(root);
+        config.paths = vec![("@/*".into(), vec![root.join("src/*")])];
+        let p = Project::new(config);
+        let from = root.join("src/a.ts");
+        assert_eq!(p.resolve(&from, "./b"), Some(root.join("src/b.tsx")));
+        assert_eq!(p.resolve(&from, "./c.js"), Some(root.join("src/c.ts")));
+        assert_eq!(p.resolve(&from, "./lib"), Some(root.join("src/lib/index.ts")));
+        assert_eq!(p.resolve(&from, "@/lib"), Some(root.join("src/lib/index.ts")));
+        assert_eq!(p.resolve(&from, "zod"), None);
+        assert_eq!(p.resolve(&from, "./missing"), None);
+    }
+}

@@ -1,0 +1,22 @@
+//! The root package's integration tests, in one binary: each module was a test binary of its
+//! own (`tests/<module>.rs`), each compiled and linked on its own against the compiler, the
+//! language server and the engine, which made every rebuild of the root package pay fourteen
+//! links. Snapshots keep their names and folders (`snapshots/`): every snapshot assertion names
+//! its file and folder and turns insta's module prefix off.
+
+mod common;
+
+mod bad_input;
+mod cli;
+mod diagnostics;
+mod formats;
+mod fuzz_replay;
+mod incremental;
+mod lsp;
+mod man;
+mod provenance;
+mod serve;
+mod tools_cli;
+mod verify;
+mod watch;
+mod zod_oracle;
