@@ -1,6 +1,0 @@
-export type Device = {
-  id: string;
-  name: string;
-  status: "online" | "offline" | "maintenance";
-  lastSeen: string | null;
-};

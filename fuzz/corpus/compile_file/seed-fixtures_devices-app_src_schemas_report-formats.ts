@@ -1,1 +1,0 @@
-export default ["csv", "pdf", "xlsx"] as const;

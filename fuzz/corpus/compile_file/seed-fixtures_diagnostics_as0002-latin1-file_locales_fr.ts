@@ -1,2 +1,0 @@
-// Saved as Windows-1252 by an old editor.
-export const MENU_TITLE = "Menu du café";

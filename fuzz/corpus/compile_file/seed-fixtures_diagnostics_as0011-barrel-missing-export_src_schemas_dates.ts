@@ -1,1 +1,0 @@
-export const IsoDate = { type: "string", format: "date" } as const;

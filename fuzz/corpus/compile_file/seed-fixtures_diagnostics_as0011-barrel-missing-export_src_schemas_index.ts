@@ -1,2 +1,0 @@
-export * from "./money";
-export * from "./dates";

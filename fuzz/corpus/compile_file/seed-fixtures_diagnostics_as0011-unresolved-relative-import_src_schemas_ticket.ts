@@ -1,1 +1,0 @@
-export const TicketPriority = { enum: ["low", "normal", "urgent"] } as const;

@@ -1,2 +1,0 @@
-export * from "./geo";
-export * from "./units";

@@ -1,1 +1,0 @@
-export const DistanceUnit = { enum: ["km", "mi"], default: "km" } as const;

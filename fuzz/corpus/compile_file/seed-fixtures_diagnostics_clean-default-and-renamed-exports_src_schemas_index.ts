@@ -1,2 +1,0 @@
-export { default as IncidentPriority } from "./priority";
-export { Service as ServiceRef } from "./service";

@@ -1,1 +1,0 @@
-export default { enum: ["p0", "p1", "p2", "p3"], description: "Incident priority" } as const;

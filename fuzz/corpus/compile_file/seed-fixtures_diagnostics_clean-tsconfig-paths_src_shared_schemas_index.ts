@@ -1,1 +1,0 @@
-export const PlanId = { enum: ["free", "team", "enterprise"] } as const;
