@@ -4,9 +4,8 @@
 // return are frozen and inert. A contract without (valid) provenance can be bound, but the
 // binding says `verified: false` and every registry/gateway refuses it.
 
-import { isPlainObject } from "./canonical.js";
+import { checkCapabilityName, checkComponentType, checkExternalToolId, checkInstanceId, checkProcedureId } from "./engine.js";
 import { AgentSurfaceDefinitionError } from "./errors.js";
-import { checkCapabilityName, checkComponentType, checkExternalToolId, checkInstanceId, checkProcedureId } from "./rules.js";
 
 const HASH = /^blake3:[0-9a-f]{64}$/;
 

@@ -13,6 +13,8 @@ export class AgentSurfaceDefinitionError extends Error {
   readonly name: "AgentSurfaceDefinitionError";
   /** The contract id involved, or null. */
   readonly contract: string | null;
+  /** For a JSON Schema outside the supported subset: every violation the engine found. */
+  readonly violations?: ReadonlyArray<{ pointer: string; message: string; help: string | null }>;
 }
 
 export interface AgentSchemaIssue {
@@ -90,15 +92,16 @@ export declare namespace StandardSchemaV1 {
 
 /**
  * Wraps any Standard Schema (Zod ≥3.24, Valibot, ArkType). Validation uses `~standard.validate`
- * (synchronous results only); the JSON Schema must be supplied explicitly.
+ * (synchronous results only) and the engine's check of the same value against the JSON Schema,
+ * which must be supplied explicitly (and be inside the supported subset).
  */
 export function fromStandardSchema<T>(schema: StandardSchemaV1<unknown, T>, options: { jsonSchema: JsonSchema }): AgentSchema<T>;
 
 /**
- * An AgentSchema from a raw JSON Schema. `parse` is a small structural check (type, enum, const,
- * anyOf, $ref to #/$defs, properties, required, additionalProperties: false, items, min/maxItems,
- * uniqueItems, min/maxLength, pattern, minimum, maximum, exclusive bounds, multipleOf); it does
- * not assert `format` or apply defaults. `T` is caller-asserted.
+ * An AgentSchema from a raw JSON Schema inside the supported subset (AgentSurfaceDefinitionError
+ * with `violations` otherwise). `parse` validates with the engine (the registry's validator:
+ * formats asserted) and returns a copy of the value with `default`s applied. `T` is
+ * caller-asserted.
  */
 export function fromJsonSchema<T = JsonValue>(schema: JsonSchema): AgentSchema<T>;
 
@@ -388,8 +391,8 @@ export interface CapabilityAuthority {
 }
 
 /**
- * Verifies a manifest (a parsed JSON value) like the Rust runtime's CapabilityAuthority::new and
- * returns the authority; throws CapabilityAuthorityError.
+ * Verifies a manifest (a parsed JSON value) with the engine's CapabilityAuthority (its JSON text,
+ * through the wasm) and returns the authority; throws CapabilityAuthorityError.
  */
 export function createCapabilityAuthority(manifest: unknown): CapabilityAuthority;
 

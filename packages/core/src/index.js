@@ -1,6 +1,6 @@
 // @agent-surface/core: what compiled app code imports. See README.md.
 export { AgentSurfaceDefinitionError, AgentSchemaError, CapabilityAuthorityError } from "./errors.js";
-export { canonicalJson, blake3Hex } from "./canonical.js";
+export { canonicalJson, blake3Hex } from "./engine.js";
 export { fromJsonSchema, fromStandardSchema, emptyObjectSchema } from "./schema.js";
 export {
   defineAgentComponentContract,

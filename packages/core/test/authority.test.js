@@ -171,10 +171,15 @@ describe("tampered manifests are refused with the Rust kinds", () => {
     expect(e.message).toContain(ZERO_HASH);
   });
 
-  it("re-hashed manifests without the optional outputSchema, or with line 0, are accepted (as in Rust)", () => {
+  it("re-hashed: an absent outputSchema is refused (the canonical shape writes null), line 0 is accepted", () => {
+    // The engine accepts only the exact shape the model writes back; the deleted JS verifier
+    // accepted the absent field too.
     const m = fixture();
     delete m.contracts[0].outputSchema;
-    expect(() => createCapabilityAuthority(rehash(m))).not.toThrow();
+    expect(refusal(rehash(m)).kind).toBe("malformed");
+    const o = fixture();
+    o.contracts[0].outputSchema = null;
+    expect(() => createCapabilityAuthority(rehash(o))).not.toThrow();
     const n = fixture();
     n.contracts[0].source.line = 0;
     expect(() => createCapabilityAuthority(rehash(n))).not.toThrow();

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { AgentSchemaError, AgentSurfaceDefinitionError, emptyObjectSchema, fromJsonSchema, fromStandardSchema } from "../src/index.js";
 
+function definitionError(f) {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(AgentSurfaceDefinitionError);
+    return e;
+  }
+  throw new Error("no AgentSurfaceDefinitionError");
+}
+
 function issues(schema, value) {
   try {
     schema.parse(value);
@@ -39,12 +49,29 @@ describe("fromJsonSchema", () => {
     $defs: { pos: { type: "number", exclusiveMinimum: 0 } },
   });
 
-  it("keeps the JSON Schema as given (frozen copy) and returns valid values unchanged", () => {
+  it("keeps the JSON Schema as given (frozen copy) and returns a copy of valid values, defaults applied", () => {
     expect(select.jsonSchema.required).toEqual(["ids"]);
     expect(Object.isFrozen(select.jsonSchema.properties.ids)).toBe(true);
     const v = { ids: ["dev_abc123"], mode: "add", note: null, count: 4, tag: "v1", ref: 0.5, either: 150 };
-    expect(select.parse(v)).toBe(v);
-    expect(select.parse({ ids: ["dev_abc123"], note: "😀😀😀" })).toBeTruthy(); // maxLength counts code points
+    // The engine validates the value's JSON text; parse returns that text re-parsed (a private
+    // copy, keys in the caller's order), not the caller's object.
+    const parsed = select.parse(v);
+    expect(parsed).toEqual(v);
+    expect(parsed).not.toBe(v);
+    expect(Object.keys(parsed)).toEqual(Object.keys(v));
+    expect(select.parse({ ids: ["dev_abc123"], note: "😀😀😀" })).toEqual({ ids: ["dev_abc123"], note: "😀😀😀", mode: "replace" }); // maxLength counts code points
+  });
+
+  it("applies defaults and asserts formats, as the registry does", () => {
+    const s = fromJsonSchema({
+      type: "object",
+      properties: { mode: { type: "string", default: "replace" }, when: { type: "string", format: "date-time" }, nested: { type: "object", properties: { n: { type: "integer", default: 1 } }, default: {} } },
+    });
+    const input = {};
+    expect(s.parse(input)).toEqual({ mode: "replace", nested: { n: 1 } });
+    expect(input).toEqual({});
+    expect(issues(s, { when: "yesterday" })).toEqual([["/when", "format"]]);
+    expect(s.parse({ when: "2026-12-01T21:00:00Z", mode: "add", nested: { n: 2 } })).toEqual({ when: "2026-12-01T21:00:00Z", mode: "add", nested: { n: 2 } });
   });
 
   it("reports every issue with a JSON pointer and the keyword", () => {
@@ -53,19 +80,25 @@ describe("fromJsonSchema", () => {
       ["", "additionalProperties"],
       ["/ids", "minItems"],
     ]);
+    // The engine's order: schema keywords in document (sorted) order, so `items` before `maxItems`.
     expect(issues(select, { ids: ["dev_abc123", "dev_abc123", "x", 1] })).toEqual([
-      ["/ids", "maxItems"],
-      ["/ids", "uniqueItems"],
       ["/ids/2", "pattern"],
       ["/ids/3", "type"],
+      ["/ids", "maxItems"],
+      ["/ids", "uniqueItems"],
     ]);
+    // Properties in sorted order; every failed keyword of a value (3.5 fails multipleOf and
+    // type), and an anyOf reports its branches' issues before its own.
     expect(issues(select, { ids: ["dev_abc123"], mode: "merge", note: "long", count: 3.5, tag: "v2", ref: 0, either: 5 })).toEqual([
+      ["/count", "multipleOf"],
+      ["/count", "type"],
+      ["/either", "type"],
+      ["/either", "minimum"],
+      ["/either", "anyOf"],
       ["/mode", "enum"],
       ["/note", "maxLength"],
-      ["/count", "type"],
-      ["/tag", "const"],
       ["/ref", "exclusiveMinimum"],
-      ["/either", "anyOf"],
+      ["/tag", "const"],
     ]);
     expect(issues(select, { ids: ["dev_abc123"], count: 10 })).toEqual([["/count", "exclusiveMaximum"]]);
     expect(issues(select, { ids: ["dev_abc123"], count: 3 })).toEqual([["/count", "multipleOf"]]);
@@ -90,16 +123,24 @@ describe("fromJsonSchema", () => {
     expect(fromJsonSchema({}).parse({ any: [1, "x"] })).toEqual({ any: [1, "x"] });
   });
 
-  it("an unresolvable or recursive $ref is an issue, not a crash", () => {
-    expect(issues(fromJsonSchema({ $ref: "#/$defs/missing" }), 1)).toEqual([["", "$ref"]]);
-    expect(issues(fromJsonSchema({ $ref: "https://example.com/s.json" }), 1)).toEqual([["", "$ref"]]);
-    const loop = fromJsonSchema({ $ref: "#/$defs/a", $defs: { a: { $ref: "#/$defs/a" } } });
-    expect(issues(loop, 1)).toEqual([["", "depth"]]);
+  it("an unresolvable, remote or recursive $ref is refused when the schema is built", () => {
+    // The engine checks the subset (and compiles every $ref) up front; the deleted JS validator
+    // reported these as parse-time issues.
+    for (const schema of [{ $ref: "#/$defs/missing" }, { $ref: "https://example.com/s.json" }, { $ref: "#/$defs/a", $defs: { a: { $ref: "#/$defs/a" } } }]) {
+      const e = definitionError(() => fromJsonSchema(schema));
+      expect(e.violations.length).toBeGreaterThan(0);
+      expect(e.violations[0].pointer).toMatch(/\/\$ref$/);
+    }
   });
 
-  it("the schema itself must be a JSON object", () => {
+  it("the schema must be a JSON object inside the supported subset", () => {
     expect(() => fromJsonSchema(true)).toThrow(AgentSurfaceDefinitionError);
     expect(() => fromJsonSchema({ default: () => 1 })).toThrow(AgentSurfaceDefinitionError);
+    const e = definitionError(() => fromJsonSchema({ type: "object", properties: { a: { oneOf: [] }, b: { type: "string", format: "hostname" } } }));
+    expect(e.contract).toBeNull();
+    expect(e.message).toMatch(/^fromJsonSchema: the JSON Schema is outside the supported subset at \/properties\/a/);
+    expect(e.violations.map((v) => v.pointer)).toEqual(["/properties/a/oneOf", "/properties/b/format"]);
+    expect(() => fromJsonSchema({ type: "string", pattern: "(" })).toThrow(AgentSurfaceDefinitionError);
   });
 });
 

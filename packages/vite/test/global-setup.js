@@ -19,7 +19,10 @@ export default function setup() {
   } catch {
     throw new Error(`AGENT_SURFACE_BINARY=${bin} is not an executable file (build it with cargo build at the repository root)`);
   }
-  if (!existsSync(path.join(coreDir, "node_modules/@noble/hashes"))) {
+  if (!existsSync(path.join(coreDir, "node_modules"))) {
     throw new Error(`packages/core has no node_modules: run npm ci in ${coreDir} (the example app imports @agent-surface/core)`);
+  }
+  if (!existsSync(path.join(coreDir, "wasm/bytes.js"))) {
+    throw new Error(`packages/core has no wasm/ (the engine @agent-surface/core runs on): run bash scripts/build-wasm.sh at the repository root`);
   }
 }
