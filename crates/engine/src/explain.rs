@@ -5,7 +5,8 @@
 //! agent-facing.
 
 use crate::policy::{DiscoveryContext, DiscoveryDecision, Policy, PolicyPhase};
-use crate::registry::{AgentSurfaceRegistry, DiscoveryScope, Dynamic, Reg};
+use crate::registry::state::{DiscoveryScope, Dynamic, Reg};
+use crate::registry::AgentSurfaceRegistry;
 use crate::snapshot::{in_scope, SnapshotContext};
 use serde::Serialize;
 use std::sync::Arc;
@@ -116,7 +117,7 @@ pub fn explain_surface(
     registry: &AgentSurfaceRegistry,
     ctx: &SnapshotContext,
 ) -> Result<SurfaceExplanation, ExplainError> {
-    let shared = &registry.shared;
+    let shared = &registry.shared.surface;
     let (regs, version): (Vec<(Arc<Reg>, Dynamic)>, u64) = {
         let st = shared.lock();
         if st.disposed {

@@ -115,18 +115,32 @@
 pub mod audit;
 pub mod authority;
 pub mod binding;
-pub mod clock;
 pub mod confirm;
+pub mod consumer;
 pub mod events;
-pub mod exec;
 pub mod explain;
+pub mod expose;
 #[doc(hidden)]
 pub mod fuzz_support;
-pub mod gateway;
+pub mod host;
 pub mod invoke;
 pub mod policy;
-pub mod providers;
 pub mod registry;
 pub mod signal;
 pub mod snapshot;
-pub mod toolset;
+
+pub use expose::{gateway, providers, toolset};
+
+/// The clock seam at its path from before [`host`].
+pub mod clock {
+    pub use crate::host::clock::*;
+}
+
+/// The timer seam under its names from before [`host`] (`Runtime` is now [`host::Timer`]).
+pub mod exec {
+    #[cfg(not(target_arch = "wasm32"))]
+    pub use crate::host::timer::ThreadTimer;
+    #[cfg(feature = "tokio")]
+    pub use crate::host::timer::TokioTimer as TokioRuntime;
+    pub use crate::host::timer::{default_timer as default_runtime, ManualTimer as ManualRuntime, Timer as Runtime};
+}

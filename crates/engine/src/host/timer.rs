@@ -1,24 +1,29 @@
-//! The executor seam: the core only needs "sleep until a deadline" to enforce timeouts and
-//! TTLs. Everything else is plain `futures`. A tokio implementation sits behind the `tokio`
-//! feature; [`ManualRuntime`] drives timers from a [`ManualClock`] for deterministic tests.
+//! The timer seam: the core only needs "sleep until a deadline" to enforce timeouts and
+//! TTLs. Everything else is plain `futures`. [`ThreadTimer`] natively (any executor or none), a
+//! tokio implementation behind the `tokio` feature, [`ManualTimer`] drives timers from a
+//! [`ManualClock`] for deterministic tests. On wasm32 the host passes its timer
+//! (`setTimeout`).
+//!
+//! Before the host seams were one module this trait was `exec::Runtime`; [`crate::exec`]
+//! keeps those names.
 
-use crate::binding::BoxFuture;
-use crate::clock::{Clock, ManualClock};
+use super::clock::{Clock, ManualClock};
+use super::{BoxFuture, MaybeSend, MaybeSync};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
-pub trait Runtime: Send + Sync {
+pub trait Timer: MaybeSend + MaybeSync {
     /// Resolves after `ms` milliseconds.
     fn sleep(&self, ms: u64) -> BoxFuture<()>;
 }
 
-/// The runtime a registry uses unless told otherwise: a timer thread, which works with any
+/// The timer a registry uses unless told otherwise: a timer thread, which works with any
 /// executor (or none), so timeouts and confirmation TTLs are always enforced. On wasm32 there
-/// are no threads: the host must pass a runtime.
-pub fn default_runtime() -> Option<Arc<dyn Runtime>> {
+/// are no threads: the host must pass a timer (without one, timeouts and TTL waits never fire).
+pub fn default_timer() -> Option<Arc<dyn Timer>> {
     #[cfg(not(target_arch = "wasm32"))]
     {
         Some(Arc::new(ThreadTimer::global()))
@@ -127,7 +132,7 @@ impl Drop for ThreadSleep {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-impl Runtime for ThreadTimer {
+impl Timer for ThreadTimer {
     fn sleep(&self, ms: u64) -> BoxFuture<()> {
         let (id, earliest) = {
             let mut st = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -152,10 +157,10 @@ impl Runtime for ThreadTimer {
 /// Timers on tokio (requires a tokio runtime with the time driver).
 #[cfg(feature = "tokio")]
 #[derive(Debug, Default, Clone, Copy)]
-pub struct TokioRuntime;
+pub struct TokioTimer;
 
 #[cfg(feature = "tokio")]
-impl Runtime for TokioRuntime {
+impl Timer for TokioTimer {
     fn sleep(&self, ms: u64) -> BoxFuture<()> {
         Box::pin(tokio::time::sleep(std::time::Duration::from_millis(ms)))
     }
@@ -168,16 +173,16 @@ struct Timers {
     waiting: BTreeMap<(u64, u64), Option<Waker>>,
 }
 
-/// Timers that fire only when [`ManualRuntime::advance`] moves the shared clock past them.
+/// Timers that fire only when [`ManualTimer::advance`] moves the shared clock past them.
 #[derive(Clone)]
-pub struct ManualRuntime {
+pub struct ManualTimer {
     clock: ManualClock,
     timers: Arc<Mutex<Timers>>,
 }
 
-impl ManualRuntime {
+impl ManualTimer {
     pub fn new(clock: ManualClock) -> Self {
-        ManualRuntime { clock, timers: Arc::default() }
+        ManualTimer { clock, timers: Arc::default() }
     }
     pub fn clock(&self) -> &ManualClock {
         &self.clock
@@ -202,7 +207,7 @@ impl ManualRuntime {
 }
 
 struct ManualSleep {
-    rt: ManualRuntime,
+    rt: ManualTimer,
     key: (u64, u64),
 }
 
@@ -224,7 +229,7 @@ impl Drop for ManualSleep {
     }
 }
 
-impl Runtime for ManualRuntime {
+impl Timer for ManualTimer {
     fn sleep(&self, ms: u64) -> BoxFuture<()> {
         let deadline = self.clock.now_ms() + ms;
         let id = {

@@ -12,6 +12,7 @@
 //! confirmation prefix, then the manifest text); live state goes to [`ToolState`].
 
 use crate::events::AgentSurfaceEvent;
+use crate::host::{MaybeSend, MaybeSync};
 use crate::invoke::{AgentInvocation, AgentInvocationResult, InvokeOptions};
 use crate::registry::{AgentSurfaceRegistry, Subscription};
 use crate::signal::AbortSignal;
@@ -217,7 +218,7 @@ fn prefix(
 
 const EMPTY_INPUT: &str = r#"{"type":"object","properties":{},"additionalProperties":false}"#;
 
-type ToolsListener = Arc<dyn Fn(&[AgentTool]) + Send + Sync>;
+type ToolsListener = Arc<crate::dyn_send_sync!(Fn(&[AgentTool]))>;
 
 struct Inner {
     registry: AgentSurfaceRegistry,
@@ -331,7 +332,7 @@ impl AgentToolset {
 
     /// Called with the new catalog whenever `tools()` would differ (state included). Never in
     /// meta mode. Returns an id for [`AgentToolset::unsubscribe`].
-    pub fn subscribe(&self, f: impl Fn(&[AgentTool]) + Send + Sync + 'static) -> u64 {
+    pub fn subscribe(&self, f: impl Fn(&[AgentTool]) + MaybeSend + MaybeSync + 'static) -> u64 {
         if self.inner.last.lock().unwrap_or_else(|e| e.into_inner()).0.is_empty() {
             self.tools();
         }
@@ -782,7 +783,7 @@ pub fn catalog_from_manifest(authority: &crate::authority::CapabilityAuthority, 
             }
             DescriptorTemplate::Procedure(t) => {
                 let component =
-                    crate::binding::ParentLink { component_type: String::new(), instance_id: String::new() };
+                    crate::snapshot::ParentLink { component_type: String::new(), instance_id: String::new() };
                 snap.procedures.push(t.procedure(true, None, "preview", component, None));
             }
         }

@@ -1,21 +1,19 @@
-//! Confirmations: evidence bound to capability, registration, consumer and the fingerprint of
+//! The pending-confirmation store. Confirmations: evidence bound to capability, registration, consumer and the fingerprint of
 //! the effective input; single use; expiring after `confirmationTtlMs`; at most
 //! `maxPendingConfirmations` pending (overflow is RATE_LIMITED and creates no record).
 
 use crate::events::{AgentSurfaceEvent, ConfirmationOutcome};
-use crate::invoke::AgentInvocation;
-use crate::registry::Shared;
-use crate::signal::AbortSignal;
+use crate::host::entropy::base62;
+use crate::invoke::request::AgentInvocation;
+use crate::registry::state::Surface;
 use crate::snapshot::iso8601;
 use agent_surface_model::effects::Effect;
 use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, Mutex, Weak};
-use std::task::{Context, Poll, Waker};
+use std::sync::{Arc, Mutex};
+use std::task::Waker;
 
 /// A request awaiting the user (the spec's `PendingConfirmation`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -33,7 +31,7 @@ pub struct PendingConfirmation {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-enum State {
+pub(super) enum State {
     Pending,
     Approved {
         at: String,
@@ -47,21 +45,21 @@ enum State {
     Expired,
 }
 
-struct Record {
-    info: PendingConfirmation,
-    input_fp: String,
-    expires_ms: u64,
-    state: State,
-    wakers: Vec<Waker>,
+pub(super) struct Record {
+    pub(super) info: PendingConfirmation,
+    pub(super) input_fp: String,
+    pub(super) expires_ms: u64,
+    pub(super) state: State,
+    pub(super) wakers: Vec<Waker>,
 }
 
-pub type ConfirmationListener = Arc<dyn Fn(&[PendingConfirmation]) + Send + Sync>;
+pub type ConfirmationListener = Arc<crate::dyn_send_sync!(Fn(&[PendingConfirmation]))>;
 
 #[derive(Default)]
 pub(crate) struct Confirmations {
-    records: Mutex<HashMap<String, Record>>,
-    listeners: Mutex<Vec<(u64, ConfirmationListener)>>,
-    next_listener: Mutex<u64>,
+    pub(super) records: Mutex<HashMap<String, Record>>,
+    pub(super) listeners: Mutex<Vec<(u64, ConfirmationListener)>>,
+    pub(super) next_listener: Mutex<u64>,
 }
 
 pub(crate) enum ConfirmationCheck {
@@ -75,13 +73,13 @@ fn err(code: ErrorCode, m: &str) -> AgentCapabilityError {
 }
 
 impl Confirmations {
-    fn expire_due(&self, shared: &Shared, records: &mut HashMap<String, Record>) -> bool {
-        let now = shared.now();
+    pub(super) fn expire_due(&self, surface: &Surface, records: &mut HashMap<String, Record>) -> bool {
+        let now = surface.now();
         let mut changed = false;
         for r in records.values_mut() {
             if r.state == State::Pending && now >= r.expires_ms {
                 r.state = State::Expired;
-                shared.events.push(AgentSurfaceEvent::ConfirmationResolved {
+                surface.events.push(AgentSurfaceEvent::ConfirmationResolved {
                     confirmation_id: r.info.confirmation_id.clone(),
                     outcome: ConfirmationOutcome::Expired,
                 });
@@ -92,19 +90,20 @@ impl Confirmations {
             }
         }
         // Settled records are kept only while their evidence could still be presented.
-        records
-            .retain(|_, r| r.state == State::Pending || now < r.expires_ms + shared.options.limits.confirmation_ttl_ms);
+        records.retain(|_, r| {
+            r.state == State::Pending || now < r.expires_ms + surface.options.limits.confirmation_ttl_ms
+        });
         changed
     }
 
-    fn pending_list(records: &HashMap<String, Record>) -> Vec<PendingConfirmation> {
+    pub(super) fn pending_list(records: &HashMap<String, Record>) -> Vec<PendingConfirmation> {
         let mut v: Vec<PendingConfirmation> =
             records.values().filter(|r| r.state == State::Pending).map(|r| r.info.clone()).collect();
         v.sort_by(|a, b| a.requested_at.cmp(&b.requested_at).then_with(|| a.confirmation_id.cmp(&b.confirmation_id)));
         v
     }
 
-    fn notify(&self, list: Vec<PendingConfirmation>) {
+    pub(super) fn notify(&self, list: Vec<PendingConfirmation>) {
         let listeners: Vec<ConfirmationListener> =
             self.listeners.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, l)| l.clone()).collect();
         for l in listeners {
@@ -115,7 +114,7 @@ impl Confirmations {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn check(
         &self,
-        shared: &Shared,
+        surface: &Surface,
         req: &AgentInvocation,
         registration_id: &str,
         consumer_key: &str,
@@ -128,7 +127,7 @@ impl Confirmations {
         let mut notify = None;
         let result = {
             let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
-            if self.expire_due(shared, &mut records) {
+            if self.expire_due(surface, &mut records) {
                 notify = Some(Self::pending_list(&records));
             }
             if !needed {
@@ -153,7 +152,7 @@ impl Confirmations {
                     Some(r) => match r.state.clone() {
                         State::Pending => ConfirmationCheck::Fail(required(&r.info)),
                         // The evidence lives as long as the request it approves: until expiresAt.
-                        State::Approved { .. } if shared.now() >= r.expires_ms => ConfirmationCheck::Fail(err(
+                        State::Approved { .. } if surface.now() >= r.expires_ms => ConfirmationCheck::Fail(err(
                             ErrorCode::ConfirmationExpired,
                             "the confirmation has expired; invoke again without it",
                         )),
@@ -173,16 +172,16 @@ impl Confirmations {
                 }
             } else {
                 let pending = records.values().filter(|r| r.state == State::Pending).count();
-                if pending >= shared.options.limits.max_pending_confirmations {
+                if pending >= surface.options.limits.max_pending_confirmations {
                     ConfirmationCheck::Fail(
                         err(ErrorCode::RateLimited, "too many confirmations are waiting for the user")
                             .detail("reason", "too-many-pending-confirmations"),
                     )
                 } else {
-                    let now = shared.now();
-                    let ttl = shared.options.limits.confirmation_ttl_ms;
+                    let now = surface.now();
+                    let ttl = surface.options.limits.confirmation_ttl_ms;
                     let info = PendingConfirmation {
-                        confirmation_id: format!("cnf_{}", crate::registry::base62(20)),
+                        confirmation_id: format!("cnf_{}", base62(20)),
                         capability_id: req.capability_id.clone(),
                         registration_id: registration_id.to_string(),
                         consumer_key: consumer_key.to_string(),
@@ -192,7 +191,7 @@ impl Confirmations {
                         requested_at: iso8601(now),
                         expires_at: iso8601(now + ttl),
                     };
-                    shared.events.push(AgentSurfaceEvent::ConfirmationRequested {
+                    surface.events.push(AgentSurfaceEvent::ConfirmationRequested {
                         confirmation_id: info.confirmation_id.clone(),
                         capability_id: info.capability_id.clone(),
                         expires_at: info.expires_at.clone(),
@@ -213,7 +212,7 @@ impl Confirmations {
                 }
             }
         };
-        shared.flush();
+        surface.flush();
         if let Some(list) = notify {
             self.notify(list);
         }
@@ -231,13 +230,13 @@ impl Confirmations {
         }
     }
 
-    pub(crate) fn expire_all(&self, shared: &Shared) {
+    pub(crate) fn expire_all(&self, surface: &Surface) {
         let list = {
             let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
             for r in records.values_mut() {
                 if r.state == State::Pending {
                     r.state = State::Expired;
-                    shared.events.push(AgentSurfaceEvent::ConfirmationResolved {
+                    surface.events.push(AgentSurfaceEvent::ConfirmationResolved {
                         confirmation_id: r.info.confirmation_id.clone(),
                         outcome: ConfirmationOutcome::Expired,
                     });
@@ -272,156 +271,5 @@ fn summary(description: &str, input: &Value) -> String {
         description.to_string()
     } else {
         format!("{description} — {text}")
-    }
-}
-
-/// Why `resolve` was refused.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ResolveError {
-    #[error("no pending confirmation \"{0}\"")]
-    NotPending(String),
-    #[error("the registry was disposed")]
-    Disposed,
-}
-
-/// `registry.confirmations()`: the host UI's side of confirmations.
-#[derive(Clone)]
-pub struct ConfirmationController {
-    pub(crate) shared: Weak<Shared>,
-}
-
-impl ConfirmationController {
-    /// Requests awaiting the user, oldest first.
-    pub fn pending(&self) -> Vec<PendingConfirmation> {
-        let Some(shared) = self.shared.upgrade() else { return Vec::new() };
-        let mut records = shared.confirmations.records.lock().unwrap_or_else(|e| e.into_inner());
-        shared.confirmations.expire_due(&shared, &mut records);
-        Confirmations::pending_list(&records)
-    }
-
-    /// Approves or denies a pending request.
-    pub fn resolve(&self, confirmation_id: &str, approved: bool) -> Result<(), ResolveError> {
-        let shared = self.shared.upgrade().ok_or(ResolveError::Disposed)?;
-        let c = &shared.confirmations;
-        let list = {
-            let mut records = c.records.lock().unwrap_or_else(|e| e.into_inner());
-            c.expire_due(&shared, &mut records);
-            let r = records
-                .get_mut(confirmation_id)
-                .filter(|r| r.state == State::Pending)
-                .ok_or_else(|| ResolveError::NotPending(confirmation_id.to_string()))?;
-            r.state = if approved { State::Approved { at: iso8601(shared.now()) } } else { State::Denied };
-            shared.events.push(AgentSurfaceEvent::ConfirmationResolved {
-                confirmation_id: confirmation_id.to_string(),
-                outcome: if approved { ConfirmationOutcome::Approved } else { ConfirmationOutcome::Denied },
-            });
-            for w in r.wakers.drain(..) {
-                w.wake();
-            }
-            Confirmations::pending_list(&records)
-        };
-        shared.flush();
-        c.notify(list);
-        Ok(())
-    }
-
-    /// Resolves when the confirmation settles (approved, denied or expired). An unknown id is
-    /// `Expired`. Cancelling `signal` stops waiting (also `Expired`).
-    pub async fn wait_for(&self, confirmation_id: &str, signal: Option<AbortSignal>) -> ConfirmationOutcome {
-        let Some(shared) = self.shared.upgrade() else { return ConfirmationOutcome::Expired };
-        let expires_in = {
-            let records = shared.confirmations.records.lock().unwrap_or_else(|e| e.into_inner());
-            records.get(confirmation_id).map(|r| r.expires_ms.saturating_sub(shared.now()))
-        };
-        let Some(expires_in) = expires_in else { return ConfirmationOutcome::Expired };
-        let wait = Wait { shared: Arc::downgrade(&shared), id: confirmation_id.to_string() };
-        let timer: crate::binding::BoxFuture<()> = match &shared.options.runtime {
-            Some(rt) => rt.sleep(expires_in),
-            None => Box::pin(futures::future::pending()),
-        };
-        let cancel: crate::binding::BoxFuture<()> = match signal {
-            Some(s) => Box::pin(async move {
-                s.aborted().await;
-            }),
-            None => Box::pin(futures::future::pending()),
-        };
-        drop(shared);
-        use futures::FutureExt;
-        futures::select_biased! {
-            o = wait.fuse() => o,
-            _ = timer.fuse() => {
-                // Expired by time: settle it so everyone sees the same outcome.
-                match self.shared.upgrade() {
-                    Some(shared) => {
-                        let mut records = shared.confirmations.records.lock().unwrap_or_else(|e| e.into_inner());
-                        shared.confirmations.expire_due(&shared, &mut records);
-                        let outcome = match records.get(confirmation_id).map(|r| r.state.clone()) {
-                            Some(State::Approved { .. }) | Some(State::Used { .. }) => ConfirmationOutcome::Approved,
-                            Some(State::Denied) => ConfirmationOutcome::Denied,
-                            _ => ConfirmationOutcome::Expired,
-                        };
-                        drop(records);
-                        shared.flush();
-                        outcome
-                    }
-                    None => ConfirmationOutcome::Expired,
-                }
-            },
-            _ = cancel.fuse() => ConfirmationOutcome::Expired,
-        }
-    }
-
-    /// Called with the pending list whenever it changes.
-    pub fn subscribe(&self, f: impl Fn(&[PendingConfirmation]) + Send + Sync + 'static) -> ConfirmationSubscription {
-        let Some(shared) = self.shared.upgrade() else {
-            return ConfirmationSubscription { shared: Weak::new(), id: 0 };
-        };
-        let c = &shared.confirmations;
-        let id = {
-            let mut n = c.next_listener.lock().unwrap_or_else(|e| e.into_inner());
-            *n += 1;
-            *n
-        };
-        c.listeners.lock().unwrap_or_else(|e| e.into_inner()).push((id, Arc::new(f)));
-        ConfirmationSubscription { shared: Arc::downgrade(&shared), id }
-    }
-}
-
-/// Ends a confirmation subscription when dropped.
-pub struct ConfirmationSubscription {
-    shared: Weak<Shared>,
-    id: u64,
-}
-
-impl Drop for ConfirmationSubscription {
-    fn drop(&mut self) {
-        if let Some(s) = self.shared.upgrade() {
-            s.confirmations.listeners.lock().unwrap_or_else(|e| e.into_inner()).retain(|(i, _)| *i != self.id);
-        }
-    }
-}
-
-struct Wait {
-    shared: Weak<Shared>,
-    id: String,
-}
-
-impl Future for Wait {
-    type Output = ConfirmationOutcome;
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ConfirmationOutcome> {
-        let Some(shared) = self.shared.upgrade() else { return Poll::Ready(ConfirmationOutcome::Expired) };
-        let mut records = shared.confirmations.records.lock().unwrap_or_else(|e| e.into_inner());
-        match records.get_mut(&self.id) {
-            None => Poll::Ready(ConfirmationOutcome::Expired),
-            Some(r) => match &r.state {
-                State::Pending => {
-                    r.wakers.push(cx.waker().clone());
-                    Poll::Pending
-                }
-                State::Approved { .. } | State::Used { .. } => Poll::Ready(ConfirmationOutcome::Approved),
-                State::Denied => Poll::Ready(ConfirmationOutcome::Denied),
-                State::Expired => Poll::Ready(ConfirmationOutcome::Expired),
-            },
-        }
     }
 }

@@ -4,12 +4,13 @@
 //! description and input schema against the manifest; raw tools and tools compiled against
 //! another manifest fail closed.
 
+use super::toolset::{wire_name, AgentTool};
 use crate::authority::CapabilityAuthority;
 use crate::binding::{ActionContext, BoundProcedure, ConfirmationEvidence};
+use crate::consumer::AgentConsumer;
+use crate::host::BoxFuture;
 use crate::invoke::{AgentInvocationResult, InvocationStatus};
 use crate::signal::AbortController;
-use crate::snapshot::AgentConsumer;
-use crate::toolset::{wire_name, AgentTool};
 use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
 use agent_surface_model::manifest::ManifestContract;
 use serde_json::Value;
@@ -54,7 +55,7 @@ pub enum GatewayError {
 }
 
 /// Asks the host's user to confirm (wait semantics): `true` to run.
-pub type ConfirmFn = Arc<dyn Fn(&str, &Value) -> crate::binding::BoxFuture<bool> + Send + Sync>;
+pub type ConfirmFn = Arc<crate::dyn_send_sync!(Fn(&str, &Value) -> BoxFuture<bool>)>;
 
 pub struct ExposureGateway {
     authority: CapabilityAuthority,
@@ -95,7 +96,7 @@ impl ExposureGateway {
             if c.input_schema != m.input_schema {
                 return Err(GatewayError::Changed { id, field: "inputSchema" });
             }
-            let tool = crate::toolset::catalog_from_manifest(&self.authority, crate::toolset::ToolsetMode::Direct)
+            let tool = super::toolset::catalog_from_manifest(&self.authority, super::toolset::ToolsetMode::Direct)
                 .into_iter()
                 .find(|t| t.name == wire_name(&id))
                 .expect("every external tool of the manifest is in its catalog");
@@ -121,7 +122,7 @@ impl ExposedTools {
         consumer: AgentConsumer,
         confirm: Option<ConfirmFn>,
     ) -> AgentInvocationResult {
-        let invocation_id = tool_call_id.unwrap_or_else(|| format!("inv_{}", crate::registry::base62(16)));
+        let invocation_id = tool_call_id.unwrap_or_else(|| format!("inv_{}", crate::host::entropy::base62(16)));
         let fail = |code: ErrorCode, m: &str, cap: &str| AgentInvocationResult {
             status: InvocationStatus::Error,
             invocation_id: invocation_id.clone(),
@@ -159,7 +160,7 @@ impl ExposedTools {
                 return fail(ErrorCode::ConfirmationDenied, "the user did not confirm this operation", &c.id);
             }
             evidence = Some(ConfirmationEvidence {
-                id: format!("cnf_{}", crate::registry::base62(20)),
+                id: format!("cnf_{}", crate::host::entropy::base62(20)),
                 approved_at: String::new(),
             });
         }

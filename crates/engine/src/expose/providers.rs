@@ -2,7 +2,7 @@
 //! to what each provider accepts; validation always stays ours, against the original schema.
 //! Order is the catalog's (sorted by name), so prompt caches hit.
 
-use crate::toolset::AgentTool;
+use super::toolset::AgentTool;
 use agent_surface_model::effects::Effect;
 use serde_json::{json, Map, Value};
 
