@@ -3,6 +3,7 @@
 //! executes provider tools (external tools) under the same authority model ([`gateway`]).
 //! The crate root re-exports the three (`agent_surface_engine::toolset`, …).
 
+mod catalog;
 pub mod gateway;
 pub mod providers;
 pub mod toolset;
