@@ -2,14 +2,13 @@
 //! modes with groups dropped when idle, observation admission, procedure groups.
 //! Deterministic: a single-threaded pool and latches decide every interleaving.
 
-mod common;
+use crate::common::*;
 use agent_surface_engine::binding::{
     execute_fn, read_fn, ActionBinding, AgentConcurrency, BindingError, ObservationBinding,
 };
 use agent_surface_engine::invoke::{AgentInvocationResult, InvokeOptions};
 use agent_surface_engine::signal::AbortController;
 use agent_surface_model::errors::{ErrorCode, Retry};
-use common::*;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 

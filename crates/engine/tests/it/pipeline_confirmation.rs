@@ -2,7 +2,7 @@
 //! evidence binding, single use, TTL, the pending cap, denial, replay, policy escalation and the
 //! ConfirmationController. TTLs run on the ManualClock.
 
-mod common;
+use crate::common::*;
 use agent_surface_engine::binding::{execute_fn, ActionBinding, ActionContext, ConfirmationEvidence};
 use agent_surface_engine::confirm::{PendingConfirmation, ResolveError};
 use agent_surface_engine::events::{AgentSurfaceEvent, ConfirmationOutcome};
@@ -13,7 +13,6 @@ use agent_surface_engine::signal::{AbortController, AbortReason};
 use agent_surface_engine::snapshot::iso8601;
 use agent_surface_model::effects::Effect;
 use agent_surface_model::errors::{ErrorCode, Retry};
-use common::*;
 use futures::task::LocalSpawnExt;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};

@@ -2,12 +2,11 @@
 //! keys, join in-flight, cached terminal results, conflicts, the bounded window. Deterministic
 //! (ManualClock, single-threaded pool).
 
-mod common;
+use crate::common::*;
 use agent_surface_engine::events::AgentSurfaceEvent;
 use agent_surface_engine::invoke::{fingerprint, fnv1a64, AgentInvocation, InvokeOptions};
 use agent_surface_engine::snapshot::{AgentConsumer, ConsumerKind};
 use agent_surface_model::errors::{ErrorCode, Retry};
-use common::*;
 use serde_json::{json, Value};
 
 fn env_with_counter(

@@ -2,7 +2,7 @@
 //! instance resolution, staleness, the fixed pipeline order, effective input, preconditions
 //! and output checks. One test per rule; each cites the sentence it proves.
 
-mod common;
+use crate::common::*;
 use agent_surface_engine::binding::{
     execute_fn, precondition_fn, read_sync, ActionBinding, ActionContext, HandlerError, ObservationBinding,
     PreconditionFailure, ReadContext,
@@ -13,7 +13,6 @@ use agent_surface_engine::policy::{PolicyDecision, PolicyPhase};
 use agent_surface_engine::registry::{AvailabilityOverride, RegistrationPatch};
 use agent_surface_model::errors::{ErrorCode, Retry};
 use agent_surface_model::limits::AgentSurfaceLimits;
-use common::*;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

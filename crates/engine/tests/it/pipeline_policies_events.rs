@@ -2,7 +2,7 @@
 //! events and their ordering, audit levels, policies at three scopes, fail-closed discovery,
 //! listener isolation, and explain_surface agreeing with snapshot.
 
-mod common;
+use crate::common::*;
 use agent_surface_engine::audit::{AuditRecord, AuditSink, MemoryAuditSink};
 use agent_surface_engine::binding::{execute_fn, ActionBinding};
 use agent_surface_engine::events::{AgentSurfaceEvent, SettledStatus};
@@ -11,7 +11,6 @@ use agent_surface_engine::invoke::InvokeOptions;
 use agent_surface_engine::policy::{DiscoveryDecision, PolicyDecision, PolicyPhase};
 use agent_surface_engine::snapshot::SnapshotContext;
 use agent_surface_model::errors::ErrorCode;
-use common::*;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

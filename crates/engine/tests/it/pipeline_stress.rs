@@ -6,7 +6,7 @@
 //!
 //! The storm's interleavings are not deterministic; its assertions hold for every interleaving.
 
-mod common;
+use crate::common::*;
 use agent_surface_engine::binding::{
     execute_fn, read_fn, ActionBinding, ActionContext, AgentConcurrency, ObservationBinding,
 };
@@ -17,7 +17,6 @@ use agent_surface_engine::registry::{AgentSurfaceRegistry, RegistrationHandle, R
 use agent_surface_engine::signal::{AbortController, AbortReason};
 use agent_surface_model::errors::ErrorCode;
 use agent_surface_model::limits::AgentSurfaceLimits;
-use common::*;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -2,14 +2,13 @@
 //! defaults and overrides, external cancellation, unmount mid-flight, navigation settlement,
 //! dispose. Every timer runs on the injected ManualClock / ManualRuntime.
 
-mod common;
+use crate::common::*;
 use agent_surface_engine::binding::{execute_fn, read_fn, ActionBinding, ActionContext, ObservationBinding};
 use agent_surface_engine::events::{AgentSurfaceEvent, ConfirmationOutcome};
 use agent_surface_engine::invoke::InvokeOptions;
 use agent_surface_engine::signal::{AbortController, AbortReason, AbortSignal};
 use agent_surface_model::errors::{ErrorCode, Retry};
 use agent_surface_model::limits::AgentSurfaceLimits;
-use common::*;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 

@@ -1,8 +1,7 @@
 //! Issue 4, Authority and Bindings: one test per normative rule of core-api.md §"Contract,
 //! binding, and authority", §"Authority and external exposure" and DECISIONS §5.
 
-mod registry_support;
-
+use crate::registry_support::*;
 use agent_surface_engine::authority::{AuthorityError, CapabilityAuthority, ContractKind};
 use agent_surface_engine::binding::{
     execute_fn, read_sync, ActionBinding, AgentComponentDefinition, AgentConcurrency, BindingError,
@@ -12,7 +11,6 @@ use agent_surface_engine::snapshot::SnapshotContext;
 use agent_surface_model::effects::{default_governance, CapabilityKind, Effect};
 use agent_surface_model::limits::AgentSurfaceLimits;
 use agent_surface_model::manifest::{manifest_hash, ActionContract, ManifestContract};
-use registry_support::*;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 

@@ -5,8 +5,7 @@
 //!   AND pushed override is not {available:false} AND when() !== false
 //!   AND every policy discovery decision === "expose"
 
-mod registry_support;
-
+use crate::registry_support::*;
 use agent_surface_engine::binding::{execute_fn, read_sync, ActionBinding, ObservationBinding};
 use agent_surface_engine::events::AgentSurfaceEvent;
 use agent_surface_engine::invoke::AgentInvocation;
@@ -14,7 +13,6 @@ use agent_surface_engine::policy::{discovery_policy, DiscoveryDecision};
 use agent_surface_engine::registry::{AgentSurfaceRegistry, AvailabilityOverride, LogLevel, RegistrationPatch};
 use agent_surface_engine::snapshot::{AgentConsumer, AgentSurfaceSnapshot, ConsumerKind, SnapshotContext};
 use agent_surface_model::errors::ErrorCode;
-use registry_support::*;
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

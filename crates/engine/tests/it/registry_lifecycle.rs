@@ -1,8 +1,7 @@
 //! Issue 4, Registry / Registration lifecycle / Versioning / Events: one test per normative
 //! rule of core-api.md (each test quotes the sentence it proves).
 
-mod registry_support;
-
+use crate::registry_support::*;
 use agent_surface_engine::binding::{read_sync, ObservationBinding};
 use agent_surface_engine::events::{AgentSurfaceEvent, RejectReason};
 use agent_surface_engine::invoke::AgentInvocation;
@@ -13,7 +12,6 @@ use agent_surface_engine::registry::{
 use agent_surface_engine::snapshot::SnapshotContext;
 use agent_surface_model::errors::ErrorCode;
 use agent_surface_model::limits::AgentSurfaceLimits;
-use registry_support::*;
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -81,6 +79,37 @@ fn surface_id_is_srf_plus_22_base62_per_registry() {
     }
     assert_ne!(r1.surface_id(), r2.surface_id(), "distinguishes page loads");
     assert_eq!(r1.snapshot(&SnapshotContext::default()).surface_id, r1.surface_id());
+}
+
+// Ids come from the platform's entropy (getrandom), not from a seeded generator: registries
+// created the same way at the same moment, with no seed or clock of their own, never share a
+// surfaceId, and every id keeps its documented shape.
+#[test]
+fn unseeded_registries_get_distinct_surface_ids_of_the_documented_shape() {
+    let a = authority();
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let a = a.clone();
+            std::thread::spawn(move || {
+                agent_surface_engine::AgentSurfaceRegistry::new(agent_surface_engine::RegistryOptions::new(a))
+                    .surface_id()
+                    .to_string()
+            })
+        })
+        .collect();
+    let mut ids: Vec<String> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    ids.push(
+        agent_surface_engine::AgentSurfaceRegistry::new(agent_surface_engine::RegistryOptions::new(a))
+            .surface_id()
+            .into(),
+    );
+    for id in &ids {
+        let tail = id.strip_prefix("srf_").expect("srf_ prefix");
+        assert_eq!(tail.len(), 22, "{id}");
+        assert!(is_base62(tail), "{id}");
+    }
+    let distinct: std::collections::BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(distinct.len(), ids.len(), "{ids:?}");
 }
 
 // --- Versioning ---------------------------------------------------------------------------

@@ -1,8 +1,7 @@
 //! Issue 4, Snapshot / explainSurface / Limits: one test per normative rule of core-api.md
 //! §Snapshot ("Snapshot semantics (normative)"), §explainSurface and §"Limits and defaults".
 
-mod registry_support;
-
+use crate::registry_support::*;
 use agent_surface_engine::binding::{execute_fn, read_sync, ActionBinding, BoundProcedure, ObservationBinding};
 use agent_surface_engine::explain::{explain_surface, ExplainError, Outcome, PolicyScope};
 use agent_surface_engine::invoke::AgentInvocation;
@@ -15,7 +14,6 @@ use agent_surface_engine::snapshot::{
 };
 use agent_surface_model::canonical::canonical_json;
 use agent_surface_model::limits::AgentSurfaceLimits;
-use registry_support::*;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -4,15 +4,13 @@
 //! procedures with a contextual note, policy-disabled, `when`-unavailable, overridden,
 //! disabled and hidden capabilities, scope and a budget. Random ids are replaced by labels.
 
-mod common;
-
+use crate::common::{fixture_text, T0};
 use agent_surface_engine::authority::CapabilityAuthority;
 use agent_surface_engine::binding::{execute_fn, read_sync, ActionBinding, ComponentBinder, ObservationBinding};
 use agent_surface_engine::clock::ManualClock;
 use agent_surface_engine::policy::{discovery_policy, DiscoveryDecision};
 use agent_surface_engine::registry::{AgentSurfaceRegistry, AvailabilityOverride, RegistrationPatch, RegistryOptions};
 use agent_surface_engine::snapshot::{AgentRouteInfo, AgentSurfaceSnapshot, SnapshotBudget, SnapshotContext};
-use common::{fixture_text, T0};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -46,7 +44,7 @@ fn authority() -> CapabilityAuthority {
         }
     });
     m["contracts"].as_array_mut().unwrap().push(annotated);
-    common::rehash(&mut m);
+    crate::common::rehash(&mut m);
     CapabilityAuthority::new(m).unwrap()
 }
 

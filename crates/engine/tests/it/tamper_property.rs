@@ -13,8 +13,6 @@
 //! checked current by this test; regenerate it with
 //! `AGENT_SURFACE_REGENERATE_TAMPER_CORPUS=1 cargo test -p agent-surface-engine --test tamper_property`.
 
-mod common;
-
 use agent_surface_engine::authority::CapabilityAuthority;
 use agent_surface_model::canonical::{blake3_hex, canonical_json, cmp_utf16};
 use proptest::prelude::*;
@@ -141,8 +139,8 @@ enum Ctx {
 fn bases() -> &'static [Base] {
     static BASES: OnceLock<Vec<Base>> = OnceLock::new();
     BASES.get_or_init(|| {
-        let fixture: Value = serde_json::from_str(&common::fixture_text()).unwrap();
-        vec![Base::new("devices-app", fixture), Base::new("pipeline-tests", common::test_manifest())]
+        let fixture: Value = serde_json::from_str(&crate::common::fixture_text()).unwrap();
+        vec![Base::new("devices-app", fixture), Base::new("pipeline-tests", crate::common::test_manifest())]
     })
 }
 
@@ -825,7 +823,7 @@ fn the_mutation_generator_covers_every_kind_on_both_bases() {
 /// the hashes could not pin it. The compiler never writes one (it evaluates numbers as doubles).
 #[test]
 fn numbers_the_hash_cannot_pin_are_refused() {
-    let mut m = common::test_manifest();
+    let mut m = crate::common::test_manifest();
     let contracts = m["contracts"].as_array_mut().unwrap();
     let touch = contracts.iter_mut().find(|c| c["id"] == "domain:test.touch").unwrap();
     touch["inputSchema"]["properties"]["x"]["maximum"] = json!(9007199254740992u64);

@@ -2,8 +2,7 @@
 //! (fires on any catalog change including state-only ones, never in meta mode), scope as a
 //! floor, budget only in meta mode, and per-instance tools for several live instances.
 
-mod toolset_support;
-
+use crate::toolset_support::*;
 use agent_surface_engine::registry::{AvailabilityOverride, RegistrationPatch};
 use agent_surface_engine::snapshot::SnapshotBudget;
 use agent_surface_engine::toolset::{
@@ -14,7 +13,6 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use toolset_support::*;
 
 fn direct() -> AgentToolsetOptions {
     AgentToolsetOptions { topology: Some(Topology::Embedded), ..Default::default() }

@@ -3,8 +3,7 @@
 //! answering from another task), `two-phase` mode (CONFIRMATION_REQUIRED to the model, the
 //! identical retry carries the remembered confirmation), meta-mode envelopes, cancellation.
 
-mod toolset_support;
-
+use crate::toolset_support::*;
 use agent_surface_engine::binding::{execute_fn, read_sync, ActionBinding, ObservationBinding};
 use agent_surface_engine::registry::AgentSurfaceRegistry;
 use agent_surface_engine::signal::{AbortController, AbortReason};
@@ -14,7 +13,6 @@ use agent_surface_engine::toolset::{
 use agent_surface_model::errors::{ErrorCode, Retry};
 use serde_json::json;
 use std::time::Duration;
-use toolset_support::*;
 
 fn toolset(registry: &AgentSurfaceRegistry, topology: Topology) -> AgentToolset {
     create_agent_toolset(registry, AgentToolsetOptions { topology: Some(topology), ..Default::default() }).unwrap()

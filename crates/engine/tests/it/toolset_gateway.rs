@@ -2,8 +2,7 @@
 //! tools bound from another authority (even over the same manifest) and contracts of the wrong
 //! kind; executes with validation against the manifest's schema and confirmation.
 
-mod toolset_support;
-
+use crate::toolset_support::*;
 use agent_surface_engine::binding::execute_fn;
 use agent_surface_engine::gateway::{create_agent_exposure_gateway, ConfirmFn, Exposable, GatewayError, RawTool};
 use agent_surface_engine::providers::{tool_block, Provider};
@@ -12,7 +11,6 @@ use agent_surface_engine::toolset::catalog_from_manifest;
 use agent_surface_model::errors::ErrorCode;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
-use toolset_support::*;
 
 fn export_tool(
     a: &agent_surface_engine::authority::CapabilityAuthority,

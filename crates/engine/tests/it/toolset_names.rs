@@ -3,14 +3,12 @@
 //! for many live instances with long instance ids — and `wire_name_map()` is the authority that
 //! maps them back.
 
-mod toolset_support;
-
+use crate::toolset_support::*;
 use agent_surface_engine::registry::AgentSurfaceRegistry;
 use agent_surface_engine::toolset::{
     catalog_from_manifest, create_agent_toolset, wire_name, AgentToolsetOptions, ToolsetMode, Topology,
 };
 use std::collections::BTreeSet;
-use toolset_support::*;
 
 fn options(mode: ToolsetMode) -> AgentToolsetOptions {
     AgentToolsetOptions { mode, topology: Some(Topology::Remote), ..Default::default() }

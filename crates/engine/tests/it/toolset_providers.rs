@@ -2,8 +2,7 @@
 //! `snapshots/providers/`), OpenAI strict mode's rules and their undoing, Anthropic's and
 //! Gemini's limits, MCP's explicit annotations, deterministic order.
 
-mod toolset_support;
-
+use crate::toolset_support::*;
 use agent_surface_engine::providers::{
     mcp_annotations, strict_input_to_original, tool_block, Provider, ProviderError, ANTHROPIC_MAX_TOOLS,
     OPENAI_MAX_TOOLS,
@@ -13,7 +12,6 @@ use agent_surface_model::effects::Effect;
 use agent_surface_schema::validate::Validator;
 use serde_json::{json, Value};
 use std::path::Path;
-use toolset_support::*;
 
 fn snapshot(name: &str, value: &Value) {
     let mut settings = insta::Settings::clone_current();
