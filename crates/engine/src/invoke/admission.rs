@@ -51,7 +51,7 @@ fn split_view(id: &str) -> Option<(&str, &str)> {
     Some((&rest[..dot], &rest[dot + 1..]))
 }
 
-/// 2. resolve: capability, instance, staleness, tombstones.
+/// Step 2, resolve: capability, instance, staleness, tombstones.
 pub(super) fn resolve(surface: &Surface, req: &AgentInvocation) -> Result<(Target, Dynamic), AgentCapabilityError> {
     let mut st = surface.lock();
     if let Some(sid) = &req.surface_id {
@@ -292,7 +292,7 @@ fn not_available(reason: impl Into<Value>) -> AgentCapabilityError {
     err(ErrorCode::CapabilityNotAvailable, "the capability is not available now").detail("reason", reason)
 }
 
-/// 3. availability: enabled, pushed overrides, `when()`, discovery policies.
+/// Step 3, availability: enabled, pushed overrides, `when()`, discovery policies.
 pub(super) fn check_available(
     surface: &Surface,
     asking: &Asking<'_>,
@@ -341,7 +341,7 @@ pub(super) fn check_available(
     }
 }
 
-/// 4. pre-input authorization.
+/// Step 4, pre-input authorization.
 pub(super) async fn authorize(asking: &Asking<'_>, policies: &[Policy]) -> Result<(), AgentCapabilityError> {
     for p in policies.iter().filter(|p| p.phases().contains(&PolicyPhase::Authorize)) {
         if let PolicyDecision::Deny(m) = guarded(|| p.authorize(asking.policy_context(None))).await {
@@ -351,7 +351,7 @@ pub(super) async fn authorize(asking: &Asking<'_>, policies: &[Policy]) -> Resul
     Ok(())
 }
 
-/// 5. effective input: the input validated against the schema, with its defaults.
+/// Step 5, effective input: the input validated against the schema, with its defaults.
 pub(super) fn effective_input(
     surface: &Surface,
     req: &AgentInvocation,
@@ -372,7 +372,7 @@ pub(super) fn effective_input(
     }
 }
 
-/// 6. precondition and input-aware policies. `Ok(true)`: a policy asks for a confirmation.
+/// Step 6, precondition and input-aware policies. `Ok(true)`: a policy asks for a confirmation.
 pub(super) async fn check_input(
     asking: &Asking<'_>,
     binding: Option<&ActionBinding>,
@@ -405,7 +405,7 @@ pub(super) async fn check_input(
     Ok(needs_confirmation)
 }
 
-/// 7. confirmation (observations skip it): the evidence presented, if any.
+/// Step 7, confirmation (observations skip it): the evidence presented, if any.
 pub(super) fn confirmation_gate(
     parts: &dyn Parts,
     asking: &Asking<'_>,

@@ -147,7 +147,7 @@ struct Call<'a> {
     evidence: Option<ConfirmationEvidence>,
 }
 
-/// 9. execute: registers the run (so an unmount or dispose can settle it), calls the handler
+/// Step 9, execute: registers the run (so an unmount or dispose can settle it), calls the handler
 /// and races it against the timeout, external cancellation and forced settlement.
 async fn execute(
     parts: &Arc<dyn Parts>,
@@ -261,7 +261,7 @@ fn action_context(call: &Call<'_>, signal: AbortSignal) -> ActionContext {
     }
 }
 
-/// 10. output checks: the output schema and the size limit.
+/// Step 10, output checks: the output schema and the size limit.
 fn check_output(
     parts: &Arc<dyn Parts>,
     req: &AgentInvocation,
