@@ -18,6 +18,7 @@ pub mod errors;
 pub mod ids;
 pub mod limits;
 pub mod manifest;
+pub mod verify;
 
 /// The JSON Schema subset (checker and validator), re-exported so a crate that depends on the
 /// model alone (the compiler) names the same types.
