@@ -62,6 +62,18 @@ pub(crate) struct Confirmations {
     pub(super) next_listener: Mutex<u64>,
 }
 
+/// The request a confirmation is checked for (or opened for): evidence is bound to all of it.
+pub(crate) struct ConfirmationRequest<'a> {
+    pub req: &'a AgentInvocation,
+    pub registration_id: &'a str,
+    pub consumer_key: &'a str,
+    pub effect: Effect,
+    pub description: &'a str,
+    pub input: &'a Value,
+    /// The fingerprint of the effective input.
+    pub input_fp: &'a str,
+}
+
 pub(crate) enum ConfirmationCheck {
     /// Go on; with the evidence (id, approvedAt) when one was used.
     Proceed(Option<(String, String)>),
@@ -111,19 +123,9 @@ impl Confirmations {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check(
-        &self,
-        surface: &Surface,
-        req: &AgentInvocation,
-        registration_id: &str,
-        consumer_key: &str,
-        effect: Effect,
-        description: &str,
-        input: &Value,
-        input_fp: &str,
-        needed: bool,
-    ) -> ConfirmationCheck {
+    /// Step 7 of the pipeline: with `needed`, the request must present approved evidence for
+    /// exactly this request, or a pending confirmation is opened (CONFIRMATION_REQUIRED).
+    pub(crate) fn check(&self, surface: &Surface, r: &ConfirmationRequest<'_>, needed: bool) -> ConfirmationCheck {
         let mut notify = None;
         let result = {
             let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
@@ -132,84 +134,14 @@ impl Confirmations {
             }
             if !needed {
                 ConfirmationCheck::Proceed(None)
-            } else if let Some(id) = &req.confirmation_id {
-                match records.get_mut(id) {
-                    None => ConfirmationCheck::Fail(err(
-                        ErrorCode::ConfirmationExpired,
-                        "the confirmation is unknown or has expired; invoke again without it",
-                    )),
-                    Some(r)
-                        if r.info.capability_id != req.capability_id
-                            || r.info.registration_id != registration_id
-                            || r.info.consumer_key != consumer_key
-                            || r.input_fp != input_fp =>
-                    {
-                        ConfirmationCheck::Fail(err(
-                            ErrorCode::ConfirmationExpired,
-                            "the confirmation was given for a different request; invoke again without it",
-                        ))
-                    }
-                    Some(r) => match r.state.clone() {
-                        State::Pending => ConfirmationCheck::Fail(required(&r.info)),
-                        // The evidence lives as long as the request it approves: until expiresAt.
-                        State::Approved { .. } if surface.now() >= r.expires_ms => ConfirmationCheck::Fail(err(
-                            ErrorCode::ConfirmationExpired,
-                            "the confirmation has expired; invoke again without it",
-                        )),
-                        State::Approved { at } => {
-                            r.state = State::Used { at: at.clone() };
-                            ConfirmationCheck::Proceed(Some((id.clone(), at)))
-                        }
-                        State::Denied => ConfirmationCheck::Fail(err(
-                            ErrorCode::ConfirmationDenied,
-                            "the user denied this operation",
-                        )),
-                        State::Used { .. } | State::Expired => ConfirmationCheck::Fail(err(
-                            ErrorCode::ConfirmationExpired,
-                            "the confirmation was already used or has expired; invoke again without it",
-                        )),
-                    },
-                }
+            } else if let Some(id) = &r.req.confirmation_id {
+                Self::present(surface, &mut records, r, id)
             } else {
-                let pending = records.values().filter(|r| r.state == State::Pending).count();
-                if pending >= surface.options.limits.max_pending_confirmations {
-                    ConfirmationCheck::Fail(
-                        err(ErrorCode::RateLimited, "too many confirmations are waiting for the user")
-                            .detail("reason", "too-many-pending-confirmations"),
-                    )
-                } else {
-                    let now = surface.now();
-                    let ttl = surface.options.limits.confirmation_ttl_ms;
-                    let info = PendingConfirmation {
-                        confirmation_id: format!("cnf_{}", base62(20)),
-                        capability_id: req.capability_id.clone(),
-                        registration_id: registration_id.to_string(),
-                        consumer_key: consumer_key.to_string(),
-                        effect,
-                        summary: summary(description, input),
-                        input: input.clone(),
-                        requested_at: iso8601(now),
-                        expires_at: iso8601(now + ttl),
-                    };
-                    surface.events.push(AgentSurfaceEvent::ConfirmationRequested {
-                        confirmation_id: info.confirmation_id.clone(),
-                        capability_id: info.capability_id.clone(),
-                        expires_at: info.expires_at.clone(),
-                    });
-                    let e = required(&info);
-                    records.insert(
-                        info.confirmation_id.clone(),
-                        Record {
-                            info,
-                            input_fp: input_fp.to_string(),
-                            expires_ms: now + ttl,
-                            state: State::Pending,
-                            wakers: Vec::new(),
-                        },
-                    );
+                let opened = Self::open(surface, &mut records, r);
+                if opened.1 {
                     notify = Some(Self::pending_list(&records));
-                    ConfirmationCheck::Fail(e)
                 }
+                opened.0
             }
         };
         surface.flush();
@@ -217,6 +149,101 @@ impl Confirmations {
             self.notify(list);
         }
         result
+    }
+
+    /// The request presents confirmation `id`: approved evidence for this very request is used
+    /// (single use); anything else fails.
+    fn present(
+        surface: &Surface,
+        records: &mut HashMap<String, Record>,
+        r: &ConfirmationRequest<'_>,
+        id: &str,
+    ) -> ConfirmationCheck {
+        match records.get_mut(id) {
+            None => ConfirmationCheck::Fail(err(
+                ErrorCode::ConfirmationExpired,
+                "the confirmation is unknown or has expired; invoke again without it",
+            )),
+            Some(rec)
+                if rec.info.capability_id != r.req.capability_id
+                    || rec.info.registration_id != r.registration_id
+                    || rec.info.consumer_key != r.consumer_key
+                    || rec.input_fp != r.input_fp =>
+            {
+                ConfirmationCheck::Fail(err(
+                    ErrorCode::ConfirmationExpired,
+                    "the confirmation was given for a different request; invoke again without it",
+                ))
+            }
+            Some(rec) => match rec.state.clone() {
+                State::Pending => ConfirmationCheck::Fail(required(&rec.info)),
+                // The evidence lives as long as the request it approves: until expiresAt.
+                State::Approved { .. } if surface.now() >= rec.expires_ms => ConfirmationCheck::Fail(err(
+                    ErrorCode::ConfirmationExpired,
+                    "the confirmation has expired; invoke again without it",
+                )),
+                State::Approved { at } => {
+                    rec.state = State::Used { at: at.clone() };
+                    ConfirmationCheck::Proceed(Some((id.to_string(), at)))
+                }
+                State::Denied => {
+                    ConfirmationCheck::Fail(err(ErrorCode::ConfirmationDenied, "the user denied this operation"))
+                }
+                State::Used { .. } | State::Expired => ConfirmationCheck::Fail(err(
+                    ErrorCode::ConfirmationExpired,
+                    "the confirmation was already used or has expired; invoke again without it",
+                )),
+            },
+        }
+    }
+
+    /// Opens a pending confirmation for the request (or refuses: too many pending). The flag:
+    /// whether the pending list changed.
+    fn open(
+        surface: &Surface,
+        records: &mut HashMap<String, Record>,
+        r: &ConfirmationRequest<'_>,
+    ) -> (ConfirmationCheck, bool) {
+        let pending = records.values().filter(|rec| rec.state == State::Pending).count();
+        if pending >= surface.options.limits.max_pending_confirmations {
+            return (
+                ConfirmationCheck::Fail(
+                    err(ErrorCode::RateLimited, "too many confirmations are waiting for the user")
+                        .detail("reason", "too-many-pending-confirmations"),
+                ),
+                false,
+            );
+        }
+        let now = surface.now();
+        let ttl = surface.options.limits.confirmation_ttl_ms;
+        let info = PendingConfirmation {
+            confirmation_id: format!("cnf_{}", base62(20)),
+            capability_id: r.req.capability_id.clone(),
+            registration_id: r.registration_id.to_string(),
+            consumer_key: r.consumer_key.to_string(),
+            effect: r.effect,
+            summary: summary(r.description, r.input),
+            input: r.input.clone(),
+            requested_at: iso8601(now),
+            expires_at: iso8601(now + ttl),
+        };
+        surface.events.push(AgentSurfaceEvent::ConfirmationRequested {
+            confirmation_id: info.confirmation_id.clone(),
+            capability_id: info.capability_id.clone(),
+            expires_at: info.expires_at.clone(),
+        });
+        let e = required(&info);
+        records.insert(
+            info.confirmation_id.clone(),
+            Record {
+                info,
+                input_fp: r.input_fp.to_string(),
+                expires_ms: now + ttl,
+                state: State::Pending,
+                wakers: Vec::new(),
+            },
+        );
+        (ConfirmationCheck::Fail(e), true)
     }
 
     /// Gives back evidence consumed by an invocation that was turned away before it ran

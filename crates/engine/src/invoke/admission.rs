@@ -6,7 +6,7 @@
 use super::request::{err, fnv1a64, AgentInvocation, InvokeOptions};
 use super::Parts;
 use crate::binding::{ActionBinding, AgentConcurrency, ConfirmationEvidence, HostContext, ReadContext, WhenFn};
-use crate::confirm::store::ConfirmationCheck;
+use crate::confirm::store::{ConfirmationCheck, ConfirmationRequest};
 use crate::consumer::AgentConsumer;
 use crate::host::BoxFuture;
 use crate::policy::{
@@ -419,17 +419,16 @@ pub(super) fn confirmation_gate(
     }
     let input = effective.cloned().unwrap_or(Value::Null);
     let input_fp = fnv1a64(canonical_json(&input).as_bytes());
-    match parts.confirmations().check(
-        parts.surface(),
+    let request = ConfirmationRequest {
         req,
-        &asking.reg.id,
-        &asking.consumer.key(),
-        plan.effect,
-        plan.description,
-        &input,
-        &input_fp,
-        needs_confirmation,
-    ) {
+        registration_id: &asking.reg.id,
+        consumer_key: &asking.consumer.key(),
+        effect: plan.effect,
+        description: plan.description,
+        input: &input,
+        input_fp: &input_fp,
+    };
+    match parts.confirmations().check(parts.surface(), &request, needs_confirmation) {
         ConfirmationCheck::Proceed(e) => Ok(e.map(|(id, at)| ConfirmationEvidence { id, approved_at: at })),
         ConfirmationCheck::Fail(e) => Err(e),
     }

@@ -41,66 +41,7 @@ impl Surface {
                     continue;
                 }
             }
-            let template = b.contract.descriptor_template();
-            // A binding has exactly its contract's names (checked by `build`), and both maps
-            // iterate in name order: template and binding zip.
-            let mut observations = Vec::with_capacity(template.observations.len());
-            for (t, (name, ob)) in template.observations.iter().zip(&b.observations) {
-                debug_assert_eq!(t.name, *name);
-                let Some((available, reason)) = self.availability(
-                    reg,
-                    dynamic,
-                    &t.capability_id,
-                    &t.name,
-                    &ob.policies,
-                    ob.when.as_ref(),
-                    ob.unavailable_reason.as_deref(),
-                    &mut discovery,
-                ) else {
-                    continue;
-                };
-                if !available && !ctx.include_unavailable {
-                    continue;
-                }
-                observations.push(AgentObservationDescriptor { available, unavailable_reason: reason, ..t.clone() });
-            }
-            let mut actions = Vec::with_capacity(template.actions.len());
-            for (t, (name, ab)) in template.actions.iter().zip(&b.actions) {
-                debug_assert_eq!(t.name, *name);
-                let Some((available, reason)) = self.availability(
-                    reg,
-                    dynamic,
-                    &t.capability_id,
-                    &t.name,
-                    &ab.policies,
-                    ab.when.as_ref(),
-                    ab.unavailable_reason.as_deref(),
-                    &mut discovery,
-                ) else {
-                    continue;
-                };
-                if !available && !ctx.include_unavailable {
-                    continue;
-                }
-                actions.push(AgentActionDescriptor { available, unavailable_reason: reason, ..t.clone() });
-            }
-            for (index, p) in b.procedures.iter().enumerate() {
-                // `when()` counts for procedures too (it is re-checked at invocation).
-                let Some((available, reason)) = self.procedure_availability(reg, dynamic, index, &mut discovery) else {
-                    continue;
-                };
-                if !available && !ctx.include_unavailable {
-                    continue;
-                }
-                let note = p
-                    .describe
-                    .as_ref()
-                    .and_then(|f| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f())).ok().flatten());
-                let component = ParentLink { component_type: ty.to_string(), instance_id: b.instance_id().to_string() };
-                procedures
-                    .push(p.contract.descriptor_template().procedure(available, reason, &reg.id, component, note));
-            }
-            components.push(template.component(b.instance_id(), &reg.id, b.parent.clone(), observations, actions));
+            components.push(self.describe(reg, dynamic, ctx, &mut discovery, &mut procedures));
         }
         procedures.sort_by(|a, b| {
             a.capability_id.cmp(&b.capability_id).then_with(|| a.registration_id.cmp(&b.registration_id))
@@ -123,6 +64,79 @@ impl Surface {
             apply_budget(&mut snapshot, budget);
         }
         snapshot
+    }
+
+    /// One component's descriptor (its available or, when asked, unavailable observations and
+    /// actions); its procedures go to `procedures`.
+    fn describe(
+        &self,
+        reg: &Reg,
+        dynamic: &Dynamic,
+        ctx: &SnapshotContext,
+        discovery: &mut DiscoveryScope<'_>,
+        procedures: &mut Vec<AgentProcedureDescriptor>,
+    ) -> AgentComponentDescriptor {
+        let b = &reg.bound;
+        let ty = b.component_type();
+        let template = b.contract.descriptor_template();
+        // A binding has exactly its contract's names (checked by `build`), and both maps
+        // iterate in name order: template and binding zip.
+        let mut observations = Vec::with_capacity(template.observations.len());
+        for (t, (name, ob)) in template.observations.iter().zip(&b.observations) {
+            debug_assert_eq!(t.name, *name);
+            let Some((available, reason)) = self.availability(
+                reg,
+                dynamic,
+                &t.capability_id,
+                &t.name,
+                &ob.policies,
+                ob.when.as_ref(),
+                ob.unavailable_reason.as_deref(),
+                discovery,
+            ) else {
+                continue;
+            };
+            if !available && !ctx.include_unavailable {
+                continue;
+            }
+            observations.push(AgentObservationDescriptor { available, unavailable_reason: reason, ..t.clone() });
+        }
+        let mut actions = Vec::with_capacity(template.actions.len());
+        for (t, (name, ab)) in template.actions.iter().zip(&b.actions) {
+            debug_assert_eq!(t.name, *name);
+            let Some((available, reason)) = self.availability(
+                reg,
+                dynamic,
+                &t.capability_id,
+                &t.name,
+                &ab.policies,
+                ab.when.as_ref(),
+                ab.unavailable_reason.as_deref(),
+                discovery,
+            ) else {
+                continue;
+            };
+            if !available && !ctx.include_unavailable {
+                continue;
+            }
+            actions.push(AgentActionDescriptor { available, unavailable_reason: reason, ..t.clone() });
+        }
+        for (index, p) in b.procedures.iter().enumerate() {
+            // `when()` counts for procedures too (it is re-checked at invocation).
+            let Some((available, reason)) = self.procedure_availability(reg, dynamic, index, discovery) else {
+                continue;
+            };
+            if !available && !ctx.include_unavailable {
+                continue;
+            }
+            let note = p
+                .describe
+                .as_ref()
+                .and_then(|f| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f())).ok().flatten());
+            let component = ParentLink { component_type: ty.to_string(), instance_id: b.instance_id().to_string() };
+            procedures.push(p.contract.descriptor_template().procedure(available, reason, &reg.id, component, note));
+        }
+        template.component(b.instance_id(), &reg.id, b.parent.clone(), observations, actions)
     }
 }
 

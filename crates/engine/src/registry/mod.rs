@@ -18,7 +18,7 @@ pub use options::*;
 pub use state::{AvailabilityOverride, RegistrationPatch, RegistrationStatus};
 
 use crate::authority::CapabilityAuthority;
-use crate::binding::{BindingError, Registrable};
+use crate::binding::{BindingError, BoundComponent, Registrable};
 use crate::confirm::store::Confirmations;
 use crate::confirm::ConfirmationController;
 use crate::events::{AgentSurfaceEvent, Dispatcher, Listener, RejectReason};
@@ -126,52 +126,8 @@ impl AgentSurfaceRegistry {
             Registrable::Bound(b) => *b,
         };
         let shared = &self.shared;
-        let authority = &shared.surface.options.authority;
-        let contract_id = agent_surface_model::ids::component_contract_id(bound.component_type());
-        if !authority.recognizes(&bound.provenance()) {
-            return Err(DefinitionError::ForeignProvenance(contract_id));
-        }
-        for p in &bound.procedures {
-            if !authority.recognizes(&p.provenance()) {
-                return Err(DefinitionError::ForeignProvenance(p.id().to_string()));
-            }
-        }
-        agent_surface_model::ids::check_instance_id(bound.instance_id())
-            .map_err(|e| DefinitionError::Binding(BindingError::InvalidInstanceId(e)))?;
-        // The authority verified its contracts against its own limits; a registry configured
-        // with other limits enforces those (oversize descriptions, meta, schemas).
-        if shared.surface.options.limits != *authority.limits() {
-            use agent_surface_model::manifest::ManifestContract;
-            let contracts = std::iter::once(ManifestContract::Component(bound.contract().clone()))
-                .chain(bound.procedures.iter().map(|p| ManifestContract::Procedure(p.contract.contract().clone())));
-            for c in contracts {
-                if let Some(v) = agent_surface_model::definition::validate_contract(&c, &shared.surface.options.limits)
-                    .into_iter()
-                    .next()
-                {
-                    return Err(DefinitionError::Invalid {
-                        id: c.id().to_string(),
-                        pointer: v.json_pointer(),
-                        message: v.message,
-                    });
-                }
-            }
-        }
-        // Cross-plane suffix collisions: a heuristic lint, not a security control.
+        let collisions = check_registrable(&shared.surface, &bound)?;
         let ty = bound.component_type().to_string();
-        let mut collisions = Vec::new();
-        if shared.surface.options.duplicate_suffix_policy != DuplicateSuffixPolicy::Off {
-            for name in bound.contract().observations.keys().chain(bound.contract().actions.keys()) {
-                let domain = format!("domain:{ty}.{name}");
-                if authority.procedure(&domain).is_ok() {
-                    let view = agent_surface_model::ids::capability_id(&ty, name);
-                    if shared.surface.options.duplicate_suffix_policy == DuplicateSuffixPolicy::Error {
-                        return Err(DefinitionError::SuffixCollision { view, domain });
-                    }
-                    collisions.push((view, domain));
-                }
-            }
-        }
         let candidate = RegistrationCandidate {
             component_type: ty.clone(),
             instance_id: bound.instance_id().to_string(),
@@ -392,4 +348,56 @@ impl Shared {
         });
         true
     }
+}
+
+/// The structural checks of `register`: provenance from this registry's authority, the
+/// instance id, this registry's limits (when they differ from the authority's), and
+/// cross-plane suffix collisions. Returns the collisions to warn about.
+fn check_registrable(surface: &Surface, bound: &BoundComponent) -> Result<Vec<(String, String)>, DefinitionError> {
+    let options = &surface.options;
+    let authority = &options.authority;
+    let contract_id = agent_surface_model::ids::component_contract_id(bound.component_type());
+    if !authority.recognizes(&bound.provenance()) {
+        return Err(DefinitionError::ForeignProvenance(contract_id));
+    }
+    for p in &bound.procedures {
+        if !authority.recognizes(&p.provenance()) {
+            return Err(DefinitionError::ForeignProvenance(p.id().to_string()));
+        }
+    }
+    agent_surface_model::ids::check_instance_id(bound.instance_id())
+        .map_err(|e| DefinitionError::Binding(BindingError::InvalidInstanceId(e)))?;
+    // The authority verified its contracts against its own limits; a registry configured
+    // with other limits enforces those (oversize descriptions, meta, schemas).
+    if options.limits != *authority.limits() {
+        use agent_surface_model::manifest::ManifestContract;
+        let contracts = std::iter::once(ManifestContract::Component(bound.contract().clone()))
+            .chain(bound.procedures.iter().map(|p| ManifestContract::Procedure(p.contract.contract().clone())));
+        for c in contracts {
+            if let Some(v) = agent_surface_model::definition::validate_contract(&c, &options.limits).into_iter().next()
+            {
+                return Err(DefinitionError::Invalid {
+                    id: c.id().to_string(),
+                    pointer: v.json_pointer(),
+                    message: v.message,
+                });
+            }
+        }
+    }
+    // Cross-plane suffix collisions: a heuristic lint, not a security control.
+    let ty = bound.component_type();
+    let mut collisions = Vec::new();
+    if options.duplicate_suffix_policy != DuplicateSuffixPolicy::Off {
+        for name in bound.contract().observations.keys().chain(bound.contract().actions.keys()) {
+            let domain = format!("domain:{ty}.{name}");
+            if authority.procedure(&domain).is_ok() {
+                let view = agent_surface_model::ids::capability_id(ty, name);
+                if options.duplicate_suffix_policy == DuplicateSuffixPolicy::Error {
+                    return Err(DefinitionError::SuffixCollision { view, domain });
+                }
+                collisions.push((view, domain));
+            }
+        }
+    }
+    Ok(collisions)
 }
