@@ -173,8 +173,15 @@ pub fn direct_tools(snap: &AgentSurfaceSnapshot) -> Vec<AgentTool> {
             });
         }
     }
-    // Procedures: one tool per procedure id (the first referencing registration in snapshot
-    // order routes the call).
+    procedure_tools(snap, &mut tools);
+    dedupe_names(&mut tools);
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    tools
+}
+
+/// Procedures: one tool per procedure id (the first referencing registration in snapshot order
+/// routes the call).
+fn procedure_tools(snap: &AgentSurfaceSnapshot, tools: &mut Vec<AgentTool>) {
     let mut seen = std::collections::HashSet::new();
     for p in &snap.procedures {
         if !seen.insert(p.capability_id.clone()) {
@@ -205,9 +212,6 @@ pub fn direct_tools(snap: &AgentSurfaceSnapshot) -> Vec<AgentTool> {
             }),
         });
     }
-    dedupe_names(&mut tools);
-    tools.sort_by(|a, b| a.name.cmp(&b.name));
-    tools
 }
 
 /// Guarantees unique names (a sanitized collision gets a hash suffix of its capability id).
