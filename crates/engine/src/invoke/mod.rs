@@ -4,7 +4,8 @@
 //! `invoke` returns a result envelope, never an error (misuse after `dispose` aside).
 //!
 //! - [`request`]: the request, its options and the result envelope.
-//! - `dedupe` (step 1), `admission` (2 to 8), `pipeline` (the order; 9 and 10), `settle` (11).
+//! - `dedupe` (step 1), `admission` (2 to 7), `queues` (8), `pipeline` (the order; 9 and 10),
+//!   `settle` (11).
 //!
 //! The registry runs it ([`crate::registry::AgentSurfaceRegistry::invoke`]) on its [`Parts`]:
 //! the live surface, what is in flight and the confirmation store, nothing else.
@@ -12,6 +13,7 @@
 mod admission;
 mod dedupe;
 mod pipeline;
+mod queues;
 pub mod request;
 mod settle;
 
@@ -37,7 +39,7 @@ pub(crate) trait Parts: MaybeSend + MaybeSync {
 #[derive(Default)]
 pub(crate) struct Inflight {
     dedupe: Mutex<dedupe::Dedupe>,
-    queues: admission::Queues,
+    queues: queues::Queues,
     executions: pipeline::Executions,
 }
 

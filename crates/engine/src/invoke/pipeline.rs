@@ -2,9 +2,10 @@
 //! external cancellation and forced settlement) and the output checks.
 
 use super::admission::{
-    admit, authorize, check_available, check_input, check_version, confirmation_gate, effective_input, resolve,
-    slot_for, Asking, Plan, Release, Target,
+    authorize, check_available, check_input, check_version, confirmation_gate, effective_input, resolve, Asking, Plan,
+    Target,
 };
+use super::queues::{admit, slot_for, Release};
 use super::request::{err, error_result, AgentInvocation, AgentInvocationResult, InvokeOptions};
 use super::settle::{Ctx, RunGuard};
 use super::Parts;
