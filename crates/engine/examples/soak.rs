@@ -11,9 +11,9 @@
 //! Prints the peak RSS (`VmHWM` of /proc/self/status) after setup, after the first tenth of the
 //! invocations (warm) and at the end, and the final `RegistryStats`; exits non-zero (panics) on
 //! any violation. The test command runs the 20,000-invocation version of the same storm
-//! (`crates/engine/tests/pipeline_stress.rs`). Results: docs/performance.md, "Soak".
+//! (`crates/engine/tests/it/pipeline_stress.rs`). Results: docs/performance.md, "Soak".
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use agent_surface_engine::binding::{

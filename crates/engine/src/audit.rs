@@ -1,6 +1,7 @@
 //! Audit: one record per settled invocation, honouring each capability's `audit` level
 //! (`none`: no record; `metadata`: who/what/when/outcome; `full`: plus input and output).
 
+use crate::host::{MaybeSend, MaybeSync};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -24,7 +25,7 @@ pub struct AuditRecord {
     pub output: Option<Value>,
 }
 
-pub trait AuditSink: Send + Sync {
+pub trait AuditSink: MaybeSend + MaybeSync {
     fn record(&self, r: AuditRecord);
 }
 

@@ -5,19 +5,19 @@
 //! exist for tooling; registries refuse them.
 
 use crate::authority::{ContractRef, Provenance};
+use crate::consumer::AgentConsumer;
+use crate::host::{MaybeSend, MaybeSync};
 use crate::policy::Policy;
 use crate::signal::AbortSignal;
-use crate::snapshot::AgentConsumer;
 use agent_surface_model::ids::{check_instance_id, IdError};
 use agent_surface_model::manifest::{ComponentContract, OperationContract};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
-/// A boxed, sendable future (handlers are async; the core is executor-agnostic).
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+/// Handler futures: `Send` natively, not on wasm32 (see [`crate::host`]).
+pub use crate::host::BoxFuture;
 
 /// Host context provided by `RegistryOptions::context`.
 pub type HostContext = Arc<Map<String, Value>>;
@@ -76,25 +76,25 @@ impl<E: std::error::Error> From<E> for HandlerError {
 pub type HandlerResult = Result<Value, HandlerError>;
 
 /// Reads an observation. MUST be side-effect free.
-pub trait ObservationHandler: Send + Sync {
+pub trait ObservationHandler: MaybeSend + MaybeSync {
     fn read(&self, ctx: ReadContext) -> BoxFuture<HandlerResult>;
 }
 
 /// Executes an action or procedure with the parsed, defaulted input.
-pub trait ActionHandler: Send + Sync {
+pub trait ActionHandler: MaybeSend + MaybeSync {
     fn execute(&self, input: Value, ctx: ActionContext) -> BoxFuture<HandlerResult>;
 }
 
 /// Input-aware validation beyond the schema.
-pub trait Precondition: Send + Sync {
+pub trait Precondition: MaybeSend + MaybeSync {
     fn check(&self, input: &Value, ctx: &ReadContext) -> Result<(), PreconditionFailure>;
 }
 
 struct ReadFn<F>(F);
 impl<F, Fut> ObservationHandler for ReadFn<F>
 where
-    F: Fn(ReadContext) -> Fut + Send + Sync,
-    Fut: Future<Output = HandlerResult> + Send + 'static,
+    F: Fn(ReadContext) -> Fut + MaybeSend + MaybeSync,
+    Fut: Future<Output = HandlerResult> + MaybeSend + 'static,
 {
     fn read(&self, ctx: ReadContext) -> BoxFuture<HandlerResult> {
         Box::pin((self.0)(ctx))
@@ -104,8 +104,8 @@ where
 struct ExecFn<F>(F);
 impl<F, Fut> ActionHandler for ExecFn<F>
 where
-    F: Fn(Value, ActionContext) -> Fut + Send + Sync,
-    Fut: Future<Output = HandlerResult> + Send + 'static,
+    F: Fn(Value, ActionContext) -> Fut + MaybeSend + MaybeSync,
+    Fut: Future<Output = HandlerResult> + MaybeSend + 'static,
 {
     fn execute(&self, input: Value, ctx: ActionContext) -> BoxFuture<HandlerResult> {
         Box::pin((self.0)(input, ctx))
@@ -115,7 +115,7 @@ where
 struct PreFn<F>(F);
 impl<F> Precondition for PreFn<F>
 where
-    F: Fn(&Value, &ReadContext) -> Result<(), PreconditionFailure> + Send + Sync,
+    F: Fn(&Value, &ReadContext) -> Result<(), PreconditionFailure> + MaybeSend + MaybeSync,
 {
     fn check(&self, input: &Value, ctx: &ReadContext) -> Result<(), PreconditionFailure> {
         (self.0)(input, ctx)
@@ -125,14 +125,14 @@ where
 /// An async `read` handler from a closure.
 pub fn read_fn<F, Fut>(f: F) -> Arc<dyn ObservationHandler>
 where
-    F: Fn(ReadContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = HandlerResult> + Send + 'static,
+    F: Fn(ReadContext) -> Fut + MaybeSend + MaybeSync + 'static,
+    Fut: Future<Output = HandlerResult> + MaybeSend + 'static,
 {
     Arc::new(ReadFn(f))
 }
 
 /// A synchronous `read` handler (the common case: read from a store).
-pub fn read_sync(f: impl Fn(&ReadContext) -> Value + Send + Sync + 'static) -> Arc<dyn ObservationHandler> {
+pub fn read_sync(f: impl Fn(&ReadContext) -> Value + MaybeSend + MaybeSync + 'static) -> Arc<dyn ObservationHandler> {
     let f = Arc::new(f);
     read_fn(move |ctx| {
         let v = f(&ctx);
@@ -143,22 +143,22 @@ pub fn read_sync(f: impl Fn(&ReadContext) -> Value + Send + Sync + 'static) -> A
 /// An async `execute` handler from a closure.
 pub fn execute_fn<F, Fut>(f: F) -> Arc<dyn ActionHandler>
 where
-    F: Fn(Value, ActionContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = HandlerResult> + Send + 'static,
+    F: Fn(Value, ActionContext) -> Fut + MaybeSend + MaybeSync + 'static,
+    Fut: Future<Output = HandlerResult> + MaybeSend + 'static,
 {
     Arc::new(ExecFn(f))
 }
 
 /// A precondition from a closure.
 pub fn precondition_fn(
-    f: impl Fn(&Value, &ReadContext) -> Result<(), PreconditionFailure> + Send + Sync + 'static,
+    f: impl Fn(&Value, &ReadContext) -> Result<(), PreconditionFailure> + MaybeSend + MaybeSync + 'static,
 ) -> Arc<dyn Precondition> {
     Arc::new(PreFn(f))
 }
 
 /// `when()`: availability re-evaluated at snapshot and invocation. Synchronous; a panic counts
 /// as unavailable ("when-error").
-pub type WhenFn = Arc<dyn Fn() -> bool + Send + Sync>;
+pub type WhenFn = Arc<crate::dyn_send_sync!(Fn() -> bool)>;
 
 /// The spec's `AgentConcurrency` (runtime behaviour, not model-visible).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -189,7 +189,7 @@ impl ObservationBinding {
     pub fn new(read: Arc<dyn ObservationHandler>) -> Self {
         ObservationBinding { read, when: None, unavailable_reason: None, policies: Vec::new(), timeout_ms: None }
     }
-    pub fn when(mut self, f: impl Fn() -> bool + Send + Sync + 'static, reason: impl Into<String>) -> Self {
+    pub fn when(mut self, f: impl Fn() -> bool + MaybeSend + MaybeSync + 'static, reason: impl Into<String>) -> Self {
         self.when = Some(Arc::new(f));
         self.unavailable_reason = Some(reason.into());
         self
@@ -240,7 +240,7 @@ impl ActionBinding {
             concurrency: AgentConcurrency::default(),
         }
     }
-    pub fn when(mut self, f: impl Fn() -> bool + Send + Sync + 'static, reason: impl Into<String>) -> Self {
+    pub fn when(mut self, f: impl Fn() -> bool + MaybeSend + MaybeSync + 'static, reason: impl Into<String>) -> Self {
         self.when = Some(Arc::new(f));
         self.unavailable_reason = Some(reason.into());
         self
@@ -290,21 +290,14 @@ pub enum BindingError {
     NotAProcedure { contract: String, id: String },
 }
 
-/// The parent link of a component (hierarchy for consumers).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ParentLink {
-    #[serde(rename = "type")]
-    pub component_type: String,
-    pub instance_id: String,
-}
+pub use crate::snapshot::ParentLink;
 
 /// A procedure referenced by a registration (domain plane), bound to its executor.
 #[derive(Clone)]
 pub struct BoundProcedure {
     pub(crate) contract: ContractRef<OperationContract>,
     pub(crate) binding: ActionBinding,
-    pub(crate) describe: Option<Arc<dyn Fn() -> Option<String> + Send + Sync>>,
+    pub(crate) describe: Option<Arc<crate::dyn_send_sync!(Fn() -> Option<String>)>>,
 }
 
 impl BoundProcedure {
@@ -327,7 +320,7 @@ impl ContractRef<OperationContract> {
 
 impl BoundProcedure {
     /// Live text shown next to the stable description (`contextualNote`), never inside it.
-    pub fn describe(mut self, f: impl Fn() -> Option<String> + Send + Sync + 'static) -> Self {
+    pub fn describe(mut self, f: impl Fn() -> Option<String> + MaybeSend + MaybeSync + 'static) -> Self {
         self.describe = Some(Arc::new(f));
         self
     }

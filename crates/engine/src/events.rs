@@ -61,7 +61,7 @@ pub enum ConfirmationOutcome {
     Expired,
 }
 
-pub type Listener = Arc<dyn Fn(&AgentSurfaceEvent) + Send + Sync>;
+pub type Listener = Arc<crate::dyn_send_sync!(Fn(&AgentSurfaceEvent))>;
 
 #[derive(Default)]
 struct Queue {

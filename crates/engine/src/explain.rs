@@ -4,8 +4,10 @@
 //! apart from policy votes, and its composed outcome equals what `snapshot` did. Never
 //! agent-facing.
 
+use crate::binding::HostContext;
 use crate::policy::{DiscoveryContext, DiscoveryDecision, Policy, PolicyPhase};
-use crate::registry::{AgentSurfaceRegistry, DiscoveryScope, Dynamic, Reg};
+use crate::registry::state::{DiscoveryScope, Dynamic, Reg, Surface};
+use crate::registry::AgentSurfaceRegistry;
 use crate::snapshot::{in_scope, SnapshotContext};
 use serde::Serialize;
 use std::sync::Arc;
@@ -116,7 +118,7 @@ pub fn explain_surface(
     registry: &AgentSurfaceRegistry,
     ctx: &SnapshotContext,
 ) -> Result<SurfaceExplanation, ExplainError> {
-    let shared = &registry.shared;
+    let shared = &registry.shared.surface;
     let (regs, version): (Vec<(Arc<Reg>, Dynamic)>, u64) = {
         let st = shared.lock();
         if st.disposed {
@@ -138,87 +140,92 @@ pub fn explain_surface(
                 continue;
             }
         }
-        let c = b.contract();
-        let component = ComponentRef { component_type: ty.to_string(), instance_id: b.instance_id().to_string() };
-        let explain = |capability_id: String,
-                       kind: &'static str,
-                       plane: &'static str,
-                       description: &str,
-                       cap_policies: &[Policy],
-                       composed: Option<(bool, Option<String>)>,
-                       (available, areason): (bool, Option<String>)| {
-            let dctx = DiscoveryContext {
-                capability_id: capability_id.clone(),
-                component_type: ty.to_string(),
-                instance_id: b.instance_id().to_string(),
-                consumer: ctx.consumer.clone(),
-                host: host.clone(),
-            };
-            let scoped: Vec<(PolicyScope, &Policy)> = shared
-                .options
-                .policies
-                .iter()
-                .map(|p| (PolicyScope::Registry, p))
-                .chain(b.policies.iter().map(|p| (PolicyScope::Component, p)))
-                .chain(cap_policies.iter().map(|p| (PolicyScope::Capability, p)))
-                .collect();
-            let (outcome, why) = match composed {
-                None => (Outcome::Hide, Some("hidden by policy".to_string())),
-                Some((false, r)) => (Outcome::Disable, r),
-                Some((true, _)) => (Outcome::Expose, None),
-            };
-            CapabilityExplanation {
-                capability_id,
-                kind,
-                plane,
-                description: description.to_string(),
-                registration_id: reg.id.clone(),
-                component: component.clone(),
-                outcome,
-                reason: why,
-                policies: votes(&scoped, &dctx),
-                availability: Availability { available, reason: areason },
-            }
-        };
-        for (name, oc) in &c.observations {
-            let ob = &b.observations[name];
-            let (when, reason) = (ob.when.as_ref(), ob.unavailable_reason.as_deref());
-            let capability_id = agent_surface_model::ids::capability_id(ty, name);
-            let composed =
-                shared.availability(reg, dynamic, &capability_id, name, &ob.policies, when, reason, &mut discovery);
-            let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
-            out.push(explain(capability_id, "observation", "view", &oc.description, &ob.policies, composed, base));
-        }
-        for (name, ac) in &c.actions {
-            let ab = &b.actions[name];
-            let (when, reason) = (ab.when.as_ref(), ab.unavailable_reason.as_deref());
-            let capability_id = agent_surface_model::ids::capability_id(ty, name);
-            let composed =
-                shared.availability(reg, dynamic, &capability_id, name, &ab.policies, when, reason, &mut discovery);
-            let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
-            out.push(explain(capability_id, "action", "view", &ac.description, &ab.policies, composed, base));
-        }
-        // Procedures the registration references: the snapshot lists them (top level), so the
-        // explanation must too.
-        for (index, p) in b.procedures.iter().enumerate() {
-            let pc = p.contract.contract();
-            let (when, reason) = (p.binding.when.as_ref(), p.binding.unavailable_reason.as_deref());
-            let composed = shared.procedure_availability(reg, dynamic, index, &mut discovery);
-            let base = shared.base_availability(dynamic, &pc.id, when, reason, &pc.id);
-            out.push(explain(
-                pc.id.clone(),
-                "procedure",
-                "domain",
-                &pc.description,
-                &p.binding.policies,
-                composed,
-                base,
-            ));
-        }
+        explain_registration(shared, reg, dynamic, ctx, &host, &mut discovery, &mut out);
     }
     Ok(SurfaceExplanation {
         surface_id: shared.surface_id.clone(),
         surface_version: version.to_string(),
         capabilities: out,
     })
+}
+
+/// The explanations of one registration's observations, actions and procedures.
+fn explain_registration(
+    shared: &Surface,
+    reg: &Reg,
+    dynamic: &Dynamic,
+    ctx: &SnapshotContext,
+    host: &HostContext,
+    discovery: &mut DiscoveryScope<'_>,
+    out: &mut Vec<CapabilityExplanation>,
+) {
+    let b = &reg.bound;
+    let ty = b.component_type();
+    let c = b.contract();
+    let component = ComponentRef { component_type: ty.to_string(), instance_id: b.instance_id().to_string() };
+    let explain = |capability_id: String,
+                   kind: &'static str,
+                   plane: &'static str,
+                   description: &str,
+                   cap_policies: &[Policy],
+                   composed: Option<(bool, Option<String>)>,
+                   (available, areason): (bool, Option<String>)| {
+        let dctx = DiscoveryContext {
+            capability_id: capability_id.clone(),
+            component_type: ty.to_string(),
+            instance_id: b.instance_id().to_string(),
+            consumer: ctx.consumer.clone(),
+            host: host.clone(),
+        };
+        let scoped: Vec<(PolicyScope, &Policy)> = shared
+            .options
+            .policies
+            .iter()
+            .map(|p| (PolicyScope::Registry, p))
+            .chain(b.policies.iter().map(|p| (PolicyScope::Component, p)))
+            .chain(cap_policies.iter().map(|p| (PolicyScope::Capability, p)))
+            .collect();
+        let (outcome, why) = match composed {
+            None => (Outcome::Hide, Some("hidden by policy".to_string())),
+            Some((false, r)) => (Outcome::Disable, r),
+            Some((true, _)) => (Outcome::Expose, None),
+        };
+        CapabilityExplanation {
+            capability_id,
+            kind,
+            plane,
+            description: description.to_string(),
+            registration_id: reg.id.clone(),
+            component: component.clone(),
+            outcome,
+            reason: why,
+            policies: votes(&scoped, &dctx),
+            availability: Availability { available, reason: areason },
+        }
+    };
+    for (name, oc) in &c.observations {
+        let ob = &b.observations[name];
+        let (when, reason) = (ob.when.as_ref(), ob.unavailable_reason.as_deref());
+        let capability_id = agent_surface_model::ids::capability_id(ty, name);
+        let composed = shared.availability(reg, dynamic, &capability_id, name, &ob.policies, when, reason, discovery);
+        let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
+        out.push(explain(capability_id, "observation", "view", &oc.description, &ob.policies, composed, base));
+    }
+    for (name, ac) in &c.actions {
+        let ab = &b.actions[name];
+        let (when, reason) = (ab.when.as_ref(), ab.unavailable_reason.as_deref());
+        let capability_id = agent_surface_model::ids::capability_id(ty, name);
+        let composed = shared.availability(reg, dynamic, &capability_id, name, &ab.policies, when, reason, discovery);
+        let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
+        out.push(explain(capability_id, "action", "view", &ac.description, &ab.policies, composed, base));
+    }
+    // Procedures the registration references: the snapshot lists them (top level), so the
+    // explanation must too.
+    for (index, p) in b.procedures.iter().enumerate() {
+        let pc = p.contract.contract();
+        let (when, reason) = (p.binding.when.as_ref(), p.binding.unavailable_reason.as_deref());
+        let composed = shared.procedure_availability(reg, dynamic, index, discovery);
+        let base = shared.base_availability(dynamic, &pc.id, when, reason, &pc.id);
+        out.push(explain(pc.id.clone(), "procedure", "domain", &pc.description, &p.binding.policies, composed, base));
+    }
 }

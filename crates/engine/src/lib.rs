@@ -1,14 +1,13 @@
-//! The agent-surface model: the one implementation of every rule the compiler (`agent-surface`)
-//! and the runtime must agree on.
+//! The agent-surface engine: the runtime half of agent-surface. It verifies a manifest the
+//! compiler wrote (a `CapabilityContractManifest`) into a [`CapabilityAuthority`], binds live
+//! handlers to the contracts it hands out, and runs them for agents through one fixed
+//! invocation pipeline, with confirmations, policies, events and audit. It also renders what a
+//! model sees ([`toolset`], [`providers`]) and executes provider tools ([`gateway`]).
 //!
-//! - [`canonical`]: RFC 8785 canonical JSON and blake3 hashes (`blake3:<hex>`).
-//! - [`ids`], [`effects`], [`schema`], [`limits`]: the id grammar, planes/effects with their
-//!   governance defaults, the supported JSON Schema subset, and the limits.
-//! - [`manifest`]: the `CapabilityContractManifest` types and their hashing.
-//! - [`definition`]: whole-contract validation composed from the modules above.
-//!
-//! The compiler maps each violation (a pointer into the contract's JSON) back to a source span;
-//! the runtime uses the same code to verify manifests.
+//! Every rule the compiler and the engine must agree on (ids, effects, limits, hashing, the
+//! manifest types) lives in `agent-surface-model`, re-exported as [`model`]. The engine needs
+//! no particular executor or platform: what it needs from its host (a clock, a timer, a
+//! spawner, entropy) comes through [`host`], so the same core runs natively and on wasm32.
 //!
 //! # The runtime in four steps
 //!
@@ -29,7 +28,7 @@
 //!    catalog a consumer may call (no handler runs); [`registry::AgentSurfaceRegistry::invoke`]
 //!    runs the fixed invocation pipeline ([`invoke`]) and always answers with a result envelope.
 //!    The core needs no particular executor: handlers are `futures`, timers come through
-//!    [`exec::Runtime`].
+//!    [`host::Timer`].
 //!
 //! ```rust
 //! use agent_surface_engine::authority::CapabilityAuthority;
@@ -112,21 +111,51 @@
 //! # }
 //! ```
 
+// One code path with `Arc` everywhere: on wasm32 what it shares is not `Send` by design (host/).
+#![cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
+
 pub mod audit;
 pub mod authority;
 pub mod binding;
-pub mod clock;
 pub mod confirm;
+pub mod consumer;
 pub mod events;
-pub mod exec;
 pub mod explain;
+pub mod expose;
 #[doc(hidden)]
 pub mod fuzz_support;
-pub mod gateway;
+pub mod host;
 pub mod invoke;
 pub mod policy;
-pub mod providers;
 pub mod registry;
 pub mod signal;
 pub mod snapshot;
-pub mod toolset;
+
+pub use expose::{gateway, providers, toolset};
+
+// The spec's nouns, at the root.
+pub use authority::CapabilityAuthority;
+pub use binding::{BoundComponent, HandlerError};
+pub use consumer::{AgentConsumer, ConsumerKind};
+pub use events::AgentSurfaceEvent;
+pub use invoke::{AgentInvocation, AgentInvocationResult, InvocationStatus, InvokeOptions};
+pub use registry::{AgentSurfaceRegistry, RegistrationHandle, RegistryOptions};
+pub use snapshot::{AgentSurfaceSnapshot, SnapshotContext};
+pub use toolset::{create_agent_toolset, AgentTool, AgentToolset, AgentToolsetOptions};
+
+/// The model crate (manifest types, ids, effects, limits, canonical JSON) the engine speaks.
+pub use agent_surface_model as model;
+
+/// The clock seam at its path from before [`host`].
+pub mod clock {
+    pub use crate::host::clock::*;
+}
+
+/// The timer seam under its names from before [`host`] (`Runtime` is now [`host::Timer`]).
+pub mod exec {
+    #[cfg(not(target_arch = "wasm32"))]
+    pub use crate::host::timer::ThreadTimer;
+    #[cfg(feature = "tokio")]
+    pub use crate::host::timer::TokioTimer as TokioRuntime;
+    pub use crate::host::timer::{default_timer as default_runtime, ManualTimer as ManualRuntime, Timer as Runtime};
+}

@@ -2,8 +2,9 @@
 //! input is looked at) and invoke (sees the effective input; may deny or ask for confirmation).
 //! Attached at registry, component or capability scope; the registry's are outermost.
 
-use crate::binding::BoxFuture;
-use crate::snapshot::AgentConsumer;
+use crate::consumer::AgentConsumer;
+use crate::host::BoxFuture;
+use crate::host::{MaybeSend, MaybeSync};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -58,7 +59,7 @@ pub enum PolicyPhase {
 
 /// A runtime policy. Discovery MUST be synchronous, cheap and side-effect free; a panicking
 /// discovery fails closed (hide).
-pub trait AgentPolicy: Send + Sync {
+pub trait AgentPolicy: MaybeSend + MaybeSync {
     fn name(&self) -> &str;
     fn phases(&self) -> &[PolicyPhase];
     fn on_discovery(&self, _ctx: &DiscoveryContext) -> DiscoveryDecision {
@@ -78,13 +79,13 @@ pub type Policy = Arc<dyn AgentPolicy>;
 /// A discovery-only policy from a closure.
 pub fn discovery_policy(
     name: impl Into<String>,
-    f: impl Fn(&DiscoveryContext) -> DiscoveryDecision + Send + Sync + 'static,
+    f: impl Fn(&DiscoveryContext) -> DiscoveryDecision + MaybeSend + MaybeSync + 'static,
 ) -> Policy {
     struct P<F> {
         name: String,
         f: F,
     }
-    impl<F: Fn(&DiscoveryContext) -> DiscoveryDecision + Send + Sync> AgentPolicy for P<F> {
+    impl<F: Fn(&DiscoveryContext) -> DiscoveryDecision + MaybeSend + MaybeSync> AgentPolicy for P<F> {
         fn name(&self) -> &str {
             &self.name
         }

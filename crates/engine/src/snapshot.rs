@@ -2,62 +2,20 @@
 //! `read` handler runs), plain JSON, never containing internal metadata; components ordered by
 //! (priority desc, type, instanceId); procedures at the top level with a link to their component.
 
-use crate::binding::ParentLink;
+pub use crate::consumer::{AgentConsumer, ConsumerKind};
 use agent_surface_model::effects::{Confirmation, Effect};
 use agent_surface_model::manifest::{ComponentContract, OperationContract};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
-/// Who is asking. `kind + ":" + id` is the consumer key.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The parent link of a component (hierarchy for consumers).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AgentConsumer {
-    pub id: String,
-    pub kind: ConsumerKind,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub grants: Vec<String>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ConsumerKind {
-    Embedded,
-    Webmcp,
-    McpBridge,
-    Test,
-    Other,
-}
-
-impl ConsumerKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ConsumerKind::Embedded => "embedded",
-            ConsumerKind::Webmcp => "webmcp",
-            ConsumerKind::McpBridge => "mcp-bridge",
-            ConsumerKind::Test => "test",
-            ConsumerKind::Other => "other",
-        }
-    }
-}
-
-impl AgentConsumer {
-    pub fn new(kind: ConsumerKind, id: impl Into<String>) -> Self {
-        AgentConsumer { id: id.into(), kind, grants: Vec::new() }
-    }
-    /// The default consumer: `embedded:anonymous`.
-    pub fn anonymous() -> Self {
-        AgentConsumer::new(ConsumerKind::Embedded, "anonymous")
-    }
-    pub fn key(&self) -> String {
-        format!("{}:{}", self.kind.as_str(), self.id)
-    }
-}
-
-impl Default for AgentConsumer {
-    fn default() -> Self {
-        Self::anonymous()
-    }
+pub struct ParentLink {
+    #[serde(rename = "type")]
+    pub component_type: String,
+    pub instance_id: String,
 }
 
 /// A snapshot budget (experimental).

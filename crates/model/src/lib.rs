@@ -12,6 +12,8 @@
 //! - [`definition`]: whole-contract validation: walks a contract and applies every rule, in a
 //!   fixed order.
 //! - [`errors`]: the agent-facing error payload.
+//! - [`verify`]: manifest verification (strict parse, format version, completeness, hashes,
+//!   order, definition rules) — what `CapabilityAuthority` runs before it trusts a manifest.
 //!
 //! The compiler maps each violation (a pointer into the contract's JSON) back to a source span;
 //! the engine runs the same validation when it registers contracts. Ids minted at run time
@@ -28,6 +30,7 @@ pub mod ids;
 pub mod limits;
 pub mod manifest;
 pub mod rules;
+pub mod verify;
 
 /// The JSON Schema subset (checker and validator), re-exported so a crate that depends on the
 /// model alone (the compiler) names the same types.

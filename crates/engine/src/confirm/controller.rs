@@ -1,0 +1,167 @@
+//! `registry.confirmations()`: the host UI's side of confirmations (list, resolve, wait,
+//! subscribe) over the registry's store.
+
+use super::store::{Confirmations, PendingConfirmation, State};
+use crate::events::{AgentSurfaceEvent, ConfirmationOutcome};
+use crate::host::{BoxFuture, MaybeSend, MaybeSync};
+use crate::invoke::Parts;
+use crate::signal::AbortSignal;
+use crate::snapshot::iso8601;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Weak};
+use std::task::{Context, Poll};
+
+/// Why `resolve` was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ResolveError {
+    #[error("no pending confirmation \"{0}\"")]
+    NotPending(String),
+    #[error("the registry was disposed")]
+    Disposed,
+}
+
+/// `registry.confirmations()`: the host UI's side of confirmations.
+#[derive(Clone)]
+pub struct ConfirmationController {
+    pub(crate) parts: Weak<dyn Parts>,
+}
+
+impl ConfirmationController {
+    /// Requests awaiting the user, oldest first.
+    pub fn pending(&self) -> Vec<PendingConfirmation> {
+        let Some(shared) = self.parts.upgrade() else { return Vec::new() };
+        let mut records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
+        shared.confirmations().expire_due(shared.surface(), &mut records);
+        Confirmations::pending_list(&records)
+    }
+
+    /// Approves or denies a pending request.
+    pub fn resolve(&self, confirmation_id: &str, approved: bool) -> Result<(), ResolveError> {
+        let shared = self.parts.upgrade().ok_or(ResolveError::Disposed)?;
+        let c = shared.confirmations();
+        let list = {
+            let mut records = c.records.lock().unwrap_or_else(|e| e.into_inner());
+            c.expire_due(shared.surface(), &mut records);
+            let r = records
+                .get_mut(confirmation_id)
+                .filter(|r| r.state == State::Pending)
+                .ok_or_else(|| ResolveError::NotPending(confirmation_id.to_string()))?;
+            r.state = if approved { State::Approved { at: iso8601(shared.surface().now()) } } else { State::Denied };
+            shared.surface().events.push(AgentSurfaceEvent::ConfirmationResolved {
+                confirmation_id: confirmation_id.to_string(),
+                outcome: if approved { ConfirmationOutcome::Approved } else { ConfirmationOutcome::Denied },
+            });
+            for w in r.wakers.drain(..) {
+                w.wake();
+            }
+            Confirmations::pending_list(&records)
+        };
+        shared.surface().flush();
+        c.notify(list);
+        Ok(())
+    }
+
+    /// Resolves when the confirmation settles (approved, denied or expired). An unknown id is
+    /// `Expired`. Cancelling `signal` stops waiting (also `Expired`).
+    pub async fn wait_for(&self, confirmation_id: &str, signal: Option<AbortSignal>) -> ConfirmationOutcome {
+        let Some(shared) = self.parts.upgrade() else { return ConfirmationOutcome::Expired };
+        let expires_in = {
+            let records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
+            records.get(confirmation_id).map(|r| r.expires_ms.saturating_sub(shared.surface().now()))
+        };
+        let Some(expires_in) = expires_in else { return ConfirmationOutcome::Expired };
+        let wait = Wait { shared: Arc::downgrade(&shared), id: confirmation_id.to_string() };
+        let timer: BoxFuture<()> = match &shared.surface().options.timer {
+            Some(rt) => rt.sleep(expires_in),
+            None => Box::pin(futures::future::pending()),
+        };
+        let cancel: BoxFuture<()> = match signal {
+            Some(s) => Box::pin(async move {
+                s.aborted().await;
+            }),
+            None => Box::pin(futures::future::pending()),
+        };
+        drop(shared);
+        use futures::FutureExt;
+        futures::select_biased! {
+            o = wait.fuse() => o,
+            _ = timer.fuse() => {
+                // Expired by time: settle it so everyone sees the same outcome.
+                match self.parts.upgrade() {
+                    Some(shared) => {
+                        let mut records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
+                        shared.confirmations().expire_due(shared.surface(), &mut records);
+                        let outcome = match records.get(confirmation_id).map(|r| r.state.clone()) {
+                            Some(State::Approved { .. }) | Some(State::Used { .. }) => ConfirmationOutcome::Approved,
+                            Some(State::Denied) => ConfirmationOutcome::Denied,
+                            _ => ConfirmationOutcome::Expired,
+                        };
+                        drop(records);
+                        shared.surface().flush();
+                        outcome
+                    }
+                    None => ConfirmationOutcome::Expired,
+                }
+            },
+            _ = cancel.fuse() => ConfirmationOutcome::Expired,
+        }
+    }
+
+    /// Called with the pending list whenever it changes.
+    pub fn subscribe(
+        &self,
+        f: impl Fn(&[PendingConfirmation]) + MaybeSend + MaybeSync + 'static,
+    ) -> ConfirmationSubscription {
+        let Some(shared) = self.parts.upgrade() else {
+            return ConfirmationSubscription { shared: self.parts.clone(), id: 0 };
+        };
+        let c = shared.confirmations();
+        let id = {
+            let mut n = c.next_listener.lock().unwrap_or_else(|e| e.into_inner());
+            *n += 1;
+            *n
+        };
+        c.listeners.lock().unwrap_or_else(|e| e.into_inner()).push((id, Arc::new(f)));
+        ConfirmationSubscription { shared: Arc::downgrade(&shared), id }
+    }
+}
+
+/// Ends a confirmation subscription when dropped.
+pub struct ConfirmationSubscription {
+    shared: Weak<dyn Parts>,
+    id: u64,
+}
+
+impl Drop for ConfirmationSubscription {
+    fn drop(&mut self) {
+        if let Some(s) = self.shared.upgrade() {
+            s.confirmations().listeners.lock().unwrap_or_else(|e| e.into_inner()).retain(|(i, _)| *i != self.id);
+        }
+    }
+}
+
+struct Wait {
+    shared: Weak<dyn Parts>,
+    id: String,
+}
+
+impl Future for Wait {
+    type Output = ConfirmationOutcome;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ConfirmationOutcome> {
+        let Some(shared) = self.shared.upgrade() else { return Poll::Ready(ConfirmationOutcome::Expired) };
+        let mut records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
+        match records.get_mut(&self.id) {
+            None => Poll::Ready(ConfirmationOutcome::Expired),
+            Some(r) => match &r.state {
+                State::Pending => {
+                    r.wakers.push(cx.waker().clone());
+                    Poll::Pending
+                }
+                State::Approved { .. } | State::Used { .. } => Poll::Ready(ConfirmationOutcome::Approved),
+                State::Denied => Poll::Ready(ConfirmationOutcome::Denied),
+                State::Expired => Poll::Ready(ConfirmationOutcome::Expired),
+            },
+        }
+    }
+}
