@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Every test: Rust (compiler + runtime: unit, fixture, CLI, conformance, serve protocol), the zod
+# Every test. First the habits the tools enforce: rustfmt, clippy with warnings denied, no module
+# import cycles, the compiler free of the engine, the engine building for wasm32. Then Rust
+# (schema, model, engine, compiler, lsp, binary: unit, fixture, CLI, conformance, serve
+# protocol), the zod
 # differential test against real zod 4.6.7, the MCP example host end to end with the official MCP
 # TypeScript SDK client, then the npm packages: @agent-surface/core and
 # @agent-surface/vite (end to end with Vite 8, React 19 and headless Debian Chromium), both
@@ -10,11 +13,59 @@ cd "$(dirname "$0")/.."
 ROOT="$PWD"
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 
+command -v python3 >/dev/null || { echo "error: Python 3 is required (the module cycle check and the fuzz seed generator)" >&2; exit 1; }
 command -v node >/dev/null || { echo "error: Node.js is required (the zod differential test and the npm packages' tests)" >&2; exit 1; }
 echo "==> npm ci (test-tools/zod-oracle: pinned zod 4.6.7)"
 (cd test-tools/zod-oracle && npm ci --no-audit --no-fund --loglevel=error)
 echo "==> npm ci (test-tools/sarif: the official SARIF validator)"
 (cd test-tools/sarif && npm ci --no-audit --no-fund --loglevel=error)
+
+# Installs what a clean machine lacks (CI runs as root on one): Debian packages with apt-get,
+# the wasm32 target with rustup, wasm-bindgen's CLI with cargo.
+apt_install() {
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "error: $* missing; install Debian's packages: sudo apt-get install $*" >&2
+    exit 1
+  fi
+  local log
+  log="$(mktemp)"
+  if ! { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "$@"; } >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "error: apt-get install $* failed" >&2
+    exit 1
+  fi
+  rm -f "$log"
+}
+
+echo "==> toolchain: rustfmt, clippy, the wasm32 target, wasm-bindgen 0.2.130, binaryen"
+if command -v rustup >/dev/null; then
+  rustup component add rustfmt clippy >/dev/null 2>&1 || true
+  rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+fi
+# The CLI must be the wasm-bindgen crate's exact version (crates/wasm pins it). `--locked` fails
+# for this crate here (its lock pins a release the registry lacks); ~4.5 min on 2 cores.
+if ! { command -v wasm-bindgen >/dev/null && [ "$(wasm-bindgen --version | awk '{print $2}')" = 0.2.130 ]; }; then
+  cargo install wasm-bindgen-cli --version 0.2.130
+fi
+command -v wasm-opt >/dev/null || apt_install binaryen
+
+echo "==> cargo fmt --all --check"
+cargo fmt --all --check
+
+echo "==> module import cycles (scripts/check-module-cycles.py)"
+python3 scripts/check-module-cycles.py
+
+echo "==> the compiler depends on the model, never on the engine, tokio or futures"
+if cargo tree --locked -p agent-surface-compiler -e normal --prefix none | grep -E '^(agent-surface-engine|tokio|futures) '; then
+  echo "error: agent-surface-compiler depends on the crates above" >&2
+  exit 1
+fi
+
+echo "==> cargo clippy --workspace --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+echo "==> the engine for the browser: cargo build -p agent-surface-engine --target wasm32-unknown-unknown"
+cargo build -p agent-surface-engine --target wasm32-unknown-unknown --locked
 
 echo "==> cargo test"
 # --nocapture shows the conformance summaries (json-schema-suite, zod-oracle).
@@ -32,19 +83,12 @@ export AGENT_SURFACE_BINARY="$PWD/target/debug/agent-surface"
 [ -x "$AGENT_SURFACE_BINARY" ] || { echo "error: $AGENT_SURFACE_BINARY was not built" >&2; exit 1; }
 
 if [ ! -x /usr/bin/chromium ]; then
-  echo "==> apt-get install chromium (headless browser test of @agent-surface/vite)"
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "error: /usr/bin/chromium is missing; install Debian's chromium (sudo apt-get install chromium)" >&2
-    exit 1
-  fi
-  log="$(mktemp)"
-  if ! { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; } >"$log" 2>&1; then
-    tail -n 40 "$log" >&2
-    echo "error: apt-get install chromium failed" >&2
-    exit 1
-  fi
-  rm -f "$log"
+  echo "==> apt-get install chromium (headless browser tests)"
+  apt_install chromium
 fi
+
+echo "==> the engine for the page: scripts/build-wasm.sh (packages/core/wasm/)"
+bash scripts/build-wasm.sh
 
 for pkg in packages/core packages/vite; do
   echo "==> npm ci && npm test ($pkg)"
