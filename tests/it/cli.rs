@@ -1,30 +1,8 @@
 //! The CLI, driven by argv like a user would: exit codes, files written, `--check`, formats,
 //! determinism across checkout paths and thread counts. Output is snapshot-tested per argv.
 
-use crate::common::copy_dir;
+use crate::common::{copy_dir, run, Run};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_agent-surface"));
-    c.env_remove("NO_COLOR").env("COLUMNS", "100");
-    c
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(cwd: &Path, args: &[&str]) -> Run {
-    let out = bin().current_dir(cwd).args(args).output().expect("runs");
-    Run {
-        code: out.status.code().expect("exited normally (no signal, no panic abort)"),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
 
 /// `in 12 ms` → `in <ms> ms`, so timings do not break snapshots.
 fn stable(s: &str) -> String {

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The bundled example app.
 pub fn example_app() -> PathBuf {
@@ -22,5 +23,29 @@ pub fn copy_dir(from: &Path, to: &Path) {
         } else {
             std::fs::copy(&p, &target).unwrap();
         }
+    }
+}
+
+/// The binary under test, with colour and width fixed so output can be snapshot-tested.
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_agent-surface"));
+    c.env_remove("NO_COLOR").env("COLUMNS", "100");
+    c
+}
+
+/// What one run of the binary did.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs the binary in `cwd` with `args`.
+pub fn run(cwd: &Path, args: &[&str]) -> Run {
+    let out = bin().current_dir(cwd).args(args).output().expect("runs");
+    Run {
+        code: out.status.code().expect("exited normally (no signal, no panic abort)"),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
     }
 }

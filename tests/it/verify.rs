@@ -2,32 +2,10 @@
 //! table-driven matrix is refused (exit 1) with the expected error kind. Re-indenting or
 //! reordering keys — which change bytes but not canonical meaning — still verifies.
 
-use crate::common::copy_dir;
+use crate::common::{copy_dir, run, Run};
 use agent_surface_model::manifest::{contract_hash, manifest_hash};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_agent-surface"));
-    c.env_remove("NO_COLOR").env("COLUMNS", "100");
-    c
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(cwd: &Path, args: &[&str]) -> Run {
-    let out = bin().current_dir(cwd).args(args).output().expect("runs");
-    Run {
-        code: out.status.code().expect("exited normally (no signal, no panic abort)"),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
 
 fn snapshot(name: &str, run: &Run) {
     let text = format!("exit: {}\n---- stdout ----\n{}---- stderr ----\n{}", run.code, run.stdout, run.stderr);
