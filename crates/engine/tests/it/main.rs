@@ -25,3 +25,4 @@ mod toolset_execute;
 mod toolset_gateway;
 mod toolset_names;
 mod toolset_providers;
+mod validator_fast_paths;
