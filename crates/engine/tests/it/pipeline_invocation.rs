@@ -600,7 +600,7 @@ fn max_output_bytes_follows_the_registry_limits() {
 fn a_panicking_handler_settles_execution_failed() {
     let a = test_authority();
     let mut env = Env::new(&a);
-    let panicking = ActionBinding::new(execute_fn(|_, _| async { panic!("handler bug") }));
+    let panicking = ActionBinding::new(execute_fn(|_, _| async { crate::common::deliberate_panic("handler bug") }));
     env.registry.register(widget(&a, "main").action("act", panicking).build().unwrap()).unwrap();
     let p = env.start(inv("view:test.widget.act").id("boom"), InvokeOptions::default());
     assert_eq!(p.result().code(), Some(ErrorCode::ExecutionFailed));

@@ -297,7 +297,7 @@ fn a_panicking_authorize_or_invoke_policy_fails_closed() {
 fn a_panicking_listener_does_not_stop_the_others_or_the_invocation() {
     let a = test_authority();
     let mut env = Env::new(&a);
-    let _bad = env.registry.subscribe(|_| panic!("listener bug"));
+    let _bad = env.registry.subscribe(|_| crate::common::deliberate_panic("listener bug"));
     env.registry.register(widget(&a, "main").build().unwrap()).unwrap();
     assert!(env.call(inv("view:test.widget.act"), InvokeOptions::default()).is_ok());
     assert!(env.take_events().iter().any(|e| matches!(e, AgentSurfaceEvent::InvocationSettled { .. })));

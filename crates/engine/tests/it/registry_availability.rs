@@ -183,7 +183,8 @@ fn a_panicking_when_is_unavailable_with_when_error_and_warns_in_development() {
     r.register(bind_with(&a, "low.widget", "w", |b| {
         b.observation(
             "readWidget",
-            ObservationBinding::new(read_sync(|_| json!({}))).when(|| panic!("when bug"), "never"),
+            ObservationBinding::new(read_sync(|_| json!({})))
+                .when(|| crate::common::deliberate_panic("when bug"), "never"),
         )
     }))
     .unwrap();
@@ -236,7 +237,7 @@ fn procedure_references_follow_the_same_formula() {
     assert_eq!(state(&snap(&r), "domain:devices.reboot"), ON);
     let (r2, _) = registry(&a);
     r2.register(bind_with(&a, "devices.detail", "d", |b| {
-        b.procedure(reboot(&a, noop().when(|| panic!("when bug"), "x")))
+        b.procedure(reboot(&a, noop().when(|| crate::common::deliberate_panic("when bug"), "x")))
     }))
     .unwrap();
     assert_eq!(state(&snap(&r2), "domain:devices.reboot"), off(Some("when-error")));
@@ -318,7 +319,7 @@ fn a_panicking_discovery_policy_hides_the_capability() {
     let (r, _) = registry_with(&a, |o| {
         o.policy(discovery_policy("buggy", |c| {
             if c.capability_id.ends_with(".close") {
-                panic!("policy bug")
+                crate::common::deliberate_panic("policy bug")
             } else {
                 DiscoveryDecision::Expose
             }

@@ -424,7 +424,7 @@ fn on_register_guard_rejection_gives_a_dead_handle_and_reason_guard() {
 #[test]
 fn a_panicking_guard_rejects() {
     let a = authority();
-    let (r, _) = registry_with(&a, |o| o.on_register(|_| panic!("guard bug")));
+    let (r, _) = registry_with(&a, |o| o.on_register(|_| crate::common::deliberate_panic("guard bug")));
     let (rec, _sub) = Recorder::attach(&r);
     let h = r.register(bind(&a, "low.widget", "a")).unwrap();
     assert_eq!(h.status(), RegistrationStatus::Rejected);
@@ -619,7 +619,7 @@ fn a_panicking_listener_does_not_stop_the_others() {
     let c = calls.clone();
     let _boom = r.subscribe(move |_| {
         c.fetch_add(1, Ordering::SeqCst);
-        panic!("listener bug");
+        crate::common::deliberate_panic("listener bug");
     });
     let (rec, _sub) = Recorder::attach(&r);
     r.register(bind(&a, "low.widget", "a")).unwrap();

@@ -359,8 +359,10 @@ fn procedures_are_top_level_with_a_registration_link_and_a_contextual_note() {
 fn a_panicking_describe_only_drops_the_note() {
     let a = authority();
     let (r, _) = registry(&a);
-    r.register(bind_with(&a, "devices.detail", "d", |b| b.procedure(reboot(&a).describe(|| panic!("describe bug")))))
-        .unwrap();
+    r.register(bind_with(&a, "devices.detail", "d", |b| {
+        b.procedure(reboot(&a).describe(|| crate::common::deliberate_panic("describe bug")))
+    }))
+    .unwrap();
     let s = r.snapshot(&ctx());
     assert_eq!(s.procedures.len(), 1);
     assert_eq!(s.procedures[0].contextual_note, None);
@@ -393,7 +395,7 @@ fn explained_registry(a: &agent_surface_engine::authority::CapabilityAuthority) 
         b.observation(
             "readPanel",
             ObservationBinding::new(read_sync(|_| json!({})))
-                .policy(discovery_policy("buggy", |_| panic!("policy bug"))),
+                .policy(discovery_policy("buggy", |_| crate::common::deliberate_panic("policy bug"))),
         )
     }))
     .unwrap();

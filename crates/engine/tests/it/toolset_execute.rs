@@ -70,8 +70,14 @@ async fn execute_never_panics() {
         .component("app.nav")
         .unwrap()
         .bind()
-        .observation("currentRoute", ObservationBinding::new(read_sync(|_| panic!("a buggy read handler"))))
-        .action("navigate", ActionBinding::new(execute_fn(|_, _| async { panic!("a buggy handler") })))
+        .observation(
+            "currentRoute",
+            ObservationBinding::new(read_sync(|_| crate::common::deliberate_panic("a buggy read handler"))),
+        )
+        .action(
+            "navigate",
+            ActionBinding::new(execute_fn(|_, _| async { crate::common::deliberate_panic("a buggy handler") })),
+        )
         .build()
         .unwrap();
     let _n = registry.register(nav).unwrap();
