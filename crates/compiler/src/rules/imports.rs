@@ -109,5 +109,8 @@ mod tests {
         );
         assert!(f.diagnostics.iter().all(|d| !d.is_error()));
         assert!(check_src("import { d } from '@agent-surfce/core';\n").diagnostics.is_empty(), "no call, no warning");
+        let siblings =
+            "import { a } from '@agent-surface/vite';\nimport { b } from '@agent-surface/react';\na(); b();\n";
+        assert!(check_src(siblings).diagnostics.is_empty(), "the project's other packages are not near misses");
     }
 }
