@@ -135,9 +135,9 @@ pub struct CommonArgs {
 
 #[derive(Args, Debug)]
 pub struct CompileArgs {
-    /// Project root (holds agent-surface.config.json or package.json)
-    #[arg(default_value = ".")]
-    pub root: PathBuf,
+    /// Project root (holds agent-surface.config.json or package.json; a folder inside a project
+    /// compiles that project). Default: the project of the working directory
+    pub root: Option<PathBuf>,
     /// Manifest path (default: the config's `output`, else agent-surface.manifest.json at ROOT)
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -153,14 +153,17 @@ pub struct CompileArgs {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Files or folders to report on (default: the whole project)
+    /// Files or folders to report on (default: the whole project). Without --root, their
+    /// project is found by walking up to the nearest agent-surface.config.json, package.json with
+    /// an "agentSurface" key, or else package.json
     pub paths: Vec<PathBuf>,
     /// Lint the text on stdin as if it were this file (imports resolve from disk)
     #[arg(long, value_name = "PATH", conflicts_with = "paths")]
     pub stdin_filepath: Option<PathBuf>,
-    /// Project root
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
+    /// Project root (default: the project of PATHS, or of the working directory; with
+    /// --stdin-filepath, the working directory)
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -339,13 +342,87 @@ fn usage_error(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn load(root: &Path) -> Result<Compilation, ExitCode> {
+/// An absolute, normalized path (relative to the working directory).
+fn absolute(p: &Path) -> PathBuf {
+    agent_surface_compiler::paths::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+}
+
+/// A root given on the command line must be a folder.
+fn given_root(root: &Path) -> Result<PathBuf, ExitCode> {
     if !root.exists() {
         return Err(usage_error(&format!("the project root {} does not exist", root.display())));
     }
     if !root.is_dir() {
         return Err(usage_error(&format!("the project root {} is not a folder", root.display())));
     }
+    Ok(absolute(root))
+}
+
+/// Walks up from `start` to its project (see [`find_root`]); none is a usage error, never a
+/// compile of whatever folder we happen to be in (from `/`, the whole file system).
+///
+/// [`find_root`]: agent_surface_compiler::config::find_root
+fn project_of(start: &Path) -> Result<PathBuf, ExitCode> {
+    agent_surface_compiler::config::find_root(start).ok_or_else(|| {
+        usage_error(&format!(
+            "no project found for {}: no {} or package.json in it or any folder above it; pass --root DIR, or add a package.json",
+            start.display(),
+            agent_surface_compiler::config::CONFIG_FILE
+        ))
+    })
+}
+
+/// The root of `compile [ROOT]`: ROOT's project (ROOT itself when it holds the configuration or
+/// a package.json, or when no folder above it does), else the working directory's project.
+fn compile_root(root: Option<&Path>) -> Result<PathBuf, ExitCode> {
+    match root {
+        Some(root) => {
+            let root = given_root(root)?;
+            Ok(agent_surface_compiler::config::find_root(&root).unwrap_or(root))
+        }
+        None => project_of(&absolute(Path::new("."))),
+    }
+}
+
+/// The root of `check [PATHS] [--root DIR]`: DIR, which must hold every PATH; else the one
+/// project every PATH (or the working directory) belongs to.
+fn check_root(root: Option<&Path>, paths: &[PathBuf]) -> Result<PathBuf, ExitCode> {
+    for p in paths {
+        if !p.exists() {
+            return Err(usage_error(&format!("{} does not exist", absolute(p).display())));
+        }
+    }
+    if let Some(root) = root {
+        let root = given_root(root)?;
+        if let Some(outside) = paths.iter().map(|p| absolute(p)).find(|p| !p.starts_with(&root)) {
+            return Err(usage_error(&format!(
+                "{} is outside the project root {} given with --root",
+                outside.display(),
+                root.display()
+            )));
+        }
+        return Ok(root);
+    }
+    let starts =
+        if paths.is_empty() { vec![absolute(Path::new("."))] } else { paths.iter().map(|p| absolute(p)).collect() };
+    let mut found: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for start in starts {
+        let root = project_of(&start)?;
+        if let Some((other_root, other)) = found.iter().find(|(r, _)| *r != root) {
+            return Err(usage_error(&format!(
+                "{} belongs to the project {} but {} to {}: check one project at a time, or pass --root DIR",
+                other.display(),
+                other_root.display(),
+                start.display(),
+                root.display()
+            )));
+        }
+        found.push((root, start));
+    }
+    Ok(found.swap_remove(0).0)
+}
+
+fn load(root: &Path) -> Result<Compilation, ExitCode> {
     let project = project_at(root).map_err(|e| usage_error(&e.to_string()))?;
     compile(project).map_err(|e| usage_error(&e.to_string()))
 }
@@ -406,10 +483,14 @@ fn plural(n: usize) -> &'static str {
 }
 
 fn run_compile(args: CompileArgs) -> ExitCode {
+    let root = match compile_root(args.root.as_deref()) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     if args.watch {
-        return crate::watch::run(&crate::watch::WatchOptions { root: args.root.clone(), out: args.out.clone() });
+        return crate::watch::run(&crate::watch::WatchOptions { root, out: args.out.clone() });
     }
-    let c = match load(&args.root) {
+    let c = match load(&root) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -473,20 +554,15 @@ fn run_check(args: CheckArgs) -> ExitCode {
     if let Some(path) = &args.stdin_filepath {
         return run_check_stdin(&args, path);
     }
-    let c = match load(&args.root) {
+    let root = match check_root(args.root.as_deref(), &args.paths) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let c = match load(&root) {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let selected: Vec<PathBuf> = args
-        .paths
-        .iter()
-        .map(|p| agent_surface_compiler::paths::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.clone())))
-        .collect();
-    for p in &selected {
-        if !p.exists() {
-            return usage_error(&format!("{} does not exist", p.display()));
-        }
-    }
+    let selected: Vec<PathBuf> = args.paths.iter().map(|p| absolute(p)).collect();
     let diags: Vec<Diagnostic> = c
         .diagnostics
         .iter()
@@ -536,10 +612,12 @@ fn run_check_stdin(args: &CheckArgs, path: &Path) -> ExitCode {
     if let Err(e) = std::io::stdin().read_to_string(&mut text) {
         return usage_error(&format!("cannot read stdin as UTF-8 text: {e}"));
     }
-    if !args.root.is_dir() {
-        return usage_error(&format!("the project root {} is not a folder", args.root.display()));
+    // As before: the root given, or the working directory (editors run it from the project).
+    let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
+    if !root.is_dir() {
+        return usage_error(&format!("the project root {} is not a folder", root.display()));
     }
-    let project = match project_at(&args.root) {
+    let project = match project_at(&root) {
         Ok(p) => p,
         Err(e) => return usage_error(&e.to_string()),
     };

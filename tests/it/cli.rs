@@ -46,6 +46,12 @@ fn copy_project(from: &Path, parent: &Path, name: &str) -> PathBuf {
     to
 }
 
+/// A project's package.json: without one (or a config) no project is found.
+const PACKAGE_JSON: &str = "{ \"name\": \"p\", \"private\": true }\n";
+
+/// A contract with an invalid component type (AS0101).
+const BAD_CONTRACT: &str = "import { defineAgentComponentContract } from '@agent-surface/core';\nexport const x = defineAgentComponentContract({ type: 'A', description: 'b' });\n";
+
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
@@ -118,6 +124,7 @@ fn check_flag_catches_missing_and_stale_manifests() {
 fn errors_exit_1_and_write_an_incomplete_manifest() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("p");
+    write(&root.join("package.json"), PACKAGE_JSON);
     write(
         &root.join("src/table.ts"),
         "import { defineAgentComponentContract, actionContract, emptyObjectSchema } from '@agent-surface/core';\n\
@@ -153,6 +160,7 @@ fn errors_exit_1_and_write_an_incomplete_manifest() {
 fn a_syntax_error_is_a_located_diagnostic_not_a_crash() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("p");
+    write(&root.join("package.json"), PACKAGE_JSON);
     write(&root.join("src/broken.tsx"), "import { defineAgentComponentContract } from '@agent-surface/core';\nexport const x = defineAgentComponentContract({ type: 'a', description: 'b' );\nconst y = <div>;\n");
     let r = run(&root, &["check"]);
     assert_eq!(r.code, 1);
@@ -170,6 +178,7 @@ fn check_reports_only_the_given_paths() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("p");
     let bad = "import { defineAgentComponentContract } from '@agent-surface/core';\nexport const x = defineAgentComponentContract({ type: 'A', description: 'b' });\n";
+    write(&root.join("package.json"), PACKAGE_JSON);
     write(&root.join("src/a/one.ts"), bad);
     write(&root.join("src/b/two.ts"), &bad.replace("'A'", "'B'"));
     let r = run(&root, &["check", "src/b", "--format", "json"]);
@@ -244,4 +253,110 @@ fn runtime_fixture_manifest_is_current() {
     )
     .unwrap();
     assert!(fresh == fixture, "crates/engine/tests/fixtures/devices-app.manifest.json is stale: regenerate it");
+}
+
+/// `check PATH` and `compile` find PATH's project (or the working directory's) by walking up,
+/// from anywhere: a project full of errors never passes because the check ran elsewhere.
+#[test]
+fn check_and_compile_find_the_project_of_their_paths() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = tmp.path().join("work/app");
+    write(&app.join("package.json"), PACKAGE_JSON);
+    write(&app.join("src/ui/bad.ts"), BAD_CONTRACT);
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let app_arg = app.to_str().unwrap();
+
+    let r = run(&elsewhere, &["check", app_arg, "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["diagnostics"][0]["code"], "AS0101");
+    assert_eq!(v["diagnostics"][0]["file"], "src/ui/bad.ts", "relative to the project found");
+
+    let file = app.join("src/ui/bad.ts");
+    assert_eq!(run(&elsewhere, &["check", file.to_str().unwrap()]).code, 1, "a file finds its project too");
+    let sub = run(&app.join("src/ui"), &["check"]);
+    assert_eq!(sub.code, 1, "no paths: the working directory's project\n{}", sub.stderr);
+    assert!(sub.stderr.contains("AS0101"), "{}", sub.stderr);
+
+    // `compile` from inside the project, and `compile FOLDER` for a folder inside it, compile the
+    // project and write its manifest at its root.
+    assert_eq!(run(&app.join("src"), &["compile"]).code, 1);
+    assert!(app.join("agent-surface.manifest.json").is_file());
+    std::fs::remove_file(app.join("agent-surface.manifest.json")).unwrap();
+    assert_eq!(run(&elsewhere, &["compile", app.join("src/ui").to_str().unwrap()]).code, 1);
+    assert!(app.join("agent-surface.manifest.json").is_file());
+    assert!(!app.join("src/ui/agent-surface.manifest.json").exists());
+}
+
+/// The nearest folder with the configuration (or an `agentSurface` key) wins over a nearer plain
+/// package.json: a monorepo's packages compile as the one project.
+#[test]
+fn a_configured_folder_wins_over_a_nearer_package_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    write(&repo.join("agent-surface.config.json"), "{}\n");
+    write(&repo.join("packages/ui/package.json"), PACKAGE_JSON);
+    write(&repo.join("packages/ui/src/bad.ts"), BAD_CONTRACT);
+    let r = run(tmp.path(), &["check", "repo/packages/ui/src/bad.ts", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["diagnostics"][0]["file"], "packages/ui/src/bad.ts");
+}
+
+#[test]
+fn a_path_outside_the_given_root_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = tmp.path().join("app");
+    write(&app.join("package.json"), PACKAGE_JSON);
+    write(&app.join("src/ok.ts"), "export const a = 1;\n");
+    write(&tmp.path().join("other/bad.ts"), BAD_CONTRACT);
+    let r = run(tmp.path(), &["check", "other/bad.ts", "--root", "app"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let (path, root) = (tmp.path().join("other/bad.ts"), tmp.path().join("app"));
+    assert!(
+        r.stderr.contains(path.to_str().unwrap()) && r.stderr.contains(root.to_str().unwrap()),
+        "names both: {}",
+        r.stderr
+    );
+    // Inside the given root it is checked as before.
+    assert_eq!(run(tmp.path(), &["check", "app/src", "--root", "app"]).code, 0);
+}
+
+#[test]
+fn paths_of_two_projects_are_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["a", "b"] {
+        write(&tmp.path().join(name).join("package.json"), PACKAGE_JSON);
+        write(&tmp.path().join(name).join("src/bad.ts"), BAD_CONTRACT);
+    }
+    let r = run(tmp.path(), &["check", "a/src", "b/src"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("one project at a time"), "{}", r.stderr);
+}
+
+/// No agent-surface.config.json and no package.json up to the file-system root: a usage error
+/// that says so, never a silent exit 0 and never a walk of the folder we happen to be in.
+#[test]
+fn no_project_found_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("loose");
+    write(&dir.join("src/bad.ts"), BAD_CONTRACT);
+    for args in [&["check"][..], &["check", "src"], &["check", "src/bad.ts"], &["compile"], &["compile", "--check"]] {
+        let r = run(&dir, args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains("no project found"), "{args:?}: {}", r.stderr);
+    }
+    assert!(!dir.join("agent-surface.manifest.json").exists());
+    // From `/`, the same, at once.
+    let top_level_project =
+        ["package.json", "agent-surface.config.json"].iter().any(|f| Path::new("/").join(f).exists());
+    if !top_level_project {
+        let r = run(Path::new("/"), &["check"]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stderr.contains("no project found for /"), "{}", r.stderr);
+    }
+    // An explicit root is still the root, as documented.
+    assert_eq!(run(tmp.path(), &["check", "--root", "loose"]).code, 1);
+    assert_eq!(run(tmp.path(), &["compile", "loose"]).code, 1);
 }

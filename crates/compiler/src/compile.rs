@@ -222,6 +222,9 @@ fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> 
         }
     };
     out.diagnostics.extend(rules::id_grammar::check_bind_calls(project, &module));
+    let imports = rules::imports::check(&module.index);
+    out.diagnostics.extend(imports.diagnostics);
+    out.failed += imports.errors;
     if module.index.macro_calls.is_empty() {
         return out;
     }

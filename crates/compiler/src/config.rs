@@ -177,6 +177,35 @@ fn read_tsconfig_paths(path: &Path, root: &Path) -> Result<Vec<(String, Vec<Path
         .collect())
 }
 
+/// The project a path belongs to, found as eslint and Relay find theirs: walking up from `start`
+/// (a file's folder, or the folder itself) to the nearest folder with `agent-surface.config.json`
+/// or a `package.json` with an `"agentSurface"` key, or else to the nearest folder with a
+/// `package.json`. `None` when no folder up to the file-system root has either: the caller must
+/// say so rather than compile some folder that is not a project. `start` should be absolute.
+pub fn find_root(start: &Path) -> Option<PathBuf> {
+    let first = if start.is_dir() { start } else { start.parent()? };
+    let mut nearest_package = None;
+    for dir in first.ancestors() {
+        if dir.join(CONFIG_FILE).is_file() {
+            return Some(dir.to_path_buf());
+        }
+        let package_json = dir.join("package.json");
+        if package_json.is_file() {
+            // An unreadable or malformed package.json still marks a project (loading it then
+            // reports what is wrong with it).
+            let configured = std::fs::read_to_string(&package_json)
+                .ok()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                .is_some_and(|v| v.get("agentSurface").is_some());
+            if configured {
+                return Some(dir.to_path_buf());
+            }
+            nearest_package.get_or_insert_with(|| dir.to_path_buf());
+        }
+    }
+    nearest_package
+}
+
 /// Turns JSON-with-comments (tsconfig's dialect) into JSON: drops `//` and `/* */` comments and
 /// trailing commas, keeping line structure so error positions still match.
 pub fn strip_jsonc(text: &str) -> String {
@@ -317,6 +346,24 @@ mod tests {
         std::fs::write(dir.path().join(CONFIG_FILE), "{\"exclude\": \"x\"}").unwrap();
         let err = Config::load(dir.path()).unwrap_err();
         assert!(err.message.contains("invalid type"), "{}", err.message);
+    }
+
+    #[test]
+    fn the_root_is_the_nearest_configured_folder_else_the_nearest_package() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path();
+        let deep = top.join("apps/web/src/components");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(find_root(&deep), None, "no project anywhere up");
+        std::fs::write(top.join("apps/web/package.json"), "{\"name\":\"web\"}").unwrap();
+        assert_eq!(find_root(&deep), Some(top.join("apps/web")));
+        std::fs::write(deep.join("Table.tsx"), "").unwrap();
+        assert_eq!(find_root(&deep.join("Table.tsx")), Some(top.join("apps/web")), "a file starts at its folder");
+        std::fs::write(top.join(CONFIG_FILE), "{}").unwrap();
+        assert_eq!(find_root(&deep), Some(top.to_path_buf()), "a configured folder wins over a nearer package.json");
+        std::fs::remove_file(top.join(CONFIG_FILE)).unwrap();
+        std::fs::write(top.join("package.json"), "{\"agentSurface\":{}}").unwrap();
+        assert_eq!(find_root(&deep), Some(top.to_path_buf()), "so does an agentSurface key");
     }
 
     #[test]

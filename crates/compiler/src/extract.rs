@@ -21,6 +21,93 @@ pub struct ModuleInfo {
     pub index: ModuleIndex,
 }
 
+/// The values `@agent-surface/core` exports: the spec's macros, schema constructors, errors and
+/// runtime functions, and what `packages/core/src/index.js` exports today. An import of any
+/// other value is an error (AS0015): a misspelled macro would otherwise compile to nothing.
+pub const CORE_VALUE_EXPORTS: &[&str] = &[
+    "defineAgentComponentContract",
+    "observationContract",
+    "actionContract",
+    "defineAgentProcedureContract",
+    "defineExternalAgentToolContract",
+    "fromStandardSchema",
+    "fromJsonSchema",
+    "emptyObjectSchema",
+    "AgentSchemaError",
+    "AgentSurfaceDefinitionError",
+    "CapabilityAuthorityError",
+    "createCapabilityAuthority",
+    "assertCapabilityAuthority",
+    "isCapabilityAuthority",
+    "createAgentSurfaceRegistry",
+    "createAgentToolset",
+    "createAgentExposureGateway",
+    "defineAgentComponent",
+    "observation",
+    "action",
+    "canonicalJson",
+    "blake3Hex",
+];
+
+/// The types `packages/core/src/index.d.ts` exports. `import type { … }` is never checked; these
+/// may also be imported without `type` (TypeScript allows it unless `verbatimModuleSyntax`).
+pub const CORE_TYPE_EXPORTS: &[&str] = &[
+    "JsonValue",
+    "JsonSchema",
+    "AgentSchemaIssue",
+    "CapabilityAuthorityErrorKind",
+    "AgentSchema",
+    "StandardSchemaV1",
+    "AgentEffect",
+    "AgentConfirmation",
+    "AgentAudit",
+    "CapabilityPolicyAttachment",
+    "ContractProvenance",
+    "AgentObservationContract",
+    "AgentActionContract",
+    "AgentComponentContractDefinition",
+    "AgentConcurrency",
+    "AgentReadContext",
+    "AgentActionContext",
+    "PreconditionFailure",
+    "ObservationBinding",
+    "ActionBinding",
+    "AgentComponentHandlers",
+    "AgentContractBinding",
+    "AgentComponentContract",
+    "AgentOperationContractDefinition",
+    "AgentOperationHandlers",
+    "AgentOperationContract",
+    "AgentProcedureContract",
+    "ExternalAgentToolContract",
+    "SourceLocation",
+    "ManifestObservationContract",
+    "ManifestActionContract",
+    "ManifestComponentContract",
+    "ManifestOperationContract",
+    "ManifestContract",
+    "CapabilityContractManifest",
+    "CapabilityAuthority",
+];
+
+/// Whether `@agent-surface/core` exports `name` (a value or a type).
+pub fn is_core_export(name: &str) -> bool {
+    CORE_VALUE_EXPORTS.contains(&name) || CORE_TYPE_EXPORTS.contains(&name)
+}
+
+/// "did you mean `x`?" among the core package's exports.
+pub fn core_suggestion(name: &str) -> Option<String> {
+    crate::diagnostics::closest(name, CORE_VALUE_EXPORTS.iter().chain(CORE_TYPE_EXPORTS).copied())
+        .map(|c| format!("did you mean `{c}`?"))
+}
+
+/// Whether an import source looks like a misspelling of the core package: within two edits
+/// (case-sensitive: npm names are lowercase, and [`crate::prefilter::mentions_core_near_miss`]
+/// guarantees such a file is parsed).
+pub fn is_core_near_miss(source: &str) -> bool {
+    source != CORE_PACKAGE && strsim::levenshtein(source, CORE_PACKAGE) <= 2
+}
+
 /// The three macros that declare a whole contract (the roots of the manifest).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RootMacro {
@@ -142,6 +229,26 @@ pub struct BindCall {
     pub span: Span,
 }
 
+/// A call of a name imported from a package that looks like a misspelled core package
+/// (`@agent-surfce/core`): its contracts are not compiled (AS0016).
+#[derive(Clone, Debug)]
+pub struct NearMissCall {
+    /// The local name called (or the namespace).
+    pub local: String,
+    /// The package as written.
+    pub source: String,
+    /// The call expression.
+    pub span: Span,
+}
+
+/// `core.name(...)` through a namespace import where the package exports no `name` (AS0015).
+#[derive(Clone, Debug)]
+pub struct UnknownCoreMember {
+    pub name: String,
+    /// The property.
+    pub span: Span,
+}
+
 /// Everything evaluation needs to know about a module, by name.
 #[derive(Debug, Default)]
 pub struct ModuleIndex {
@@ -151,6 +258,10 @@ pub struct ModuleIndex {
     pub star_exports: Vec<(String, Span)>,
     pub macro_calls: Vec<MacroCall>,
     pub bind_calls: Vec<BindCall>,
+    /// Calls through imports from a near-miss of the core package, in source order.
+    pub near_miss_calls: Vec<NearMissCall>,
+    /// Calls of names a core namespace import does not export, in source order.
+    pub unknown_core_members: Vec<UnknownCoreMember>,
 }
 
 impl ModuleIndex {
@@ -277,11 +388,21 @@ pub fn index_module(file: &SourceFile, module: &Module) -> ModuleIndex {
         }
     }
 
-    let mut finder = MacroFinder { index: &index, file, scopes: Vec::new(), calls: Vec::new(), binds: Vec::new() };
+    let mut finder = MacroFinder {
+        index: &index,
+        file,
+        scopes: Vec::new(),
+        calls: Vec::new(),
+        binds: Vec::new(),
+        near_miss: Vec::new(),
+        unknown_members: Vec::new(),
+    };
     module.visit_with(&mut finder);
-    let (calls, binds) = (finder.calls, finder.binds);
+    let (calls, binds, near_miss, unknown) = (finder.calls, finder.binds, finder.near_miss, finder.unknown_members);
     index.macro_calls = calls;
     index.bind_calls = binds;
+    index.near_miss_calls = near_miss;
+    index.unknown_core_members = unknown;
     index
 }
 
@@ -376,6 +497,8 @@ struct MacroFinder<'a> {
     scopes: Vec<HashSet<String>>,
     calls: Vec<MacroCall>,
     binds: Vec<BindCall>,
+    near_miss: Vec<NearMissCall>,
+    unknown_members: Vec<UnknownCoreMember>,
 }
 
 impl MacroFinder<'_> {
@@ -399,6 +522,46 @@ impl MacroFinder<'_> {
                 _ => None,
             },
             Expr::Paren(p) => self.root_macro(&p.expr),
+            _ => None,
+        }
+    }
+
+    /// A call through an import from a near-miss of the core package (`f(...)` or `ns.f(...)`).
+    fn near_miss_call(&self, callee: &Expr, call_span: Span) -> Option<NearMissCall> {
+        let local = match callee {
+            Expr::Ident(id) => id.sym.as_str(),
+            Expr::Member(MemberExpr { obj, .. }) => match &**obj {
+                Expr::Ident(ns) => ns.sym.as_str(),
+                _ => return None,
+            },
+            Expr::Paren(p) => return self.near_miss_call(&p.expr, call_span),
+            _ => return None,
+        };
+        if self.shadowed(local) {
+            return None;
+        }
+        let import = self.index.imports.get(local)?;
+        is_core_near_miss(&import.source).then(|| NearMissCall {
+            local: local.to_string(),
+            source: import.source.clone(),
+            span: call_span,
+        })
+    }
+
+    /// `ns.name(...)` on a core namespace import where the package has no value `name`.
+    fn unknown_core_member(&self, callee: &Expr) -> Option<UnknownCoreMember> {
+        match callee {
+            Expr::Paren(p) => self.unknown_core_member(&p.expr),
+            Expr::Member(MemberExpr { obj, prop: MemberProp::Ident(prop), .. }) => match &**obj {
+                Expr::Ident(ns)
+                    if !self.shadowed(ns.sym.as_str())
+                        && self.index.is_core_namespace(ns.sym.as_str())
+                        && !CORE_VALUE_EXPORTS.contains(&prop.sym.as_str()) =>
+                {
+                    Some(UnknownCoreMember { name: prop.sym.to_string(), span: span_of(self.file, prop.span) })
+                }
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -481,6 +644,12 @@ impl Visit for MacroFinder<'_> {
             }
             if let Some(bind) = self.bind_call(callee, call) {
                 self.binds.push(bind);
+            }
+            if let Some(near) = self.near_miss_call(callee, span_of(self.file, call.span)) {
+                self.near_miss.push(near);
+            }
+            if let Some(unknown) = self.unknown_core_member(callee) {
+                self.unknown_members.push(unknown);
             }
         }
         call.visit_children_with(self);

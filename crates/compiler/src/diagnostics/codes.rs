@@ -97,6 +97,8 @@ declare_codes! {
     MutableBinding = "AS0012", "mutable-binding", Evaluation, Error, "a definition reads a `let` or `var` binding", "declare it with `const` if it never changes";
     SchemaNotEvaluable = "AS0013", "schema-not-evaluable", Evaluation, Error, "a schema's JSON Schema cannot be evaluated statically", "pass the JSON Schema as a literal, or use `fromJsonSchema({...})`";
     CircularReference = "AS0014", "circular-reference", Evaluation, Error, "a definition refers to itself through constants or imports", "break the cycle: move the shared part into a constant both sides import";
+    UnknownCoreExport = "AS0015", "unknown-core-export", Evaluation, Error, "a name imported or called from @agent-surface/core that the package does not export", "check the spelling: the package's exports are listed in docs/diagnostics.md";
+    MisspelledCorePackage = "AS0016", "misspelled-core-package", Evaluation, Warning, "a call through an import from a package whose name is close to @agent-surface/core", "import the macros from `@agent-surface/core`";
     InvalidField = "AS0020", "invalid-field", Definition, Error, "a definition field has the wrong type or value", "see the contract's fields in docs/manifest.md";
     UnknownField = "AS0021", "unknown-field", Definition, Error, "a definition has a field the contract does not know", "remove the field; runtime behaviour belongs to `.bind()`";
     MissingField = "AS0022", "missing-field", Definition, Error, "a definition lacks a required field", "add the field";

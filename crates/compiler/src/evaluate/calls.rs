@@ -102,13 +102,34 @@ impl Evaluator<'_> {
                 ))
             }
             "fromStandardSchema" => self.eval_from_standard_schema(m, call, span),
-            root => self.error(
+            root @ ("defineAgentComponentContract"
+            | "defineAgentProcedureContract"
+            | "defineExternalAgentToolContract") => self.error(
                 Diagnostic::new(
                     Code::InvalidArguments,
                     span,
                     format!("`{root}` declares a whole contract and cannot be nested in another definition"),
                 )
                 .help("declare it at module level and bind it separately"),
+            ),
+            // `actionContrat(...)`: not a macro nested in the wrong place but a name the package
+            // does not have (its import is reported too, AS0015).
+            unknown if !crate::extract::CORE_VALUE_EXPORTS.contains(&unknown) => {
+                let d = Diagnostic::new(
+                    Code::UnknownCoreExport,
+                    span,
+                    format!("`{unknown}` is not a function of {CORE_PACKAGE}"),
+                )
+                .label("no such export");
+                self.error(d.maybe_help(crate::extract::core_suggestion(unknown)))
+            }
+            other => self.error(
+                Diagnostic::new(
+                    Code::NotStatic,
+                    span,
+                    format!("`{other}` of {CORE_PACKAGE} runs at run time and is not evaluated statically"),
+                )
+                .label("runs at run time"),
             ),
         }
     }

@@ -34,7 +34,10 @@ impl Project {
             Err(_) => Prefiltered::Candidate { declares: false },
             Ok(bytes) => {
                 let declares = crate::prefilter::mentions_core(&bytes);
-                if declares || crate::prefilter::mentions_instance_id(&bytes) {
+                if declares
+                    || crate::prefilter::mentions_instance_id(&bytes)
+                    || crate::prefilter::mentions_core_near_miss(&bytes)
+                {
                     // Read once: the candidate's entry is made from these bytes.
                     let read = self.file_from_bytes(&path, bytes);
                     self.session().files.entry(PathKey::new(&path)).or_insert(read);

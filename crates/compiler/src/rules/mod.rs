@@ -5,6 +5,7 @@
 //! help. Uniqueness across files is the one rule that needs the whole project.
 
 pub mod id_grammar;
+pub mod imports;
 pub mod planes;
 pub mod schema_subset;
 pub mod sizes;
