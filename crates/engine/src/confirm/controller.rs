@@ -31,8 +31,8 @@ impl ConfirmationController {
     /// Requests awaiting the user, oldest first.
     pub fn pending(&self) -> Vec<PendingConfirmation> {
         let Some(shared) = self.parts.upgrade() else { return Vec::new() };
-        let mut records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
-        shared.confirmations().expire_due(shared.surface(), &mut records);
+        shared.confirmations().expire_now(shared.surface());
+        let records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
         Confirmations::pending_list(&records)
     }
 
@@ -90,15 +90,14 @@ impl ConfirmationController {
                 // Expired by time: settle it so everyone sees the same outcome.
                 match self.parts.upgrade() {
                     Some(shared) => {
-                        let mut records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
-                        shared.confirmations().expire_due(shared.surface(), &mut records);
+                        shared.confirmations().expire_now(shared.surface());
+                        let records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
                         let outcome = match records.get(confirmation_id).map(|r| r.state.clone()) {
                             Some(State::Approved { .. }) | Some(State::Used { .. }) => ConfirmationOutcome::Approved,
                             Some(State::Denied) => ConfirmationOutcome::Denied,
                             _ => ConfirmationOutcome::Expired,
                         };
                         drop(records);
-                        shared.surface().flush();
                         outcome
                     }
                     None => ConfirmationOutcome::Expired,
@@ -141,9 +140,10 @@ impl Drop for ConfirmationSubscription {
     }
 }
 
-struct Wait {
-    shared: Weak<dyn Parts>,
-    id: String,
+/// Resolves when the confirmation is no longer pending.
+pub(super) struct Wait {
+    pub(super) shared: Weak<dyn Parts>,
+    pub(super) id: String,
 }
 
 impl Future for Wait {

@@ -5,6 +5,7 @@
 use crate::events::{AgentSurfaceEvent, ConfirmationOutcome};
 use crate::host::entropy::base62;
 use crate::invoke::request::AgentInvocation;
+use crate::invoke::Parts;
 use crate::registry::state::Surface;
 use crate::snapshot::iso8601;
 use agent_surface_model::effects::Effect;
@@ -12,7 +13,7 @@ use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::task::Waker;
 
 /// A request awaiting the user (the spec's `PendingConfirmation`).
@@ -60,6 +61,9 @@ pub(crate) struct Confirmations {
     pub(super) records: Mutex<HashMap<String, Record>>,
     pub(super) listeners: Mutex<Vec<(u64, ConfirmationListener)>>,
     pub(super) next_listener: Mutex<u64>,
+    /// The registry these confirmations belong to, for the expiry task (set once at
+    /// construction; weak, so a pending confirmation never keeps a registry alive).
+    pub(crate) parts: OnceLock<Weak<dyn Parts>>,
 }
 
 /// The request a confirmation is checked for (or opened for): evidence is bound to all of it.
@@ -108,6 +112,38 @@ impl Confirmations {
         changed
     }
 
+    /// Expires what is due, then dispatches the events and tells the listeners (when the
+    /// pending list changed).
+    pub(crate) fn expire_now(&self, surface: &Surface) {
+        let list = {
+            let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
+            self.expire_due(surface, &mut records).then(|| Self::pending_list(&records))
+        };
+        surface.flush();
+        if let Some(list) = list {
+            self.notify(list);
+        }
+    }
+
+    /// Starts the expiry task of a just-opened confirmation: at its TTL (the registry's
+    /// timer), unless it was resolved first, it expires by itself. Without a timer or a
+    /// spawner (wasm32 without host seams) nothing is started and expiry stays lazy.
+    fn arm(&self, surface: &Surface, confirmation_id: String, ttl_ms: u64) {
+        let (Some(timer), Some(spawn), Some(weak)) = (&surface.options.timer, &surface.options.spawn, self.parts.get())
+        else {
+            return;
+        };
+        let sleep = timer.sleep(ttl_ms);
+        let settled = super::controller::Wait { shared: weak.clone(), id: confirmation_id };
+        let weak = weak.clone();
+        spawn.spawn(Box::pin(async move {
+            futures::future::select(sleep, settled).await;
+            if let Some(parts) = weak.upgrade() {
+                parts.confirmations().expire_now(parts.surface());
+            }
+        }));
+    }
+
     pub(super) fn pending_list(records: &HashMap<String, Record>) -> Vec<PendingConfirmation> {
         let mut v: Vec<PendingConfirmation> =
             records.values().filter(|r| r.state == State::Pending).map(|r| r.info.clone()).collect();
@@ -127,6 +163,7 @@ impl Confirmations {
     /// exactly this request, or a pending confirmation is opened (CONFIRMATION_REQUIRED).
     pub(crate) fn check(&self, surface: &Surface, r: &ConfirmationRequest<'_>, needed: bool) -> ConfirmationCheck {
         let mut notify = None;
+        let mut opened_id = None;
         let result = {
             let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
             if self.expire_due(surface, &mut records) {
@@ -140,6 +177,14 @@ impl Confirmations {
                 let opened = Self::open(surface, &mut records, r);
                 if opened.1 {
                     notify = Some(Self::pending_list(&records));
+                    if let ConfirmationCheck::Fail(e) = &opened.0 {
+                        opened_id = e
+                            .details
+                            .as_ref()
+                            .and_then(|d| d.get("confirmationId"))
+                            .and_then(|v| v.as_str())
+                            .map(str::to_string);
+                    }
                 }
                 opened.0
             }
@@ -147,6 +192,9 @@ impl Confirmations {
         surface.flush();
         if let Some(list) = notify {
             self.notify(list);
+        }
+        if let Some(id) = opened_id {
+            self.arm(surface, id, surface.options.limits.confirmation_ttl_ms);
         }
         result
     }

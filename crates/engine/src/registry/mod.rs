@@ -78,19 +78,20 @@ pub struct AgentSurfaceRegistry {
 impl AgentSurfaceRegistry {
     /// The spec's `createAgentSurfaceRegistry({ authority, ... })`.
     pub fn new(options: RegistryOptions) -> Self {
-        AgentSurfaceRegistry {
-            shared: Arc::new(Shared {
-                surface: Surface {
-                    surface_id: format!("srf_{}", base62(22)),
-                    options,
-                    state: Mutex::new(State::default()),
-                    events: Dispatcher::default(),
-                    validators: Mutex::default(),
-                },
-                inflight: Default::default(),
-                confirmations: Default::default(),
-            }),
-        }
+        let shared = Arc::new(Shared {
+            surface: Surface {
+                surface_id: format!("srf_{}", base62(22)),
+                options,
+                state: Mutex::new(State::default()),
+                events: Dispatcher::default(),
+                validators: Mutex::default(),
+            },
+            inflight: Default::default(),
+            confirmations: Default::default(),
+        });
+        let parts: Arc<dyn Parts> = shared.clone();
+        let _ = shared.confirmations.parts.set(Arc::downgrade(&parts));
+        AgentSurfaceRegistry { shared }
     }
 
     pub fn surface_id(&self) -> &str {

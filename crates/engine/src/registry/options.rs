@@ -3,6 +3,7 @@
 use crate::audit::AuditSink;
 use crate::authority::CapabilityAuthority;
 use crate::host::clock::{default_clock, Clock};
+use crate::host::spawn::{default_spawn, Spawn};
 use crate::host::timer::{default_timer, Timer};
 use crate::host::{MaybeSend, MaybeSync};
 use crate::policy::Policy;
@@ -90,6 +91,14 @@ pub struct RegistryOptions {
     pub log: Option<LogFn>,
     /// Timeouts and confirmation TTLs (the host's [`Timer`]); `None`: they never fire.
     pub timer: Option<Arc<dyn Timer>>,
+    /// Background work (the host's [`Spawn`]): with a [`timer`](Self::timer) too, a pending
+    /// confirmation expires at its TTL by itself (`confirmation-resolved {outcome: "expired"}`
+    /// and the `confirmations().subscribe` listeners fire without any other call). Natively
+    /// the default is a thread per pending confirmation ([`ThreadSpawn`](crate::host::spawn::ThreadSpawn),
+    /// at most `maxPendingConfirmations` of them); on wasm32 there is no default. Without a
+    /// timer or a spawner, expiry is checked lazily: on the next `pending()`, `resolve`,
+    /// `wait_for` deadline or confirmation check.
+    pub spawn: Option<Arc<dyn Spawn>>,
 }
 
 impl RegistryOptions {
@@ -108,6 +117,7 @@ impl RegistryOptions {
             clock: default_clock(),
             log: None,
             timer: default_timer(),
+            spawn: default_spawn(),
         }
     }
     pub fn environment(mut self, e: Environment) -> Self {
@@ -159,6 +169,10 @@ impl RegistryOptions {
     }
     pub fn timer(mut self, t: Arc<dyn Timer>) -> Self {
         self.timer = Some(t);
+        self
+    }
+    pub fn spawn(mut self, s: Arc<dyn Spawn>) -> Self {
+        self.spawn = Some(s);
         self
     }
     /// [`RegistryOptions::timer`] under its name from before the host seams (`exec::Runtime`).

@@ -6,6 +6,7 @@ mod common;
 mod registry_support;
 mod toolset_support;
 
+mod confirmation_expiry;
 mod pipeline_concurrency;
 mod pipeline_confirmation;
 mod pipeline_identity;
