@@ -37,7 +37,10 @@ pub(super) enum State {
     Approved {
         at: String,
     },
-    Denied,
+    /// Denied, with the user's reason (if they gave one).
+    Denied {
+        reason: Option<String>,
+    },
     /// Presented by an invocation (single use). `at` is kept so that an invocation turned away
     /// before it ran (RATE_LIMITED at admission) can give the evidence back.
     Used {
@@ -234,8 +237,13 @@ impl Confirmations {
                     rec.state = State::Used { at: at.clone() };
                     ConfirmationCheck::Proceed(Some((id.to_string(), at)))
                 }
-                State::Denied => {
-                    ConfirmationCheck::Fail(err(ErrorCode::ConfirmationDenied, "the user denied this operation"))
+                State::Denied { reason } => {
+                    let mut e = err(ErrorCode::ConfirmationDenied, "the user denied this operation");
+                    // The user's own words, for the agent: agent-safe by construction.
+                    if let Some(reason) = reason {
+                        e = e.detail("reason", reason);
+                    }
+                    ConfirmationCheck::Fail(e)
                 }
                 State::Used { .. } | State::Expired => ConfirmationCheck::Fail(err(
                     ErrorCode::ConfirmationExpired,

@@ -3,11 +3,11 @@
 //! Time runs on the ManualClock; background tasks on the test pool.
 
 use crate::common::*;
-use agent_surface_engine::confirm::ResolveError;
+use agent_surface_engine::confirm::{Resolution, ResolveError};
 use agent_surface_engine::events::{AgentSurfaceEvent, ConfirmationOutcome};
 use agent_surface_engine::invoke::InvokeOptions;
 use agent_surface_model::errors::ErrorCode;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 
 fn env_with(a: &agent_surface_engine::authority::CapabilityAuthority, runs: &Counter) -> Env {
@@ -91,4 +91,47 @@ fn without_a_spawner_expiry_is_lazy() {
     assert_eq!(expired_events(&env, &cid), 0, "nothing runs in the background");
     assert!(env.registry.confirmations().pending().is_empty());
     assert_eq!(expired_events(&env, &cid), 1, "the next read expires it");
+}
+
+// "resolve(confirmationId, resolution: { approved: boolean; reason?: string })"; the reason is
+// the user's words: the denied invocation carries it in details.reason.
+#[test]
+fn a_denial_reason_reaches_the_denied_invocation() {
+    let a = test_authority();
+    let runs = Counter::default();
+    let mut env = env_with(&a, &runs);
+    let cid = confirmation_id(&env.call(inv("view:test.widget.confirm").id("d"), InvokeOptions::default()));
+    env.registry.confirmations().resolve_with(&cid, Resolution::denied().reason("not on a Friday")).unwrap();
+    let r = env.call(inv("view:test.widget.confirm").id("d").confirmation(&cid), InvokeOptions::default());
+    assert_eq!(r.code(), Some(ErrorCode::ConfirmationDenied));
+    assert_eq!(detail(&r, "reason"), json!("not on a Friday"));
+    assert_eq!(runs.get(), 0);
+    assert!(env.take_events().contains(&AgentSurfaceEvent::ConfirmationResolved {
+        confirmation_id: cid,
+        outcome: ConfirmationOutcome::Denied
+    }));
+}
+
+#[test]
+fn a_denial_without_a_reason_has_no_reason_detail() {
+    let a = test_authority();
+    let runs = Counter::default();
+    let mut env = env_with(&a, &runs);
+    let cid = confirmation_id(&env.call(inv("view:test.widget.confirm").id("n"), InvokeOptions::default()));
+    env.registry.confirmations().resolve_with(&cid, Resolution { approved: false, reason: None }).unwrap();
+    let r = env.call(inv("view:test.widget.confirm").id("n").confirmation(&cid), InvokeOptions::default());
+    assert_eq!(r.code(), Some(ErrorCode::ConfirmationDenied));
+    assert_eq!(detail(&r, "reason"), Value::Null);
+}
+
+#[test]
+fn an_approval_with_a_reason_runs_the_handler() {
+    let a = test_authority();
+    let runs = Counter::default();
+    let mut env = env_with(&a, &runs);
+    let cid = confirmation_id(&env.call(inv("view:test.widget.confirm").id("y"), InvokeOptions::default()));
+    env.registry.confirmations().resolve_with(&cid, Resolution::approved().reason("fine")).unwrap();
+    let r = env.call(inv("view:test.widget.confirm").id("y").confirmation(&cid), InvokeOptions::default());
+    assert!(r.is_ok(), "{r:?}");
+    assert_eq!(runs.get(), 1);
 }
