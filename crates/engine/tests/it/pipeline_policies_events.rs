@@ -386,3 +386,26 @@ fn explain_surface_outcomes_equal_the_snapshot() {
     }
     assert!(explained.values().any(|o| *o == Outcome::Hide) && explained.values().any(|o| *o == Outcome::Disable));
 }
+
+// Events: `{ type: "invocation-settled"; …; status: "ok" | "error"; code?: AgentCapabilityErrorCode; durationMs }`:
+// `code` is optional: absent (not null) for ok, present for errors.
+#[test]
+fn invocation_settled_omits_code_when_ok() {
+    let a = test_authority();
+    let mut env = Env::new(&a);
+    env.registry.register(widget(&a, "main").build().unwrap()).unwrap();
+    assert!(env.call(inv("view:test.widget.act").id("ok1"), InvokeOptions::default()).is_ok());
+    let _ = env.call(inv("view:test.widget.act").id("err1").input(json!({"n": "x"})), InvokeOptions::default());
+    let wire: Vec<Value> = env
+        .take_events()
+        .iter()
+        .filter(|e| matches!(e, AgentSurfaceEvent::InvocationSettled { .. }))
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    assert_eq!(wire.len(), 2);
+    let ok = wire[0].as_object().unwrap();
+    assert_eq!(ok["status"], json!("ok"));
+    assert!(!ok.contains_key("code"), "code must be absent for ok: {ok:?}");
+    assert_eq!(wire[1]["status"], json!("error"));
+    assert_eq!(wire[1]["code"], json!("INVALID_INPUT"));
+}
