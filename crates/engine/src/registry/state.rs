@@ -6,7 +6,7 @@
 //! [`crate::events`]); user code (`when`, policies, listeners) never runs under the lock.
 
 use super::options::{Environment, LogLevel, LogRecord, RegistryOptions};
-use crate::binding::{BoundComponent, HostContext, WhenFn};
+use crate::binding::{BoundComponent, HostContext, UnavailableReason, WhenFn};
 use crate::consumer::AgentConsumer;
 use crate::events::Dispatcher;
 use crate::policy::{evaluate_discovery, DiscoveryContext, DiscoveryDecision, Policy, PolicyPhase};
@@ -133,7 +133,7 @@ impl Surface {
         name: &str,
         capability_policies: &[Policy],
         when: Option<&WhenFn>,
-        reason: Option<&str>,
+        reason: Option<&UnavailableReason>,
         discovery: &mut DiscoveryScope,
     ) -> Option<(bool, Option<String>)> {
         let policies =
@@ -179,7 +179,7 @@ impl Surface {
             id,
             &p.binding.policies,
             p.binding.when.as_ref(),
-            p.binding.unavailable_reason.as_deref(),
+            p.binding.unavailable_reason.as_ref(),
             discovery,
         )
     }
@@ -191,7 +191,7 @@ impl Surface {
         dynamic: &Dynamic,
         name: &str,
         when: Option<&WhenFn>,
-        reason: Option<&str>,
+        reason: Option<&UnavailableReason>,
         capability_id: &str,
     ) -> (bool, Option<String>) {
         if !dynamic.enabled {
@@ -205,7 +205,12 @@ impl Surface {
         if let Some(w) = when {
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w())) {
                 Ok(true) => {}
-                Ok(false) => return (false, Some(reason.unwrap_or("unavailable").to_string())),
+                Ok(false) => {
+                    return (
+                        false,
+                        Some(reason.map(UnavailableReason::evaluate).unwrap_or_else(|| "unavailable".into())),
+                    )
+                }
                 Err(_) => {
                     if self.options.environment == Environment::Development {
                         self.log(LogLevel::Warn, format!("when() of {capability_id} panicked"));
