@@ -17,6 +17,7 @@ pub use handle::{RegistrationHandle, Subscription};
 pub use options::*;
 pub use state::{AvailabilityOverride, RegistrationPatch, RegistrationStatus};
 
+use crate::audit::{AuditRecord, MemoryAuditSink};
 use crate::authority::CapabilityAuthority;
 use crate::binding::{BindingError, BoundComponent, Registrable};
 use crate::confirm::store::Confirmations;
@@ -78,8 +79,10 @@ pub struct AgentSurfaceRegistry {
 impl AgentSurfaceRegistry {
     /// The spec's `createAgentSurfaceRegistry({ authority, ... })`.
     pub fn new(options: RegistryOptions) -> Self {
+        let default_audit = options.audit.is_none().then(|| Arc::new(MemoryAuditSink::default()));
         let shared = Arc::new(Shared {
             surface: Surface {
+                default_audit,
                 surface_id: format!("srf_{}", base62(22)),
                 options,
                 state: Mutex::new(State::default()),
@@ -104,6 +107,13 @@ impl AgentSurfaceRegistry {
 
     pub fn options(&self) -> &RegistryOptions {
         &self.shared.surface.options
+    }
+
+    /// The records of the default audit sink (the newest
+    /// [`DEFAULT_AUDIT_CAPACITY`](crate::audit::DEFAULT_AUDIT_CAPACITY), oldest first). Empty
+    /// when `RegistryOptions.audit` was given: the records went to that sink.
+    pub fn audit_records(&self) -> Vec<AuditRecord> {
+        self.shared.surface.default_audit.as_ref().map(|s| s.records()).unwrap_or_default()
     }
 
     /// The current surface version (decimal string; compare for equality only).

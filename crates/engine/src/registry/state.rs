@@ -6,6 +6,7 @@
 //! [`crate::events`]); user code (`when`, policies, listeners) never runs under the lock.
 
 use super::options::{Environment, LogLevel, LogRecord, RegistryOptions};
+use crate::audit::{AuditRecord, AuditSink, MemoryAuditSink};
 use crate::binding::{BoundComponent, HostContext, UnavailableReason, WhenFn};
 use crate::consumer::AgentConsumer;
 use crate::events::Dispatcher;
@@ -80,6 +81,8 @@ pub(crate) struct Surface {
     pub state: Mutex<State>,
     pub events: Dispatcher,
     pub validators: Mutex<HashMap<String, Arc<Validator>>>,
+    /// The bounded in-memory sink used when `options.audit` is not given.
+    pub default_audit: Option<Arc<MemoryAuditSink>>,
 }
 
 impl Surface {
@@ -101,6 +104,26 @@ impl Surface {
             Some(f) => f(&rec),
             None if self.options.environment == Environment::Development => eprintln!("agent-surface: {}", rec.message),
             None => {}
+        }
+    }
+
+    /// Hands a record to the audit sink: the one given, else the default in-memory ring (and,
+    /// in development, stderr).
+    pub(crate) fn audit(&self, record: AuditRecord) {
+        if let Some(sink) = &self.options.audit {
+            sink.record(record);
+        } else if let Some(ring) = &self.default_audit {
+            if self.options.environment == Environment::Development {
+                eprintln!(
+                    "agent-surface audit: {} {} {} {}{}",
+                    record.invocation_id,
+                    record.capability_id,
+                    record.consumer_key,
+                    record.status,
+                    record.code.as_deref().map(|c| format!(" {c}")).unwrap_or_default()
+                );
+            }
+            ring.record(record);
         }
     }
 
