@@ -60,6 +60,30 @@ pub enum GuardDecision {
 pub struct LogRecord {
     pub level: LogLevel,
     pub message: String,
+    /// What kind of record this is, when it is one a host may act on.
+    pub kind: Option<LogKind>,
+    /// The invocation the record is about (set for [`LogKind::LateSettlement`]).
+    pub invocation_id: Option<String>,
+    /// The capability the record is about (set for [`LogKind::LateSettlement`]).
+    pub capability_id: Option<String>,
+}
+
+/// The kinds of [`LogRecord`] with a fixed meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogKind {
+    /// A handler settled after its invocation had already settled TIMEOUT, CANCELLED or
+    /// COMPONENT_UNMOUNTED; the settlement was ignored (spec: "ignores (but logs) any late
+    /// handler settlement").
+    LateSettlement,
+}
+
+impl LogKind {
+    /// The spec's name: `"late-settlement"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogKind::LateSettlement => "late-settlement",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

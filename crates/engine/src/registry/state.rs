@@ -99,7 +99,10 @@ impl Surface {
     }
 
     pub(crate) fn log(&self, level: LogLevel, message: String) {
-        let rec = LogRecord { level, message };
+        self.log_record(LogRecord { level, message, kind: None, invocation_id: None, capability_id: None });
+    }
+
+    pub(crate) fn log_record(&self, rec: LogRecord) {
         match &self.options.log {
             Some(f) => f(&rec),
             None if self.options.environment == Environment::Development => eprintln!("agent-surface: {}", rec.message),
