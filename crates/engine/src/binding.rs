@@ -281,11 +281,30 @@ pub struct ActionBinding {
     pub(crate) policies: Vec<Policy>,
     pub(crate) timeout_ms: Option<u64>,
     pub(crate) concurrency: AgentConcurrency,
+    /// No local `execute`: a procedure bound so is forwarded to the registry's
+    /// [`AgentProcedureExecutor`](crate::procedure::AgentProcedureExecutor).
+    pub(crate) forwarded: bool,
+}
+
+/// The `execute` of a forwarded binding: never called (the pipeline forwards instead).
+struct NoLocalExecute;
+impl ActionHandler for NoLocalExecute {
+    fn execute(&self, _input: Value, _ctx: ActionContext) -> BoxFuture<HandlerResult> {
+        Box::pin(std::future::ready(Err(HandlerError::Failed("no local execute".into()))))
+    }
 }
 
 impl ActionBinding {
+    /// A procedure binding without a local `execute`: calls are forwarded to the registry's
+    /// procedure executor (`set_procedure_executor`); without one they settle
+    /// EXECUTION_FAILED. `when`, policies, timeout and concurrency apply as usual.
+    pub fn forwarded() -> Self {
+        ActionBinding { forwarded: true, ..ActionBinding::new(Arc::new(NoLocalExecute)) }
+    }
+
     pub fn new(execute: Arc<dyn ActionHandler>) -> Self {
         ActionBinding {
+            forwarded: false,
             execute,
             when: None,
             unavailable_reason: None,
@@ -374,6 +393,11 @@ impl ContractRef<OperationContract> {
         let binding = binding.into();
         validate_concurrency(self.id(), &binding.concurrency)?;
         Ok(BoundProcedure { contract: self.clone(), binding, describe: None })
+    }
+
+    /// References the procedure without a local `execute`: see [`ActionBinding::forwarded`].
+    pub fn forward(&self) -> Result<BoundProcedure, BindingError> {
+        self.bind(ActionBinding::forwarded())
     }
 }
 

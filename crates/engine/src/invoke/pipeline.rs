@@ -14,6 +14,7 @@ use crate::consumer::AgentConsumer;
 use crate::events::AgentSurfaceEvent;
 use crate::host::{BoxFuture, Timer};
 use crate::policy::Policy;
+use crate::procedure::ProcedureCall;
 use crate::registry::options::{LogKind, LogLevel, LogRecord};
 use crate::registry::state::Reg;
 use crate::signal::{AbortController, AbortReason, AbortSignal};
@@ -159,6 +160,26 @@ async fn execute(
 ) -> Result<Value, AgentCapabilityError> {
     let surface = parts.surface();
     let (req, reg) = (call.req, call.reg);
+    // A procedure referenced without a local `execute` goes to the registry's executor.
+    let forward_to = match call.target {
+        Target::Procedure { index, .. } if reg.bound.procedures[*index].binding.forwarded => {
+            match surface.procedure_executor.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+                Some(executor) => Some(executor),
+                None => {
+                    surface.log(
+                        LogLevel::Error,
+                        format!("{} has no local execute and no procedure executor is installed", req.capability_id),
+                    );
+                    return Err(err(
+                        ErrorCode::ExecutionFailed,
+                        "this procedure cannot run here: no procedure executor is installed",
+                    )
+                    .detail("reason", "no-procedure-executor"));
+                }
+            }
+        }
+        _ => None,
+    };
     let controller = AbortController::new();
     let force_state: Arc<Mutex<ForceState>> = Arc::default();
     let executions = &parts.inflight().executions;
@@ -197,10 +218,18 @@ async fn execute(
         Target::Action { name, .. } => reg.bound.actions[name]
             .execute
             .execute(call.effective.clone().unwrap_or(Value::Null), action_context(&call, controller.signal())),
-        Target::Procedure { index, .. } => reg.bound.procedures[*index]
-            .binding
-            .execute
-            .execute(call.effective.clone().unwrap_or(Value::Null), action_context(&call, controller.signal())),
+        Target::Procedure { index, .. } => match &forward_to {
+            Some(executor) => executor.execute(ProcedureCall {
+                procedure_id: req.capability_id.clone(),
+                input: call.effective.clone().unwrap_or(Value::Null),
+                invocation_id: call.ctx.invocation_id.clone(),
+                signal: controller.signal(),
+            }),
+            None => reg.bound.procedures[*index]
+                .binding
+                .execute
+                .execute(call.effective.clone().unwrap_or(Value::Null), action_context(&call, controller.signal())),
+        },
     });
     // A panicking handler is a throwing one: EXECUTION_FAILED, never a crash of the caller.
     let handler: BoxFuture<Result<Value, HandlerError>> = match std::panic::catch_unwind(start) {

@@ -26,6 +26,7 @@ use crate::events::{AgentSurfaceEvent, Dispatcher, Listener, RejectReason};
 use crate::host::entropy::base62;
 use crate::host::{MaybeSend, MaybeSync};
 use crate::invoke::{AgentInvocation, AgentInvocationResult, Inflight, InvokeOptions, Parts, RegistryDisposed};
+use crate::procedure::AgentProcedureExecutor;
 use crate::snapshot::{AgentSurfaceSnapshot, SnapshotContext};
 use state::{Dynamic, Reg, State, Surface, Tombstone};
 use std::collections::BTreeMap;
@@ -83,6 +84,7 @@ impl AgentSurfaceRegistry {
         let shared = Arc::new(Shared {
             surface: Surface {
                 default_audit,
+                procedure_executor: Mutex::new(None),
                 surface_id: format!("srf_{}", base62(22)),
                 options,
                 state: Mutex::new(State::default()),
@@ -114,6 +116,13 @@ impl AgentSurfaceRegistry {
     /// when `RegistryOptions.audit` was given: the records went to that sink.
     pub fn audit_records(&self) -> Vec<AuditRecord> {
         self.shared.surface.default_audit.as_ref().map(|s| s.records()).unwrap_or_default()
+    }
+
+    /// The spec's `setProcedureExecutor(executor | undefined)`: procedures referenced without a
+    /// local `execute` are forwarded to it with `{procedureId, input, invocationId}` (read at
+    /// each invocation). `None` uninstalls it; such calls then settle EXECUTION_FAILED.
+    pub fn set_procedure_executor(&self, executor: Option<Arc<dyn AgentProcedureExecutor>>) {
+        *self.shared.surface.procedure_executor.lock().unwrap_or_else(|e| e.into_inner()) = executor;
     }
 
     /// The current surface version (decimal string; compare for equality only).

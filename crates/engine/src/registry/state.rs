@@ -11,6 +11,7 @@ use crate::binding::{BoundComponent, HostContext, UnavailableReason, WhenFn};
 use crate::consumer::AgentConsumer;
 use crate::events::Dispatcher;
 use crate::policy::{evaluate_discovery, DiscoveryContext, DiscoveryDecision, Policy, PolicyPhase};
+use crate::procedure::AgentProcedureExecutor;
 use agent_surface_model::canonical::canonical_json;
 use agent_surface_model::limits::AgentSurfaceLimits;
 use agent_surface_schema::validate::{ValidationIssue, Validator};
@@ -83,6 +84,8 @@ pub(crate) struct Surface {
     pub validators: Mutex<HashMap<String, Arc<Validator>>>,
     /// The bounded in-memory sink used when `options.audit` is not given.
     pub default_audit: Option<Arc<MemoryAuditSink>>,
+    /// `setProcedureExecutor`: where procedures without a local `execute` go.
+    pub procedure_executor: Mutex<Option<Arc<dyn AgentProcedureExecutor>>>,
 }
 
 impl Surface {

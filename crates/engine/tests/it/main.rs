@@ -15,6 +15,7 @@ mod pipeline_policies_events;
 mod pipeline_smoke;
 mod pipeline_stress;
 mod pipeline_time;
+mod procedure_executor;
 mod registry_authority;
 mod registry_availability;
 mod registry_lifecycle;
