@@ -180,27 +180,17 @@ impl Drop for ConfirmationSubscription {
 }
 
 /// Resolves when the confirmation is no longer pending.
-pub(super) struct Wait {
-    pub(super) shared: Weak<dyn Parts>,
-    pub(super) id: String,
+struct Wait {
+    shared: Weak<dyn Parts>,
+    id: String,
 }
 
 impl Future for Wait {
     type Output = ConfirmationOutcome;
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ConfirmationOutcome> {
-        let Some(shared) = self.shared.upgrade() else { return Poll::Ready(ConfirmationOutcome::Expired) };
-        let mut records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
-        match records.get_mut(&self.id) {
+        match self.shared.upgrade() {
+            Some(shared) => shared.confirmations().poll_settled(&self.id, cx),
             None => Poll::Ready(ConfirmationOutcome::Expired),
-            Some(r) => match &r.state {
-                State::Pending => {
-                    r.wakers.push(cx.waker().clone());
-                    Poll::Pending
-                }
-                State::Approved { .. } | State::Used { .. } => Poll::Ready(ConfirmationOutcome::Approved),
-                State::Denied { .. } => Poll::Ready(ConfirmationOutcome::Denied),
-                State::Expired => Poll::Ready(ConfirmationOutcome::Expired),
-            },
         }
     }
 }

@@ -4,8 +4,8 @@
 
 use crate::events::{AgentSurfaceEvent, ConfirmationOutcome};
 use crate::host::entropy::base62;
+use crate::host::{MaybeSend, MaybeSync};
 use crate::invoke::request::AgentInvocation;
-use crate::invoke::Parts;
 use crate::registry::state::Surface;
 use crate::snapshot::iso8601;
 use agent_surface_model::effects::Effect;
@@ -13,8 +13,16 @@ use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
-use std::task::Waker;
+use std::task::{Context, Poll, Waker};
+
+/// What the expiry task needs of its registry (the registry implements it).
+pub(crate) trait ConfirmationHost: MaybeSend + MaybeSync {
+    fn surface(&self) -> &Surface;
+    fn confirmations(&self) -> &Confirmations;
+}
 
 /// A request awaiting the user (the spec's `PendingConfirmation`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -66,7 +74,7 @@ pub(crate) struct Confirmations {
     pub(super) next_listener: Mutex<u64>,
     /// The registry these confirmations belong to, for the expiry task (set once at
     /// construction; weak, so a pending confirmation never keeps a registry alive).
-    pub(crate) parts: OnceLock<Weak<dyn Parts>>,
+    pub(crate) host: OnceLock<Weak<dyn ConfirmationHost>>,
 }
 
 /// The request a confirmation is checked for (or opened for): evidence is bound to all of it.
@@ -132,12 +140,12 @@ impl Confirmations {
     /// timer), unless it was resolved first, it expires by itself. Without a timer or a
     /// spawner (wasm32 without host seams) nothing is started and expiry stays lazy.
     fn arm(&self, surface: &Surface, confirmation_id: String, ttl_ms: u64) {
-        let (Some(timer), Some(spawn), Some(weak)) = (&surface.options.timer, &surface.options.spawn, self.parts.get())
+        let (Some(timer), Some(spawn), Some(weak)) = (&surface.options.timer, &surface.options.spawn, self.host.get())
         else {
             return;
         };
         let sleep = timer.sleep(ttl_ms);
-        let settled = super::controller::Wait { shared: weak.clone(), id: confirmation_id };
+        let settled = Settled { host: weak.clone(), id: confirmation_id };
         let weak = weak.clone();
         spawn.spawn(Box::pin(async move {
             futures::future::select(sleep, settled).await;
@@ -145,6 +153,24 @@ impl Confirmations {
                 parts.confirmations().expire_now(parts.surface());
             }
         }));
+    }
+
+    /// Ready with the outcome once confirmation `id` is no longer pending (an unknown id is
+    /// `Expired`); otherwise registers the waker.
+    pub(super) fn poll_settled(&self, id: &str, cx: &mut Context<'_>) -> Poll<ConfirmationOutcome> {
+        let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
+        match records.get_mut(id) {
+            None => Poll::Ready(ConfirmationOutcome::Expired),
+            Some(r) => match &r.state {
+                State::Pending => {
+                    r.wakers.push(cx.waker().clone());
+                    Poll::Pending
+                }
+                State::Approved { .. } | State::Used { .. } => Poll::Ready(ConfirmationOutcome::Approved),
+                State::Denied { .. } => Poll::Ready(ConfirmationOutcome::Denied),
+                State::Expired => Poll::Ready(ConfirmationOutcome::Expired),
+            },
+        }
     }
 
     pub(super) fn pending_list(records: &HashMap<String, Record>) -> Vec<PendingConfirmation> {
@@ -331,6 +357,22 @@ impl Confirmations {
             Self::pending_list(&records)
         };
         self.notify(list);
+    }
+}
+
+/// The expiry task's early exit: ready once the confirmation is no longer pending.
+struct Settled {
+    host: Weak<dyn ConfirmationHost>,
+    id: String,
+}
+
+impl Future for Settled {
+    type Output = ConfirmationOutcome;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ConfirmationOutcome> {
+        match self.host.upgrade() {
+            Some(host) => host.confirmations().poll_settled(&self.id, cx),
+            None => Poll::Ready(ConfirmationOutcome::Expired),
+        }
     }
 }
 

@@ -20,7 +20,7 @@ pub use state::{AvailabilityOverride, RegistrationPatch, RegistrationStatus};
 use crate::audit::{AuditRecord, MemoryAuditSink};
 use crate::authority::CapabilityAuthority;
 use crate::binding::{BindingError, BoundComponent, Registrable};
-use crate::confirm::store::Confirmations;
+use crate::confirm::store::{ConfirmationHost, Confirmations};
 use crate::confirm::ConfirmationController;
 use crate::events::{AgentSurfaceEvent, Dispatcher, Listener, RejectReason};
 use crate::host::entropy::base62;
@@ -59,6 +59,15 @@ pub(crate) struct Shared {
     pub confirmations: Confirmations,
 }
 
+impl ConfirmationHost for Shared {
+    fn surface(&self) -> &Surface {
+        &self.surface
+    }
+    fn confirmations(&self) -> &Confirmations {
+        &self.confirmations
+    }
+}
+
 impl Parts for Shared {
     fn surface(&self) -> &Surface {
         &self.surface
@@ -94,8 +103,8 @@ impl AgentSurfaceRegistry {
             inflight: Default::default(),
             confirmations: Default::default(),
         });
-        let parts: Arc<dyn Parts> = shared.clone();
-        let _ = shared.confirmations.parts.set(Arc::downgrade(&parts));
+        let host: Arc<dyn ConfirmationHost> = shared.clone();
+        let _ = shared.confirmations.host.set(Arc::downgrade(&host));
         AgentSurfaceRegistry { shared }
     }
 
