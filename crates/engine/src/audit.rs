@@ -29,6 +29,10 @@ pub trait AuditSink: MaybeSend + MaybeSync {
     fn record(&self, r: AuditRecord);
 }
 
+/// How many records the registry's default sink keeps (the spec's "bounded in-memory sink",
+/// used when `RegistryOptions.audit` is not given): the newest 1,000; older ones are dropped.
+pub const DEFAULT_AUDIT_CAPACITY: usize = 1_000;
+
 /// The default sink: the last `capacity` records in memory.
 pub struct MemoryAuditSink {
     capacity: usize,
@@ -46,7 +50,7 @@ impl MemoryAuditSink {
 
 impl Default for MemoryAuditSink {
     fn default() -> Self {
-        Self::new(1000)
+        Self::new(DEFAULT_AUDIT_CAPACITY)
     }
 }
 

@@ -160,6 +160,57 @@ pub fn precondition_fn(
 /// as unavailable ("when-error").
 pub type WhenFn = Arc<crate::dyn_send_sync!(Fn() -> bool)>;
 
+/// The spec's `unavailableReason?: string | (() => string)`: fixed text, or a closure
+/// evaluated when availability is computed (snapshot, explanation, invocation phase 3) and
+/// `when()` is false. A panicking closure gives "unavailable".
+#[derive(Clone)]
+pub enum UnavailableReason {
+    Text(String),
+    Computed(Arc<crate::dyn_send_sync!(Fn() -> String)>),
+}
+
+impl UnavailableReason {
+    /// A reason computed at evaluation time.
+    pub fn computed(f: impl Fn() -> String + MaybeSend + MaybeSync + 'static) -> Self {
+        UnavailableReason::Computed(Arc::new(f))
+    }
+    /// The reason's text now.
+    pub fn evaluate(&self) -> String {
+        match self {
+            UnavailableReason::Text(t) => t.clone(),
+            UnavailableReason::Computed(f) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f()))
+                .unwrap_or_else(|_| "unavailable".to_string()),
+        }
+    }
+}
+
+impl std::fmt::Debug for UnavailableReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UnavailableReason::Text(t) => f.debug_tuple("Text").field(t).finish(),
+            UnavailableReason::Computed(_) => f.write_str("Computed(..)"),
+        }
+    }
+}
+
+impl From<String> for UnavailableReason {
+    fn from(t: String) -> Self {
+        UnavailableReason::Text(t)
+    }
+}
+
+impl From<&str> for UnavailableReason {
+    fn from(t: &str) -> Self {
+        UnavailableReason::Text(t.to_string())
+    }
+}
+
+impl From<&String> for UnavailableReason {
+    fn from(t: &String) -> Self {
+        UnavailableReason::Text(t.clone())
+    }
+}
+
 /// The spec's `AgentConcurrency` (runtime behaviour, not model-visible).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AgentConcurrency {
@@ -180,7 +231,7 @@ impl Default for AgentConcurrency {
 pub struct ObservationBinding {
     pub(crate) read: Arc<dyn ObservationHandler>,
     pub(crate) when: Option<WhenFn>,
-    pub(crate) unavailable_reason: Option<String>,
+    pub(crate) unavailable_reason: Option<UnavailableReason>,
     pub(crate) policies: Vec<Policy>,
     pub(crate) timeout_ms: Option<u64>,
 }
@@ -189,7 +240,11 @@ impl ObservationBinding {
     pub fn new(read: Arc<dyn ObservationHandler>) -> Self {
         ObservationBinding { read, when: None, unavailable_reason: None, policies: Vec::new(), timeout_ms: None }
     }
-    pub fn when(mut self, f: impl Fn() -> bool + MaybeSend + MaybeSync + 'static, reason: impl Into<String>) -> Self {
+    pub fn when(
+        mut self,
+        f: impl Fn() -> bool + MaybeSend + MaybeSync + 'static,
+        reason: impl Into<UnavailableReason>,
+    ) -> Self {
         self.when = Some(Arc::new(f));
         self.unavailable_reason = Some(reason.into());
         self
@@ -221,16 +276,35 @@ impl From<Arc<dyn ObservationHandler>> for ObservationBinding {
 pub struct ActionBinding {
     pub(crate) execute: Arc<dyn ActionHandler>,
     pub(crate) when: Option<WhenFn>,
-    pub(crate) unavailable_reason: Option<String>,
+    pub(crate) unavailable_reason: Option<UnavailableReason>,
     pub(crate) precondition: Option<Arc<dyn Precondition>>,
     pub(crate) policies: Vec<Policy>,
     pub(crate) timeout_ms: Option<u64>,
     pub(crate) concurrency: AgentConcurrency,
+    /// No local `execute`: a procedure bound so is forwarded to the registry's
+    /// [`AgentProcedureExecutor`](crate::procedure::AgentProcedureExecutor).
+    pub(crate) forwarded: bool,
+}
+
+/// The `execute` of a forwarded binding: never called (the pipeline forwards instead).
+struct NoLocalExecute;
+impl ActionHandler for NoLocalExecute {
+    fn execute(&self, _input: Value, _ctx: ActionContext) -> BoxFuture<HandlerResult> {
+        Box::pin(std::future::ready(Err(HandlerError::Failed("no local execute".into()))))
+    }
 }
 
 impl ActionBinding {
+    /// A procedure binding without a local `execute`: calls are forwarded to the registry's
+    /// procedure executor (`set_procedure_executor`); without one they settle
+    /// EXECUTION_FAILED. `when`, policies, timeout and concurrency apply as usual.
+    pub fn forwarded() -> Self {
+        ActionBinding { forwarded: true, ..ActionBinding::new(Arc::new(NoLocalExecute)) }
+    }
+
     pub fn new(execute: Arc<dyn ActionHandler>) -> Self {
         ActionBinding {
+            forwarded: false,
             execute,
             when: None,
             unavailable_reason: None,
@@ -240,7 +314,11 @@ impl ActionBinding {
             concurrency: AgentConcurrency::default(),
         }
     }
-    pub fn when(mut self, f: impl Fn() -> bool + MaybeSend + MaybeSync + 'static, reason: impl Into<String>) -> Self {
+    pub fn when(
+        mut self,
+        f: impl Fn() -> bool + MaybeSend + MaybeSync + 'static,
+        reason: impl Into<UnavailableReason>,
+    ) -> Self {
         self.when = Some(Arc::new(f));
         self.unavailable_reason = Some(reason.into());
         self
@@ -315,6 +393,11 @@ impl ContractRef<OperationContract> {
         let binding = binding.into();
         validate_concurrency(self.id(), &binding.concurrency)?;
         Ok(BoundProcedure { contract: self.clone(), binding, describe: None })
+    }
+
+    /// References the procedure without a local `execute`: see [`ActionBinding::forwarded`].
+    pub fn forward(&self) -> Result<BoundProcedure, BindingError> {
+        self.bind(ActionBinding::forwarded())
     }
 }
 

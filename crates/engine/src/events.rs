@@ -30,6 +30,8 @@ pub enum AgentSurfaceEvent {
         invocation_id: String,
         capability_id: String,
         status: SettledStatus,
+        /// The error code; absent (not `null`) on the wire when the invocation succeeded.
+        #[serde(skip_serializing_if = "Option::is_none")]
         code: Option<String>,
         duration_ms: u64,
     },

@@ -205,7 +205,7 @@ fn explain_registration(
     };
     for (name, oc) in &c.observations {
         let ob = &b.observations[name];
-        let (when, reason) = (ob.when.as_ref(), ob.unavailable_reason.as_deref());
+        let (when, reason) = (ob.when.as_ref(), ob.unavailable_reason.as_ref());
         let capability_id = agent_surface_model::ids::capability_id(ty, name);
         let composed = shared.availability(reg, dynamic, &capability_id, name, &ob.policies, when, reason, discovery);
         let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
@@ -213,7 +213,7 @@ fn explain_registration(
     }
     for (name, ac) in &c.actions {
         let ab = &b.actions[name];
-        let (when, reason) = (ab.when.as_ref(), ab.unavailable_reason.as_deref());
+        let (when, reason) = (ab.when.as_ref(), ab.unavailable_reason.as_ref());
         let capability_id = agent_surface_model::ids::capability_id(ty, name);
         let composed = shared.availability(reg, dynamic, &capability_id, name, &ab.policies, when, reason, discovery);
         let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
@@ -223,7 +223,7 @@ fn explain_registration(
     // explanation must too.
     for (index, p) in b.procedures.iter().enumerate() {
         let pc = p.contract.contract();
-        let (when, reason) = (p.binding.when.as_ref(), p.binding.unavailable_reason.as_deref());
+        let (when, reason) = (p.binding.when.as_ref(), p.binding.unavailable_reason.as_ref());
         let composed = shared.procedure_availability(reg, dynamic, index, discovery);
         let base = shared.base_availability(dynamic, &pc.id, when, reason, &pc.id);
         out.push(explain(pc.id.clone(), "procedure", "domain", &pc.description, &p.binding.policies, composed, base));

@@ -127,6 +127,7 @@ pub mod fuzz_support;
 pub mod host;
 pub mod invoke;
 pub mod policy;
+pub mod procedure;
 pub mod registry;
 pub mod signal;
 pub mod snapshot;

@@ -21,6 +21,33 @@ pub enum ResolveError {
     Disposed,
 }
 
+/// The spec's `resolution: { approved: boolean; reason?: string }`. A denial's reason is the
+/// user's words: the denied invocation carries it as `details.reason` of CONFIRMATION_DENIED.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Resolution {
+    pub approved: bool,
+    pub reason: Option<String>,
+}
+
+impl Resolution {
+    pub fn approved() -> Self {
+        Resolution { approved: true, reason: None }
+    }
+    pub fn denied() -> Self {
+        Resolution { approved: false, reason: None }
+    }
+    pub fn reason(mut self, reason: impl Into<String>) -> Self {
+        self.reason = Some(reason.into());
+        self
+    }
+}
+
+impl From<bool> for Resolution {
+    fn from(approved: bool) -> Self {
+        Resolution { approved, reason: None }
+    }
+}
+
 /// `registry.confirmations()`: the host UI's side of confirmations.
 #[derive(Clone)]
 pub struct ConfirmationController {
@@ -31,13 +58,21 @@ impl ConfirmationController {
     /// Requests awaiting the user, oldest first.
     pub fn pending(&self) -> Vec<PendingConfirmation> {
         let Some(shared) = self.parts.upgrade() else { return Vec::new() };
-        let mut records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
-        shared.confirmations().expire_due(shared.surface(), &mut records);
+        shared.confirmations().expire_now(shared.surface());
+        let records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
         Confirmations::pending_list(&records)
     }
 
-    /// Approves or denies a pending request.
+    /// Approves or denies a pending request (without a reason; see [`Self::resolve_with`]).
     pub fn resolve(&self, confirmation_id: &str, approved: bool) -> Result<(), ResolveError> {
+        self.resolve_with(confirmation_id, Resolution::from(approved))
+    }
+
+    /// The spec's `resolve(confirmationId, { approved, reason? })`. The `confirmation-resolved`
+    /// event has no reason field in the spec's event union, so the reason goes only to the
+    /// denied invocation (`details.reason` of CONFIRMATION_DENIED).
+    pub fn resolve_with(&self, confirmation_id: &str, resolution: Resolution) -> Result<(), ResolveError> {
+        let Resolution { approved, reason } = resolution;
         let shared = self.parts.upgrade().ok_or(ResolveError::Disposed)?;
         let c = shared.confirmations();
         let list = {
@@ -47,7 +82,11 @@ impl ConfirmationController {
                 .get_mut(confirmation_id)
                 .filter(|r| r.state == State::Pending)
                 .ok_or_else(|| ResolveError::NotPending(confirmation_id.to_string()))?;
-            r.state = if approved { State::Approved { at: iso8601(shared.surface().now()) } } else { State::Denied };
+            r.state = if approved {
+                State::Approved { at: iso8601(shared.surface().now()) }
+            } else {
+                State::Denied { reason }
+            };
             shared.surface().events.push(AgentSurfaceEvent::ConfirmationResolved {
                 confirmation_id: confirmation_id.to_string(),
                 outcome: if approved { ConfirmationOutcome::Approved } else { ConfirmationOutcome::Denied },
@@ -90,15 +129,14 @@ impl ConfirmationController {
                 // Expired by time: settle it so everyone sees the same outcome.
                 match self.parts.upgrade() {
                     Some(shared) => {
-                        let mut records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
-                        shared.confirmations().expire_due(shared.surface(), &mut records);
+                        shared.confirmations().expire_now(shared.surface());
+                        let records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
                         let outcome = match records.get(confirmation_id).map(|r| r.state.clone()) {
                             Some(State::Approved { .. }) | Some(State::Used { .. }) => ConfirmationOutcome::Approved,
-                            Some(State::Denied) => ConfirmationOutcome::Denied,
+                            Some(State::Denied { .. }) => ConfirmationOutcome::Denied,
                             _ => ConfirmationOutcome::Expired,
                         };
                         drop(records);
-                        shared.surface().flush();
                         outcome
                     }
                     None => ConfirmationOutcome::Expired,
@@ -141,6 +179,7 @@ impl Drop for ConfirmationSubscription {
     }
 }
 
+/// Resolves when the confirmation is no longer pending.
 struct Wait {
     shared: Weak<dyn Parts>,
     id: String,
@@ -149,19 +188,9 @@ struct Wait {
 impl Future for Wait {
     type Output = ConfirmationOutcome;
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ConfirmationOutcome> {
-        let Some(shared) = self.shared.upgrade() else { return Poll::Ready(ConfirmationOutcome::Expired) };
-        let mut records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
-        match records.get_mut(&self.id) {
+        match self.shared.upgrade() {
+            Some(shared) => shared.confirmations().poll_settled(&self.id, cx),
             None => Poll::Ready(ConfirmationOutcome::Expired),
-            Some(r) => match &r.state {
-                State::Pending => {
-                    r.wakers.push(cx.waker().clone());
-                    Poll::Pending
-                }
-                State::Approved { .. } | State::Used { .. } => Poll::Ready(ConfirmationOutcome::Approved),
-                State::Denied => Poll::Ready(ConfirmationOutcome::Denied),
-                State::Expired => Poll::Ready(ConfirmationOutcome::Expired),
-            },
         }
     }
 }

@@ -8,5 +8,5 @@
 pub mod controller;
 pub mod store;
 
-pub use controller::{ConfirmationController, ConfirmationSubscription, ResolveError};
+pub use controller::{ConfirmationController, ConfirmationSubscription, Resolution, ResolveError};
 pub use store::{ConfirmationListener, PendingConfirmation};

@@ -4,6 +4,7 @@
 
 use crate::events::{AgentSurfaceEvent, ConfirmationOutcome};
 use crate::host::entropy::base62;
+use crate::host::{MaybeSend, MaybeSync};
 use crate::invoke::request::AgentInvocation;
 use crate::registry::state::Surface;
 use crate::snapshot::iso8601;
@@ -12,8 +13,16 @@ use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::task::Waker;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::task::{Context, Poll, Waker};
+
+/// What the expiry task needs of its registry (the registry implements it).
+pub(crate) trait ConfirmationHost: MaybeSend + MaybeSync {
+    fn surface(&self) -> &Surface;
+    fn confirmations(&self) -> &Confirmations;
+}
 
 /// A request awaiting the user (the spec's `PendingConfirmation`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -36,7 +45,10 @@ pub(super) enum State {
     Approved {
         at: String,
     },
-    Denied,
+    /// Denied, with the user's reason (if they gave one).
+    Denied {
+        reason: Option<String>,
+    },
     /// Presented by an invocation (single use). `at` is kept so that an invocation turned away
     /// before it ran (RATE_LIMITED at admission) can give the evidence back.
     Used {
@@ -60,6 +72,9 @@ pub(crate) struct Confirmations {
     pub(super) records: Mutex<HashMap<String, Record>>,
     pub(super) listeners: Mutex<Vec<(u64, ConfirmationListener)>>,
     pub(super) next_listener: Mutex<u64>,
+    /// The registry these confirmations belong to, for the expiry task (set once at
+    /// construction; weak, so a pending confirmation never keeps a registry alive).
+    pub(crate) host: OnceLock<Weak<dyn ConfirmationHost>>,
 }
 
 /// The request a confirmation is checked for (or opened for): evidence is bound to all of it.
@@ -108,6 +123,56 @@ impl Confirmations {
         changed
     }
 
+    /// Expires what is due, then dispatches the events and tells the listeners (when the
+    /// pending list changed).
+    pub(crate) fn expire_now(&self, surface: &Surface) {
+        let list = {
+            let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
+            self.expire_due(surface, &mut records).then(|| Self::pending_list(&records))
+        };
+        surface.flush();
+        if let Some(list) = list {
+            self.notify(list);
+        }
+    }
+
+    /// Starts the expiry task of a just-opened confirmation: at its TTL (the registry's
+    /// timer), unless it was resolved first, it expires by itself. Without a timer or a
+    /// spawner (wasm32 without host seams) nothing is started and expiry stays lazy.
+    fn arm(&self, surface: &Surface, confirmation_id: String, ttl_ms: u64) {
+        let (Some(timer), Some(spawn), Some(weak)) = (&surface.options.timer, &surface.options.spawn, self.host.get())
+        else {
+            return;
+        };
+        let sleep = timer.sleep(ttl_ms);
+        let settled = Settled { host: weak.clone(), id: confirmation_id };
+        let weak = weak.clone();
+        spawn.spawn(Box::pin(async move {
+            futures::future::select(sleep, settled).await;
+            if let Some(parts) = weak.upgrade() {
+                parts.confirmations().expire_now(parts.surface());
+            }
+        }));
+    }
+
+    /// Ready with the outcome once confirmation `id` is no longer pending (an unknown id is
+    /// `Expired`); otherwise registers the waker.
+    pub(super) fn poll_settled(&self, id: &str, cx: &mut Context<'_>) -> Poll<ConfirmationOutcome> {
+        let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
+        match records.get_mut(id) {
+            None => Poll::Ready(ConfirmationOutcome::Expired),
+            Some(r) => match &r.state {
+                State::Pending => {
+                    r.wakers.push(cx.waker().clone());
+                    Poll::Pending
+                }
+                State::Approved { .. } | State::Used { .. } => Poll::Ready(ConfirmationOutcome::Approved),
+                State::Denied { .. } => Poll::Ready(ConfirmationOutcome::Denied),
+                State::Expired => Poll::Ready(ConfirmationOutcome::Expired),
+            },
+        }
+    }
+
     pub(super) fn pending_list(records: &HashMap<String, Record>) -> Vec<PendingConfirmation> {
         let mut v: Vec<PendingConfirmation> =
             records.values().filter(|r| r.state == State::Pending).map(|r| r.info.clone()).collect();
@@ -127,6 +192,7 @@ impl Confirmations {
     /// exactly this request, or a pending confirmation is opened (CONFIRMATION_REQUIRED).
     pub(crate) fn check(&self, surface: &Surface, r: &ConfirmationRequest<'_>, needed: bool) -> ConfirmationCheck {
         let mut notify = None;
+        let mut opened_id = None;
         let result = {
             let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
             if self.expire_due(surface, &mut records) {
@@ -140,6 +206,14 @@ impl Confirmations {
                 let opened = Self::open(surface, &mut records, r);
                 if opened.1 {
                     notify = Some(Self::pending_list(&records));
+                    if let ConfirmationCheck::Fail(e) = &opened.0 {
+                        opened_id = e
+                            .details
+                            .as_ref()
+                            .and_then(|d| d.get("confirmationId"))
+                            .and_then(|v| v.as_str())
+                            .map(str::to_string);
+                    }
                 }
                 opened.0
             }
@@ -147,6 +221,9 @@ impl Confirmations {
         surface.flush();
         if let Some(list) = notify {
             self.notify(list);
+        }
+        if let Some(id) = opened_id {
+            self.arm(surface, id, surface.options.limits.confirmation_ttl_ms);
         }
         result
     }
@@ -186,8 +263,13 @@ impl Confirmations {
                     rec.state = State::Used { at: at.clone() };
                     ConfirmationCheck::Proceed(Some((id.to_string(), at)))
                 }
-                State::Denied => {
-                    ConfirmationCheck::Fail(err(ErrorCode::ConfirmationDenied, "the user denied this operation"))
+                State::Denied { reason } => {
+                    let mut e = err(ErrorCode::ConfirmationDenied, "the user denied this operation");
+                    // The user's own words, for the agent: agent-safe by construction.
+                    if let Some(reason) = reason {
+                        e = e.detail("reason", reason);
+                    }
+                    ConfirmationCheck::Fail(e)
                 }
                 State::Used { .. } | State::Expired => ConfirmationCheck::Fail(err(
                     ErrorCode::ConfirmationExpired,
@@ -275,6 +357,22 @@ impl Confirmations {
             Self::pending_list(&records)
         };
         self.notify(list);
+    }
+}
+
+/// The expiry task's early exit: ready once the confirmation is no longer pending.
+struct Settled {
+    host: Weak<dyn ConfirmationHost>,
+    id: String,
+}
+
+impl Future for Settled {
+    type Output = ConfirmationOutcome;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ConfirmationOutcome> {
+        match self.host.upgrade() {
+            Some(host) => host.confirmations().poll_settled(&self.id, cx),
+            None => Poll::Ready(ConfirmationOutcome::Expired),
+        }
     }
 }
 

@@ -2,10 +2,15 @@
 //! without any live state. The live, subscribed toolset that executes calls is
 //! [`super::toolset`], which re-exports all of this.
 
+use crate::host::BoxFuture;
+use crate::invoke::{AgentInvocationResult, InvocationStatus};
+use crate::signal::AbortSignal;
 use crate::snapshot::AgentSurfaceSnapshot;
+use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ToolsetMode {
@@ -46,7 +51,48 @@ pub(super) struct Route {
     pub(super) surface_version: String,
 }
 
-/// The spec's `AgentTool` (definition + state; execute through the toolset).
+/// How a tool call reached the host (the spec's `execute(input, { toolCallId })`).
+#[derive(Clone, Debug, Default)]
+pub struct ToolCall {
+    /// The provider's tool-call id: becomes the invocationId, so a transport retry of the same
+    /// call is answered from the idempotency window instead of running twice.
+    pub id: Option<String>,
+    /// External cancellation (e.g. MCP `notifications/cancelled`): the result is CANCELLED.
+    pub signal: Option<AbortSignal>,
+}
+
+impl ToolCall {
+    pub fn id(id: impl Into<String>) -> Self {
+        ToolCall { id: Some(id.into()), signal: None }
+    }
+    pub fn signal(mut self, signal: AbortSignal) -> Self {
+        self.signal = Some(signal);
+        self
+    }
+}
+
+/// How a tool executes: back into the toolset that built it.
+pub(super) type ToolExec =
+    Arc<crate::dyn_send_sync!(Fn(AgentTool, Value, ToolCall) -> BoxFuture<AgentInvocationResult>)>;
+
+/// A tool's way back to its toolset (none for a catalog built without one). Not part of a
+/// tool's identity: every handle compares equal.
+#[derive(Clone, Default)]
+pub(super) struct ToolHandle(pub(super) Option<ToolExec>);
+
+impl PartialEq for ToolHandle {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for ToolHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "ToolHandle(toolset)" } else { "ToolHandle(detached)" })
+    }
+}
+
+/// The spec's `AgentTool`: definition, state and `execute`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentTool {
@@ -60,9 +106,39 @@ pub struct AgentTool {
     pub traits: Option<ToolTraits>,
     #[serde(skip)]
     pub(super) route: Option<Route>,
+    #[serde(skip)]
+    pub(super) handle: ToolHandle,
 }
 
 impl AgentTool {
+    /// The spec's `tool.execute(input, { toolCallId? })`: runs through the toolset this tool came
+    /// from ([`AgentToolset::execute_tool`](super::toolset::AgentToolset::execute_tool): the
+    /// registrationId and surfaceVersion of its catalog go with the call). Never fails: a tool
+    /// built without a toolset ([`direct_tools`], [`catalog_from_manifest`]) or whose toolset
+    /// is gone answers CAPABILITY_NOT_FOUND.
+    pub async fn execute(&self, input: Value, call: ToolCall) -> AgentInvocationResult {
+        match &self.handle.0 {
+            Some(exec) => exec(self.clone(), input, call).await,
+            None => self.detached(call),
+        }
+    }
+
+    /// The answer of a tool without a live toolset.
+    pub(super) fn detached(&self, call: ToolCall) -> AgentInvocationResult {
+        AgentInvocationResult {
+            status: InvocationStatus::Error,
+            invocation_id: call.id.unwrap_or_default(),
+            capability_id: self.capability_id().unwrap_or(&self.name).to_string(),
+            output: None,
+            error: Some(AgentCapabilityError::new(
+                ErrorCode::CapabilityNotFound,
+                "this tool is not attached to a live toolset; take the tools from toolset.tools()",
+            )),
+            surface_version: "0".into(),
+            surface_changed: false,
+        }
+    }
+
     /// The capability a direct tool invokes (`None` for meta tools).
     pub fn capability_id(&self) -> Option<&str> {
         self.route.as_ref().map(|r| r.capability_id.as_str())
@@ -114,6 +190,7 @@ pub fn direct_tools(snap: &AgentSurfaceSnapshot) -> Vec<AgentTool> {
             |d: &str| if several { format!("(instance \"{}\") {d}", c.instance_id) } else { d.to_string() };
         for o in &c.observations {
             tools.push(AgentTool {
+                handle: ToolHandle::default(),
                 name: naming(&o.capability_id),
                 description: format!(
                     "{}{}",
@@ -148,6 +225,7 @@ pub fn direct_tools(snap: &AgentSurfaceSnapshot) -> Vec<AgentTool> {
         }
         for a in &c.actions {
             tools.push(AgentTool {
+                handle: ToolHandle::default(),
                 name: naming(&a.capability_id),
                 description: format!("{}{}", prefix("view", a.effect, a.confirmation), instance_note(&a.description)),
                 input_schema: Value::clone(&a.input_schema),
@@ -188,6 +266,7 @@ fn procedure_tools(snap: &AgentSurfaceSnapshot, tools: &mut Vec<AgentTool>) {
             continue;
         }
         tools.push(AgentTool {
+            handle: ToolHandle::default(),
             name: wire_name(&p.capability_id),
             description: format!("{}{}", prefix("domain", p.effect, p.confirmation), p.description),
             input_schema: Value::clone(&p.input_schema),
@@ -243,6 +322,7 @@ pub fn meta_tools() -> Vec<AgentTool> {
         state: ToolState { available: true, unavailable_reason: None, note: None },
         traits: None,
         route: None,
+        handle: ToolHandle::default(),
     };
     let target = |with_input: bool| {
         let mut props = json!({

@@ -13,8 +13,9 @@
 
 use super::catalog::Route;
 pub use super::catalog::{
-    catalog_from_manifest, direct_tools, meta_tools, wire_name, AgentTool, ToolState, ToolTraits, ToolsetMode,
+    catalog_from_manifest, direct_tools, meta_tools, wire_name, AgentTool, ToolCall, ToolState, ToolTraits, ToolsetMode,
 };
+use super::catalog::{ToolExec, ToolHandle};
 use crate::events::AgentSurfaceEvent;
 use crate::host::{MaybeSend, MaybeSync};
 use crate::invoke::{AgentInvocation, AgentInvocationResult, InvokeOptions};
@@ -62,26 +63,6 @@ pub enum ToolsetError {
     MissingTopology,
     #[error("`budget` is meta-mode only: in direct mode truncation would drop tools silently")]
     BudgetInDirectMode,
-}
-
-/// How a tool call reached the host (the spec's `execute(input, { toolCallId })`).
-#[derive(Clone, Debug, Default)]
-pub struct ToolCall {
-    /// The provider's tool-call id: becomes the invocationId, so a transport retry of the same
-    /// call is answered from the idempotency window instead of running twice.
-    pub id: Option<String>,
-    /// External cancellation (e.g. MCP `notifications/cancelled`): the result is CANCELLED.
-    pub signal: Option<AbortSignal>,
-}
-
-impl ToolCall {
-    pub fn id(id: impl Into<String>) -> Self {
-        ToolCall { id: Some(id.into()), signal: None }
-    }
-    pub fn signal(mut self, signal: AbortSignal) -> Self {
-        self.signal = Some(signal);
-        self
-    }
 }
 
 /// The public part of a tool (what a host renders); routes are compared separately.
@@ -209,10 +190,25 @@ impl AgentToolset {
 
     /// The current catalog (recomputed per surface version), in deterministic name order.
     pub fn tools(&self) -> Vec<AgentTool> {
-        let tools = match self.inner.options.mode {
+        let mut tools = match self.inner.options.mode {
             ToolsetMode::Meta => meta_tools(),
             ToolsetMode::Direct => direct_tools(&self.snapshot(self.inner.options.scope.clone(), None)),
         };
+        // Each tool carries a handle back to this toolset: `tool.execute(input, call)` is
+        // `execute_tool(&tool, input, call)`. Weak: a kept tool never keeps the toolset alive.
+        let weak = Arc::downgrade(&self.inner);
+        let exec: ToolExec = Arc::new(move |tool: AgentTool, input: Value, call: ToolCall| {
+            let weak = weak.clone();
+            Box::pin(async move {
+                match weak.upgrade() {
+                    Some(inner) => AgentToolset { inner }.execute_tool(&tool, input, call).await,
+                    None => tool.detached(call),
+                }
+            })
+        });
+        for t in &mut tools {
+            t.handle = ToolHandle(Some(exec.clone()));
+        }
         let map = match self.inner.options.mode {
             ToolsetMode::Meta => BTreeMap::new(),
             ToolsetMode::Direct => {

@@ -1,7 +1,6 @@
-//! The spawn seam: running a future in the background. Nothing in the engine spawns today
-//! (every pipeline runs inside the caller's future, and timers come through
-//! [`Timer`](super::Timer)); this is the one place a host plugs its executor in when a
-//! component needs background work. Natively: [`ThreadSpawn`] (a thread per future, driven by
+//! The spawn seam: running a future in the background. Every pipeline runs inside the
+//! caller's future, and timers come through [`Timer`](super::Timer); the one background task
+//! is a pending confirmation's expiry at its TTL (`RegistryOptions::spawn`). Natively: [`ThreadSpawn`] (a thread per future, driven by
 //! `futures::executor::block_on`) or [`TokioSpawn`] (feature `tokio`). On wasm32 the host's
 //! facade implements it with `wasm_bindgen_futures::spawn_local` (no threads there, and the
 //! future need not be `Send`: [`BoxFuture`] is not on wasm32).
@@ -11,6 +10,19 @@ use super::{BoxFuture, MaybeSend, MaybeSync};
 pub trait Spawn: MaybeSend + MaybeSync {
     /// Runs `future` to completion in the background; its output is dropped.
     fn spawn(&self, future: BoxFuture<()>);
+}
+
+/// The spawner a registry uses unless told otherwise: [`ThreadSpawn`] natively, none on
+/// wasm32 (the host passes one built on `spawn_local`).
+pub fn default_spawn() -> Option<std::sync::Arc<dyn Spawn>> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        Some(std::sync::Arc::new(ThreadSpawn))
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        None
+    }
 }
 
 /// A thread per spawned future (any executor, or none).

@@ -4,7 +4,7 @@
 
 use super::request::{err, fnv1a64, AgentInvocation, InvokeOptions};
 use super::Parts;
-use crate::binding::{ActionBinding, ConfirmationEvidence, HostContext, ReadContext, WhenFn};
+use crate::binding::{ActionBinding, ConfirmationEvidence, HostContext, ReadContext, UnavailableReason, WhenFn};
 use crate::confirm::store::{ConfirmationCheck, ConfirmationRequest};
 use crate::consumer::AgentConsumer;
 use crate::host::BoxFuture;
@@ -148,7 +148,7 @@ pub(super) struct Plan<'a> {
     /// The observation's or action's name; a procedure's id.
     pub name: String,
     pub when: Option<&'a WhenFn>,
-    pub reason: Option<&'a str>,
+    pub reason: Option<&'a UnavailableReason>,
     /// `None` for an observation.
     pub binding: Option<&'a ActionBinding>,
     pub description: &'a str,
@@ -171,7 +171,7 @@ impl<'a> Plan<'a> {
                     binding_policies: &ob.policies,
                     name: name.clone(),
                     when: ob.when.as_ref(),
-                    reason: ob.unavailable_reason.as_deref(),
+                    reason: ob.unavailable_reason.as_ref(),
                     binding: None,
                     description: "",
                     timeout_ms: ob.timeout_ms,
@@ -188,7 +188,7 @@ impl<'a> Plan<'a> {
                     binding_policies: &ab.policies,
                     name: name.clone(),
                     when: ab.when.as_ref(),
-                    reason: ab.unavailable_reason.as_deref(),
+                    reason: ab.unavailable_reason.as_ref(),
                     binding: Some(ab),
                     description: &ac.description,
                     timeout_ms: ab.timeout_ms,
@@ -206,7 +206,7 @@ impl<'a> Plan<'a> {
                     binding_policies: &p.binding.policies,
                     name: pc.id.clone(),
                     when: p.binding.when.as_ref(),
-                    reason: p.binding.unavailable_reason.as_deref(),
+                    reason: p.binding.unavailable_reason.as_ref(),
                     binding: Some(&p.binding),
                     description: &pc.description,
                     timeout_ms: p.binding.timeout_ms,
@@ -311,7 +311,9 @@ pub(super) fn check_available(
         }
         if let Some(w) = plan.when {
             if !std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w())).unwrap_or(false) {
-                return Err(not_available(plan.reason.unwrap_or("unavailable")));
+                return Err(not_available(
+                    plan.reason.map(UnavailableReason::evaluate).unwrap_or_else(|| "unavailable".into()),
+                ));
             }
         }
         return Ok(());

@@ -14,7 +14,8 @@ use crate::consumer::AgentConsumer;
 use crate::events::AgentSurfaceEvent;
 use crate::host::{BoxFuture, Timer};
 use crate::policy::Policy;
-use crate::registry::options::LogLevel;
+use crate::procedure::ProcedureCall;
+use crate::registry::options::{LogKind, LogLevel, LogRecord};
 use crate::registry::state::Reg;
 use crate::signal::{AbortController, AbortReason, AbortSignal};
 use agent_surface_model::canonical::canonical_json;
@@ -159,6 +160,26 @@ async fn execute(
 ) -> Result<Value, AgentCapabilityError> {
     let surface = parts.surface();
     let (req, reg) = (call.req, call.reg);
+    // A procedure referenced without a local `execute` goes to the registry's executor.
+    let forward_to = match call.target {
+        Target::Procedure { index, .. } if reg.bound.procedures[*index].binding.forwarded => {
+            match surface.procedure_executor.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+                Some(executor) => Some(executor),
+                None => {
+                    surface.log(
+                        LogLevel::Error,
+                        format!("{} has no local execute and no procedure executor is installed", req.capability_id),
+                    );
+                    return Err(err(
+                        ErrorCode::ExecutionFailed,
+                        "this procedure cannot run here: no procedure executor is installed",
+                    )
+                    .detail("reason", "no-procedure-executor"));
+                }
+            }
+        }
+        _ => None,
+    };
     let controller = AbortController::new();
     let force_state: Arc<Mutex<ForceState>> = Arc::default();
     let executions = &parts.inflight().executions;
@@ -197,10 +218,18 @@ async fn execute(
         Target::Action { name, .. } => reg.bound.actions[name]
             .execute
             .execute(call.effective.clone().unwrap_or(Value::Null), action_context(&call, controller.signal())),
-        Target::Procedure { index, .. } => reg.bound.procedures[*index]
-            .binding
-            .execute
-            .execute(call.effective.clone().unwrap_or(Value::Null), action_context(&call, controller.signal())),
+        Target::Procedure { index, .. } => match &forward_to {
+            Some(executor) => executor.execute(ProcedureCall {
+                procedure_id: req.capability_id.clone(),
+                input: call.effective.clone().unwrap_or(Value::Null),
+                invocation_id: call.ctx.invocation_id.clone(),
+                signal: controller.signal(),
+            }),
+            None => reg.bound.procedures[*index]
+                .binding
+                .execute
+                .execute(call.effective.clone().unwrap_or(Value::Null), action_context(&call, controller.signal())),
+        },
     });
     // A panicking handler is a throwing one: EXECUTION_FAILED, never a crash of the caller.
     let handler: BoxFuture<Result<Value, HandlerError>> = match std::panic::catch_unwind(start) {
@@ -212,9 +241,10 @@ async fn execute(
         Err(_) => Box::pin(futures::future::ready(Err(HandlerError::Failed("the handler panicked".into())))),
     };
     let timer = surface.options.timer.clone();
-    let outcome = race(handler, timer.as_deref(), timeout_ms, options.signal.clone(), Forced(force_state)).await;
+    let mut handler = handler.fuse();
+    let outcome = race(&mut handler, timer.as_deref(), timeout_ms, options.signal.clone(), Forced(force_state)).await;
     running.armed = false;
-    match outcome {
+    let result = match outcome {
         Race::Done(Ok(v)) => Ok(v),
         Race::Done(Err(HandlerError::Precondition(f))) => {
             let mut e = err(ErrorCode::PreconditionFailed, f.message);
@@ -247,8 +277,61 @@ async fn execute(
             };
             Err(err(code, m))
         }
+    };
+    // The handler lost the race (it did not produce the settlement): watch it for a late one.
+    if let Err(e) = &result {
+        if !futures::future::FusedFuture::is_terminated(&handler) {
+            watch_late_settlement(parts, handler, &call.ctx.invocation_id, &req.capability_id, e.code);
+        }
     }
+    result
 }
+
+/// How long a handler that lost the race (TIMEOUT, CANCELLED, COMPONENT_UNMOUNTED) is still
+/// watched for a late settlement, which is then ignored but logged (`late-settlement`). A
+/// handler still running after this window is dropped unobserved.
+pub const LATE_SETTLEMENT_WINDOW_MS: u64 = 60_000;
+
+/// Keeps polling a handler whose invocation already settled, on the registry's spawn seam, so
+/// that its late settlement is logged as `late-settlement` (and otherwise ignored). Without a
+/// spawner (wasm32 without host seams) the handler is dropped and a late settlement cannot be
+/// observed.
+fn watch_late_settlement(
+    parts: &Arc<dyn Parts>,
+    handler: futures::future::Fuse<HandlerFuture>,
+    invocation_id: &str,
+    capability_id: &str,
+    code: ErrorCode,
+) {
+    let surface = parts.surface();
+    let Some(spawn) = surface.options.spawn.clone() else { return };
+    let window: BoxFuture<()> = match &surface.options.timer {
+        Some(t) => t.sleep(LATE_SETTLEMENT_WINDOW_MS),
+        None => Box::pin(futures::future::pending()),
+    };
+    let weak = Arc::downgrade(parts);
+    let (invocation_id, capability_id) = (invocation_id.to_string(), capability_id.to_string());
+    spawn.spawn(Box::pin(async move {
+        let settled = match futures::future::select(handler, window).await {
+            futures::future::Either::Left((r, _)) => r,
+            futures::future::Either::Right(_) => return,
+        };
+        let Some(parts) = weak.upgrade() else { return };
+        let how = if settled.is_ok() { "succeeded" } else { "failed" };
+        parts.surface().log_record(LogRecord {
+            level: LogLevel::Warn,
+            message: format!(
+                "{capability_id} ({invocation_id}) {how} after its invocation had settled {}; the late settlement is ignored",
+                code.as_str()
+            ),
+            kind: Some(LogKind::LateSettlement),
+            invocation_id: Some(invocation_id),
+            capability_id: Some(capability_id),
+        });
+    }));
+}
+
+type HandlerFuture = BoxFuture<Result<Value, HandlerError>>;
 
 fn action_context(call: &Call<'_>, signal: AbortSignal) -> ActionContext {
     ActionContext {
@@ -404,7 +487,7 @@ enum Race {
 }
 
 async fn race(
-    handler: BoxFuture<Result<Value, HandlerError>>,
+    handler: &mut futures::future::Fuse<HandlerFuture>,
     timer: Option<&dyn Timer>,
     timeout_ms: u64,
     signal: Option<AbortSignal>,
@@ -421,7 +504,7 @@ async fn race(
         None => Box::pin(futures::future::pending()),
     };
     futures::select_biased! {
-        r = handler.fuse() => Race::Done(r),
+        r = &mut *handler => Race::Done(r),
         code = forced.fuse() => Race::Forced(code),
         _ = cancel.fuse() => Race::Cancelled,
         _ = timer.fuse() => Race::Timeout,

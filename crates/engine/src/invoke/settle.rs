@@ -84,9 +84,9 @@ fn settle(surface: &Surface, ctx: &Ctx, outcome: Result<Option<Value>, AgentCapa
     };
     let duration = surface.now().saturating_sub(ctx.started_ms);
     if ctx.audit != Audit::None {
-        if let Some(sink) = &surface.options.audit {
-            let full = ctx.audit == Audit::Full;
-            sink.record(AuditRecord {
+        let full = ctx.audit == Audit::Full;
+        {
+            surface.audit(AuditRecord {
                 invocation_id: ctx.invocation_id.clone(),
                 capability_id: ctx.capability_id.clone(),
                 registration_id: ctx.registration_id.clone(),

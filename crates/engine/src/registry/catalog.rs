@@ -91,7 +91,7 @@ impl Surface {
                 &t.name,
                 &ob.policies,
                 ob.when.as_ref(),
-                ob.unavailable_reason.as_deref(),
+                ob.unavailable_reason.as_ref(),
                 discovery,
             ) else {
                 continue;
@@ -111,7 +111,7 @@ impl Surface {
                 &t.name,
                 &ab.policies,
                 ab.when.as_ref(),
-                ab.unavailable_reason.as_deref(),
+                ab.unavailable_reason.as_ref(),
                 discovery,
             ) else {
                 continue;

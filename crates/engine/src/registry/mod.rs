@@ -17,14 +17,16 @@ pub use handle::{RegistrationHandle, Subscription};
 pub use options::*;
 pub use state::{AvailabilityOverride, RegistrationPatch, RegistrationStatus};
 
+use crate::audit::{AuditRecord, MemoryAuditSink};
 use crate::authority::CapabilityAuthority;
 use crate::binding::{BindingError, BoundComponent, Registrable};
-use crate::confirm::store::Confirmations;
+use crate::confirm::store::{ConfirmationHost, Confirmations};
 use crate::confirm::ConfirmationController;
 use crate::events::{AgentSurfaceEvent, Dispatcher, Listener, RejectReason};
 use crate::host::entropy::base62;
 use crate::host::{MaybeSend, MaybeSync};
 use crate::invoke::{AgentInvocation, AgentInvocationResult, Inflight, InvokeOptions, Parts, RegistryDisposed};
+use crate::procedure::AgentProcedureExecutor;
 use crate::snapshot::{AgentSurfaceSnapshot, SnapshotContext};
 use state::{Dynamic, Reg, State, Surface, Tombstone};
 use std::collections::BTreeMap;
@@ -57,6 +59,15 @@ pub(crate) struct Shared {
     pub confirmations: Confirmations,
 }
 
+impl ConfirmationHost for Shared {
+    fn surface(&self) -> &Surface {
+        &self.surface
+    }
+    fn confirmations(&self) -> &Confirmations {
+        &self.confirmations
+    }
+}
+
 impl Parts for Shared {
     fn surface(&self) -> &Surface {
         &self.surface
@@ -78,19 +89,23 @@ pub struct AgentSurfaceRegistry {
 impl AgentSurfaceRegistry {
     /// The spec's `createAgentSurfaceRegistry({ authority, ... })`.
     pub fn new(options: RegistryOptions) -> Self {
-        AgentSurfaceRegistry {
-            shared: Arc::new(Shared {
-                surface: Surface {
-                    surface_id: format!("srf_{}", base62(22)),
-                    options,
-                    state: Mutex::new(State::default()),
-                    events: Dispatcher::default(),
-                    validators: Mutex::default(),
-                },
-                inflight: Default::default(),
-                confirmations: Default::default(),
-            }),
-        }
+        let default_audit = options.audit.is_none().then(|| Arc::new(MemoryAuditSink::default()));
+        let shared = Arc::new(Shared {
+            surface: Surface {
+                default_audit,
+                procedure_executor: Mutex::new(None),
+                surface_id: format!("srf_{}", base62(22)),
+                options,
+                state: Mutex::new(State::default()),
+                events: Dispatcher::default(),
+                validators: Mutex::default(),
+            },
+            inflight: Default::default(),
+            confirmations: Default::default(),
+        });
+        let host: Arc<dyn ConfirmationHost> = shared.clone();
+        let _ = shared.confirmations.host.set(Arc::downgrade(&host));
+        AgentSurfaceRegistry { shared }
     }
 
     pub fn surface_id(&self) -> &str {
@@ -103,6 +118,20 @@ impl AgentSurfaceRegistry {
 
     pub fn options(&self) -> &RegistryOptions {
         &self.shared.surface.options
+    }
+
+    /// The records of the default audit sink (the newest
+    /// [`DEFAULT_AUDIT_CAPACITY`](crate::audit::DEFAULT_AUDIT_CAPACITY), oldest first). Empty
+    /// when `RegistryOptions.audit` was given: the records went to that sink.
+    pub fn audit_records(&self) -> Vec<AuditRecord> {
+        self.shared.surface.default_audit.as_ref().map(|s| s.records()).unwrap_or_default()
+    }
+
+    /// The spec's `setProcedureExecutor(executor | undefined)`: procedures referenced without a
+    /// local `execute` are forwarded to it with `{procedureId, input, invocationId}` (read at
+    /// each invocation). `None` uninstalls it; such calls then settle EXECUTION_FAILED.
+    pub fn set_procedure_executor(&self, executor: Option<Arc<dyn AgentProcedureExecutor>>) {
+        *self.shared.surface.procedure_executor.lock().unwrap_or_else(|e| e.into_inner()) = executor;
     }
 
     /// The current surface version (decimal string; compare for equality only).

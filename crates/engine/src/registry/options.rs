@@ -3,6 +3,7 @@
 use crate::audit::AuditSink;
 use crate::authority::CapabilityAuthority;
 use crate::host::clock::{default_clock, Clock};
+use crate::host::spawn::{default_spawn, Spawn};
 use crate::host::timer::{default_timer, Timer};
 use crate::host::{MaybeSend, MaybeSync};
 use crate::policy::Policy;
@@ -59,6 +60,30 @@ pub enum GuardDecision {
 pub struct LogRecord {
     pub level: LogLevel,
     pub message: String,
+    /// What kind of record this is, when it is one a host may act on.
+    pub kind: Option<LogKind>,
+    /// The invocation the record is about (set for [`LogKind::LateSettlement`]).
+    pub invocation_id: Option<String>,
+    /// The capability the record is about (set for [`LogKind::LateSettlement`]).
+    pub capability_id: Option<String>,
+}
+
+/// The kinds of [`LogRecord`] with a fixed meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogKind {
+    /// A handler settled after its invocation had already settled TIMEOUT, CANCELLED or
+    /// COMPONENT_UNMOUNTED; the settlement was ignored (spec: "ignores (but logs) any late
+    /// handler settlement").
+    LateSettlement,
+}
+
+impl LogKind {
+    /// The spec's name: `"late-settlement"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogKind::LateSettlement => "late-settlement",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +115,14 @@ pub struct RegistryOptions {
     pub log: Option<LogFn>,
     /// Timeouts and confirmation TTLs (the host's [`Timer`]); `None`: they never fire.
     pub timer: Option<Arc<dyn Timer>>,
+    /// Background work (the host's [`Spawn`]): with a [`timer`](Self::timer) too, a pending
+    /// confirmation expires at its TTL by itself (`confirmation-resolved {outcome: "expired"}`
+    /// and the `confirmations().subscribe` listeners fire without any other call). Natively
+    /// the default is a thread per pending confirmation ([`ThreadSpawn`](crate::host::spawn::ThreadSpawn),
+    /// at most `maxPendingConfirmations` of them); on wasm32 there is no default. Without a
+    /// timer or a spawner, expiry is checked lazily: on the next `pending()`, `resolve`,
+    /// `wait_for` deadline or confirmation check.
+    pub spawn: Option<Arc<dyn Spawn>>,
 }
 
 impl RegistryOptions {
@@ -108,6 +141,7 @@ impl RegistryOptions {
             clock: default_clock(),
             log: None,
             timer: default_timer(),
+            spawn: default_spawn(),
         }
     }
     pub fn environment(mut self, e: Environment) -> Self {
@@ -159,6 +193,10 @@ impl RegistryOptions {
     }
     pub fn timer(mut self, t: Arc<dyn Timer>) -> Self {
         self.timer = Some(t);
+        self
+    }
+    pub fn spawn(mut self, s: Arc<dyn Spawn>) -> Self {
+        self.spawn = Some(s);
         self
     }
     /// [`RegistryOptions::timer`] under its name from before the host seams (`exec::Runtime`).

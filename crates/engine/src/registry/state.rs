@@ -6,10 +6,12 @@
 //! [`crate::events`]); user code (`when`, policies, listeners) never runs under the lock.
 
 use super::options::{Environment, LogLevel, LogRecord, RegistryOptions};
-use crate::binding::{BoundComponent, HostContext, WhenFn};
+use crate::audit::{AuditRecord, AuditSink, MemoryAuditSink};
+use crate::binding::{BoundComponent, HostContext, UnavailableReason, WhenFn};
 use crate::consumer::AgentConsumer;
 use crate::events::Dispatcher;
 use crate::policy::{evaluate_discovery, DiscoveryContext, DiscoveryDecision, Policy, PolicyPhase};
+use crate::procedure::AgentProcedureExecutor;
 use agent_surface_model::canonical::canonical_json;
 use agent_surface_model::limits::AgentSurfaceLimits;
 use agent_surface_schema::validate::{ValidationIssue, Validator};
@@ -80,6 +82,10 @@ pub(crate) struct Surface {
     pub state: Mutex<State>,
     pub events: Dispatcher,
     pub validators: Mutex<HashMap<String, Arc<Validator>>>,
+    /// The bounded in-memory sink used when `options.audit` is not given.
+    pub default_audit: Option<Arc<MemoryAuditSink>>,
+    /// `setProcedureExecutor`: where procedures without a local `execute` go.
+    pub procedure_executor: Mutex<Option<Arc<dyn AgentProcedureExecutor>>>,
 }
 
 impl Surface {
@@ -96,11 +102,34 @@ impl Surface {
     }
 
     pub(crate) fn log(&self, level: LogLevel, message: String) {
-        let rec = LogRecord { level, message };
+        self.log_record(LogRecord { level, message, kind: None, invocation_id: None, capability_id: None });
+    }
+
+    pub(crate) fn log_record(&self, rec: LogRecord) {
         match &self.options.log {
             Some(f) => f(&rec),
             None if self.options.environment == Environment::Development => eprintln!("agent-surface: {}", rec.message),
             None => {}
+        }
+    }
+
+    /// Hands a record to the audit sink: the one given, else the default in-memory ring (and,
+    /// in development, stderr).
+    pub(crate) fn audit(&self, record: AuditRecord) {
+        if let Some(sink) = &self.options.audit {
+            sink.record(record);
+        } else if let Some(ring) = &self.default_audit {
+            if self.options.environment == Environment::Development {
+                eprintln!(
+                    "agent-surface audit: {} {} {} {}{}",
+                    record.invocation_id,
+                    record.capability_id,
+                    record.consumer_key,
+                    record.status,
+                    record.code.as_deref().map(|c| format!(" {c}")).unwrap_or_default()
+                );
+            }
+            ring.record(record);
         }
     }
 
@@ -133,7 +162,7 @@ impl Surface {
         name: &str,
         capability_policies: &[Policy],
         when: Option<&WhenFn>,
-        reason: Option<&str>,
+        reason: Option<&UnavailableReason>,
         discovery: &mut DiscoveryScope,
     ) -> Option<(bool, Option<String>)> {
         let policies =
@@ -179,7 +208,7 @@ impl Surface {
             id,
             &p.binding.policies,
             p.binding.when.as_ref(),
-            p.binding.unavailable_reason.as_deref(),
+            p.binding.unavailable_reason.as_ref(),
             discovery,
         )
     }
@@ -191,7 +220,7 @@ impl Surface {
         dynamic: &Dynamic,
         name: &str,
         when: Option<&WhenFn>,
-        reason: Option<&str>,
+        reason: Option<&UnavailableReason>,
         capability_id: &str,
     ) -> (bool, Option<String>) {
         if !dynamic.enabled {
@@ -205,7 +234,12 @@ impl Surface {
         if let Some(w) = when {
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w())) {
                 Ok(true) => {}
-                Ok(false) => return (false, Some(reason.unwrap_or("unavailable").to_string())),
+                Ok(false) => {
+                    return (
+                        false,
+                        Some(reason.map(UnavailableReason::evaluate).unwrap_or_else(|| "unavailable".into())),
+                    )
+                }
                 Err(_) => {
                     if self.options.environment == Environment::Development {
                         self.log(LogLevel::Warn, format!("when() of {capability_id} panicked"));

@@ -6,6 +6,7 @@ mod common;
 mod registry_support;
 mod toolset_support;
 
+mod confirmation_expiry;
 mod pipeline_concurrency;
 mod pipeline_confirmation;
 mod pipeline_identity;
@@ -14,6 +15,7 @@ mod pipeline_policies_events;
 mod pipeline_smoke;
 mod pipeline_stress;
 mod pipeline_time;
+mod procedure_executor;
 mod registry_authority;
 mod registry_availability;
 mod registry_lifecycle;

@@ -386,3 +386,57 @@ fn explain_surface_outcomes_equal_the_snapshot() {
     }
     assert!(explained.values().any(|o| *o == Outcome::Hide) && explained.values().any(|o| *o == Outcome::Disable));
 }
+
+// Events: `{ type: "invocation-settled"; …; status: "ok" | "error"; code?: AgentCapabilityErrorCode; durationMs }`:
+// `code` is optional: absent (not null) for ok, present for errors.
+#[test]
+fn invocation_settled_omits_code_when_ok() {
+    let a = test_authority();
+    let mut env = Env::new(&a);
+    env.registry.register(widget(&a, "main").build().unwrap()).unwrap();
+    assert!(env.call(inv("view:test.widget.act").id("ok1"), InvokeOptions::default()).is_ok());
+    let _ = env.call(inv("view:test.widget.act").id("err1").input(json!({"n": "x"})), InvokeOptions::default());
+    let wire: Vec<Value> = env
+        .take_events()
+        .iter()
+        .filter(|e| matches!(e, AgentSurfaceEvent::InvocationSettled { .. }))
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    assert_eq!(wire.len(), 2);
+    let ok = wire[0].as_object().unwrap();
+    assert_eq!(ok["status"], json!("ok"));
+    assert!(!ok.contains_key("code"), "code must be absent for ok: {ok:?}");
+    assert_eq!(wire[1]["status"], json!("error"));
+    assert_eq!(wire[1]["code"], json!("INVALID_INPUT"));
+}
+
+// RegistryOptions.audit: "Audit sink; default: bounded in-memory sink (+ console in development)".
+#[test]
+fn without_a_sink_records_go_to_a_bounded_in_memory_ring() {
+    use agent_surface_engine::audit::DEFAULT_AUDIT_CAPACITY;
+    let a = test_authority();
+    let mut env = Env::new(&a);
+    env.registry.register(widget(&a, "main").build().unwrap()).unwrap();
+    assert!(env.registry.audit_records().is_empty());
+    let n = DEFAULT_AUDIT_CAPACITY + 5;
+    for i in 0..n {
+        assert!(env.call(inv("view:test.widget.act").id(format!("a{i}")), as_consumer("alice")).is_ok());
+    }
+    // audit: "none" still writes nothing.
+    assert!(env.call(inv("view:test.widget.silent").id("quiet"), InvokeOptions::default()).is_ok());
+    let records = env.registry.audit_records();
+    assert_eq!(records.len(), DEFAULT_AUDIT_CAPACITY, "bounded");
+    assert_eq!(records.first().unwrap().invocation_id, "a5", "the oldest are dropped");
+    assert_eq!(records.last().unwrap().invocation_id, format!("a{}", n - 1));
+    assert_eq!(records.last().unwrap().consumer_key, "test:alice");
+    assert_eq!(records.last().unwrap().status, "ok");
+}
+
+#[test]
+fn a_given_sink_replaces_the_default_ring() {
+    let a = test_authority();
+    let (mut env, sink) = audited(&a);
+    assert!(env.call(inv("view:test.widget.act").id("g1"), InvokeOptions::default()).is_ok());
+    assert_eq!(sink.records().len(), 1);
+    assert!(env.registry.audit_records().is_empty());
+}

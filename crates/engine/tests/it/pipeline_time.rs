@@ -441,3 +441,93 @@ fn dropping_a_queued_invoke_future_frees_its_place() {
     assert_eq!(runs.get(), 2);
     assert_eq!(env.registry.stats().admission_groups, 0);
 }
+
+/// The `late-settlement` records the registry logged.
+fn late_settlements(env: &Env) -> Vec<agent_surface_engine::registry::LogRecord> {
+    env.logs
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l.kind == Some(agent_surface_engine::registry::LogKind::LateSettlement))
+        .cloned()
+        .collect()
+}
+
+#[track_caller]
+fn assert_one_late_settlement(env: &Env, invocation_id: &str) {
+    let late = late_settlements(env);
+    assert_eq!(late.len(), 1, "{late:?}");
+    assert_eq!(late[0].invocation_id.as_deref(), Some(invocation_id));
+    assert_eq!(late[0].capability_id.as_deref(), Some("view:test.widget.act"));
+    assert_eq!(agent_surface_engine::registry::LogKind::LateSettlement.as_str(), "late-settlement");
+}
+
+// "On timeout the registry aborts ctx.signal, settles TIMEOUT, and ignores (but logs) any late handler settlement."
+#[test]
+fn a_handler_settling_after_its_timeout_is_logged_as_late_settlement() {
+    let a = test_authority();
+    let mut env = Env::new(&a);
+    let latch = Latch::default();
+    let runs = Counter::default();
+    env.registry
+        .register(
+            widget(&a, "main").action("act", counting(&runs, Some(&latch), json!({"late": true}))).build().unwrap(),
+        )
+        .unwrap();
+    let p = env.start(inv("view:test.widget.act").id("t-late"), InvokeOptions::default());
+    env.advance(10_000);
+    assert_eq!(p.result().code(), Some(ErrorCode::Timeout));
+    assert!(late_settlements(&env).is_empty(), "nothing late yet");
+    latch.open();
+    env.settle();
+    assert_one_late_settlement(&env, "t-late");
+    assert_eq!(p.result().code(), Some(ErrorCode::Timeout), "the late result is ignored");
+    assert_eq!(p.settlements(), 1);
+}
+
+// "External cancellation: InvokeOptions.signal aborted → settle CANCELLED (same late-settlement rule)."
+#[test]
+fn a_handler_settling_after_cancellation_is_logged_as_late_settlement() {
+    let a = test_authority();
+    let mut env = Env::new(&a);
+    env.registry.register(widget(&a, "main").action("act", until_aborted()).build().unwrap()).unwrap();
+    let c = AbortController::new();
+    let p = env.start(
+        inv("view:test.widget.act").id("c-late"),
+        InvokeOptions { signal: Some(c.signal()), ..Default::default() },
+    );
+    c.abort(AbortReason::Cancelled);
+    env.settle();
+    assert_eq!(p.result().code(), Some(ErrorCode::Cancelled));
+    assert_one_late_settlement(&env, "c-late");
+}
+
+// "The invocation settles COMPONENT_UNMOUNTED unless the handler settled first; the later settlement is logged as late-settlement."
+#[test]
+fn a_handler_settling_after_the_unmount_is_logged_as_late_settlement() {
+    let a = test_authority();
+    let mut env = Env::new(&a);
+    let (latch, runs) = (Latch::default(), Counter::default());
+    let h = env
+        .registry
+        .register(widget(&a, "main").action("act", counting(&runs, Some(&latch), Value::Null)).build().unwrap())
+        .unwrap();
+    let p = env.start(inv("view:test.widget.act").id("u-late"), InvokeOptions::default());
+    h.unregister();
+    env.settle();
+    assert_eq!(p.result().code(), Some(ErrorCode::ComponentUnmounted));
+    assert!(late_settlements(&env).is_empty());
+    latch.open();
+    env.settle();
+    assert_one_late_settlement(&env, "u-late");
+}
+
+#[test]
+fn a_handler_that_settles_in_time_logs_no_late_settlement() {
+    let a = test_authority();
+    let mut env = Env::new(&a);
+    env.registry.register(widget(&a, "main").build().unwrap()).unwrap();
+    assert!(env.call(inv("view:test.widget.act").id("on-time"), InvokeOptions::default()).is_ok());
+    env.advance(100_000);
+    assert!(late_settlements(&env).is_empty());
+}

@@ -424,3 +424,52 @@ fn availability_changed_events_follow_pushed_updates() {
         "no flip, no availability-changed"
     );
 }
+
+// "unavailableReason?: string | (() => string)": a computed reason is evaluated when
+// availability is computed (snapshot and invocation phase 3), and only when when() is false.
+#[test]
+fn a_computed_unavailable_reason_is_evaluated_at_snapshot_and_at_invocation() {
+    use agent_surface_engine::binding::UnavailableReason;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Mutex;
+    let a = authority();
+    let (r, _) = registry(&a);
+    let open = Arc::new(AtomicBool::new(true));
+    let why = Arc::new(Mutex::new("battery-low".to_string()));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let (o, w, c) = (open.clone(), why.clone(), calls.clone());
+    let reason = UnavailableReason::computed(move || {
+        c.fetch_add(1, Ordering::SeqCst);
+        w.lock().unwrap().clone()
+    });
+    r.register(bind_with(&a, "devices.detail", "d", |b| {
+        b.action("close", noop().when(move || o.load(Ordering::SeqCst), reason))
+    }))
+    .unwrap();
+    assert_eq!(state(&snap(&r), "view:devices.detail.close"), ON);
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "not evaluated while available");
+    open.store(false, Ordering::SeqCst);
+    assert_eq!(state(&snap(&r), "view:devices.detail.close"), off(Some("battery-low")));
+    *why.lock().unwrap() = "device-offline".into();
+    assert_eq!(state(&snap(&r), "view:devices.detail.close"), off(Some("device-offline")));
+    let res = invoke(&r, AgentInvocation::new("view:devices.detail.close").input(json!({})));
+    assert_eq!(res.code(), Some(ErrorCode::CapabilityNotAvailable));
+    assert_eq!(res.error.as_ref().unwrap().details.as_ref().unwrap()["reason"], json!("device-offline"));
+}
+
+#[test]
+fn a_computed_reason_on_a_procedure_reference_and_a_panicking_one() {
+    use agent_surface_engine::binding::UnavailableReason;
+    let a = authority();
+    let (r, _) = registry(&a);
+    r.register(bind_with(&a, "devices.detail", "d", |b| {
+        b.procedure(reboot(&a, noop().when(|| false, UnavailableReason::computed(|| format!("offline-{}", 2)))))
+            .action("close", noop().when(|| false, UnavailableReason::computed(|| panic!("reason bug"))))
+    }))
+    .unwrap();
+    let s = snap(&r);
+    assert_eq!(state(&s, "domain:devices.reboot"), off(Some("offline-2")));
+    assert_eq!(state(&s, "view:devices.detail.close"), off(Some("unavailable")));
+    let res = invoke(&r, AgentInvocation::new("domain:devices.reboot").input(json!({})));
+    assert_eq!(res.error.as_ref().unwrap().details.as_ref().unwrap()["reason"], json!("offline-2"));
+}

@@ -415,3 +415,36 @@ async fn cancellation_maps_to_cancelled() {
     assert_eq!(r.code(), Some(ErrorCode::Cancelled), "{r:?}");
     assert_eq!(r.invocation_id, "c1");
 }
+
+// Toolset: `AgentTool.execute(input, call: { toolCallId? }): Promise<AgentInvocationResult>` is a
+// method of the tool: it behaves as the toolset's execute_tool (same catalog route).
+#[tokio::test]
+async fn a_tool_executes_itself_through_its_toolset() {
+    let a = authority();
+    let registry = registry(&a);
+    let first = registry.register(devices_table(&a, "main", Runs::default())).unwrap();
+    let toolset = toolset(&registry, Topology::Remote);
+    let tool = toolset.tools().into_iter().find(|t| t.name == "view_devices_table_readState").unwrap();
+    let ok = tool.execute(json!({}), ToolCall::id("self0")).await;
+    assert!(ok.is_ok(), "{ok:?}");
+    assert_eq!(ok.invocation_id, "self0");
+    first.unregister();
+    let r = tool.execute(json!({}), ToolCall::id("self1")).await;
+    assert_eq!(r.code(), Some(ErrorCode::ComponentUnmounted), "the tool keeps its catalog's route: {r:?}");
+}
+
+#[tokio::test]
+async fn a_tool_without_a_live_toolset_answers_not_found() {
+    let a = authority();
+    let registry = registry(&a);
+    registry.register(devices_table(&a, "main", Runs::default())).unwrap();
+    let toolset = toolset(&registry, Topology::Remote);
+    let tool = toolset.tools().into_iter().find(|t| t.name == "view_devices_table_readState").unwrap();
+    drop(toolset);
+    let r = tool.execute(json!({}), ToolCall::id("gone")).await;
+    assert_eq!(r.code(), Some(ErrorCode::CapabilityNotFound), "{r:?}");
+    assert_eq!(r.invocation_id, "gone");
+    let snap = registry.snapshot(&Default::default());
+    let detached = agent_surface_engine::toolset::direct_tools(&snap).into_iter().next().unwrap();
+    assert_eq!(detached.execute(json!({}), ToolCall::default()).await.code(), Some(ErrorCode::CapabilityNotFound));
+}

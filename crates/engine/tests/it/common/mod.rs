@@ -254,11 +254,36 @@ pub fn widget(a: &CapabilityAuthority, instance: &str) -> ComponentBinder {
 pub struct Env {
     pub clock: ManualClock,
     pub rt: ManualRuntime,
+    pub spawned: QueueSpawn,
     pub registry: AgentSurfaceRegistry,
     pub pool: LocalPool,
     pub events: Arc<Mutex<Vec<AgentSurfaceEvent>>>,
     pub logs: Arc<Mutex<Vec<LogRecord>>>,
     _sub: Subscription,
+}
+
+/// The registry's spawn seam for tests: background tasks queue here and [`Env::settle`] runs
+/// them on the pool (deterministic, single-threaded).
+#[derive(Clone, Default)]
+pub struct QueueSpawn(Arc<Mutex<Vec<agent_surface_engine::host::BoxFuture<()>>>>);
+
+impl QueueSpawn {
+    pub fn take(&self) -> Vec<agent_surface_engine::host::BoxFuture<()>> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.lock().unwrap().is_empty()
+    }
+    /// Tasks spawned so far and not yet handed to the pool.
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap().len()
+    }
+}
+
+impl agent_surface_engine::host::Spawn for QueueSpawn {
+    fn spawn(&self, future: agent_surface_engine::host::BoxFuture<()>) {
+        self.0.lock().unwrap().push(future);
+    }
 }
 
 /// The result slot of a spawned invocation; records how often it was filled.
@@ -288,15 +313,17 @@ impl Env {
         let rt = ManualRuntime::new(clock.clone());
         let logs: Arc<Mutex<Vec<LogRecord>>> = Arc::default();
         let l = logs.clone();
+        let spawned = QueueSpawn::default();
         let opts = RegistryOptions::new(a.clone())
             .clock(Arc::new(clock.clone()))
             .runtime(Arc::new(rt.clone()))
+            .spawn(Arc::new(spawned.clone()))
             .log(move |r| l.lock().unwrap().push(r.clone()));
         let registry = AgentSurfaceRegistry::new(f(opts));
         let events: Arc<Mutex<Vec<AgentSurfaceEvent>>> = Arc::default();
         let e = events.clone();
         let sub = registry.subscribe(move |ev| e.lock().unwrap().push(ev.clone()));
-        Env { clock, rt, registry, pool: LocalPool::new(), events, logs, _sub: sub }
+        Env { clock, rt, spawned, registry, pool: LocalPool::new(), events, logs, _sub: sub }
     }
 
     /// Starts an invocation on the pool (not yet polled).
@@ -323,9 +350,19 @@ impl Env {
         p
     }
 
-    /// Runs the pool until stalled.
+    /// Runs the pool (with the registry's background tasks) until stalled.
     pub fn settle(&mut self) {
-        self.pool.run_until_stalled();
+        loop {
+            let tasks = self.spawned.take();
+            let none = tasks.is_empty();
+            for t in tasks {
+                self.pool.spawner().spawn_local(t).unwrap();
+            }
+            self.pool.run_until_stalled();
+            if none && self.spawned.is_empty() {
+                break;
+            }
+        }
     }
 
     /// Moves the manual clock (firing due timers) and runs the pool until stalled.
