@@ -92,7 +92,9 @@ fn now_ms() -> u64 {
 impl Host {
     fn new(authority: CapabilityAuthority) -> Result<Arc<Host>, String> {
         let registry = AgentSurfaceRegistry::new(
-            RegistryOptions::new(authority.clone()).runtime(Arc::new(agent_surface_engine::exec::TokioRuntime)),
+            RegistryOptions::new(authority.clone())
+                .runtime(Arc::new(agent_surface_engine::exec::TokioRuntime))
+                .spawn(Arc::new(agent_surface_engine::host::spawn::TokioSpawn)),
         );
         let consumer = AgentConsumer::new(ConsumerKind::McpBridge, "mcp-devices");
         let toolset = create_agent_toolset(

@@ -191,10 +191,15 @@ impl RegistryOptions {
         self.log = Some(Arc::new(f));
         self
     }
+    /// The timers for timeouts and confirmation TTLs. Background work sleeps on them too, so a
+    /// timer bound to an executor (tokio's) needs that executor's spawner as well:
+    /// `.timer(Arc::new(TokioTimer)).spawn(Arc::new(TokioSpawn))`.
     pub fn timer(mut self, t: Arc<dyn Timer>) -> Self {
         self.timer = Some(t);
         self
     }
+    /// Where background work runs: a pending confirmation's expiry and the watch on a handler
+    /// that lost to its timeout. Default: one shared thread natively, none on wasm32.
     pub fn spawn(mut self, s: Arc<dyn Spawn>) -> Self {
         self.spawn = Some(s);
         self

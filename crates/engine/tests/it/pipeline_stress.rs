@@ -12,6 +12,7 @@ use agent_surface_engine::binding::{
 };
 use agent_surface_engine::events::AgentSurfaceEvent;
 use agent_surface_engine::exec::TokioRuntime;
+use agent_surface_engine::host::spawn::TokioSpawn;
 use agent_surface_engine::invoke::{AgentInvocation, AgentInvocationResult, InvokeOptions};
 use agent_surface_engine::registry::{AgentSurfaceRegistry, RegistrationHandle, RegistryOptions};
 use agent_surface_engine::signal::{AbortController, AbortReason};
@@ -108,8 +109,9 @@ impl World {
     fn new() -> Arc<World> {
         let a = test_authority();
         let limits = AgentSurfaceLimits { confirmation_ttl_ms: CONFIRMATION_TTL_MS, ..Default::default() };
-        let registry =
-            AgentSurfaceRegistry::new(RegistryOptions::new(a.clone()).runtime(Arc::new(TokioRuntime)).limits(limits));
+        let registry = AgentSurfaceRegistry::new(
+            RegistryOptions::new(a.clone()).runtime(Arc::new(TokioRuntime)).spawn(Arc::new(TokioSpawn)).limits(limits),
+        );
         let runs: Runs = Arc::default();
         let handles = (0..INSTANCES).map(|i| registry.register(bound(&a, i, &runs)).unwrap()).collect();
         Arc::new(World {

@@ -463,8 +463,10 @@ fn a_computed_reason_on_a_procedure_reference_and_a_panicking_one() {
     let a = authority();
     let (r, _) = registry(&a);
     r.register(bind_with(&a, "devices.detail", "d", |b| {
-        b.procedure(reboot(&a, noop().when(|| false, UnavailableReason::computed(|| format!("offline-{}", 2)))))
-            .action("close", noop().when(|| false, UnavailableReason::computed(|| panic!("reason bug"))))
+        b.procedure(reboot(&a, noop().when(|| false, UnavailableReason::computed(|| format!("offline-{}", 2))))).action(
+            "close",
+            noop().when(|| false, UnavailableReason::computed(|| crate::common::deliberate_panic("reason bug"))),
+        )
     }))
     .unwrap();
     let s = snap(&r);

@@ -93,7 +93,9 @@ pub fn app_nav(a: &CapabilityAuthority) -> BoundComponent {
 /// A registry (tokio timers) over the example manifest.
 pub fn registry(a: &CapabilityAuthority) -> AgentSurfaceRegistry {
     AgentSurfaceRegistry::new(
-        RegistryOptions::new(a.clone()).runtime(Arc::new(agent_surface_engine::exec::TokioRuntime)),
+        RegistryOptions::new(a.clone())
+            .runtime(Arc::new(agent_surface_engine::exec::TokioRuntime))
+            .spawn(Arc::new(agent_surface_engine::host::spawn::TokioSpawn)),
     )
 }
 
