@@ -49,3 +49,20 @@ pub fn run(cwd: &Path, args: &[&str]) -> Run {
         stderr: String::from_utf8(out.stderr).unwrap(),
     }
 }
+
+/// Installs a pinned test tool (`test-tools/<name>`: its package-lock.json) with `npm ci` when
+/// its `node_modules` is missing, so `cargo test` works on a fresh clone. Each tool has its own
+/// folder, and each is installed by one test, so no two installs race.
+pub fn npm_tool(name: &str, installed: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-tools").join(name);
+    if !dir.join(installed).exists() {
+        let out = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&dir)
+            .output()
+            .unwrap_or_else(|e| panic!("npm ci in {} (install Node.js and npm): {e}", dir.display()));
+        assert!(out.status.success(), "npm ci in {} failed:\n{}", dir.display(), String::from_utf8_lossy(&out.stderr));
+    }
+    assert!(dir.join(installed).exists(), "npm ci in {} did not install {installed}", dir.display());
+    dir
+}

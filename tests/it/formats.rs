@@ -58,13 +58,9 @@ fn sarif_log_validates_against_the_schema() {
     let mv: serde_json::Value = serde_json::from_str(&moved).unwrap();
     assert_eq!(mv["runs"][0]["results"][0]["partialFingerprints"]["agentSurface/v1"].as_str().unwrap(), fp);
 
-    let tool_dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("test-tools/sarif/node_modules/@microsoft/sarif-multitool-linux");
+    let tool_dir = crate::common::npm_tool("sarif", "node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool")
+        .join("node_modules/@microsoft/sarif-multitool-linux");
     let tool = tool_dir.join("Sarif.Multitool");
-    assert!(
-        tool.is_file(),
-        "the SARIF validator is not installed: run `npm ci` in test-tools/sarif (./scripts/test-all.sh does)"
-    );
     let log = tmp.path().join("out.sarif");
     std::fs::write(&log, &out).unwrap();
     let report = tmp.path().join("validation.sarif");

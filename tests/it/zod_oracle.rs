@@ -41,12 +41,7 @@ fn without_dialect(v: &Value) -> Value {
 
 #[test]
 fn zod_translation_equals_real_zod() {
-    let dir = oracle_dir();
-    assert!(
-        dir.join("node_modules/zod/package.json").is_file(),
-        "zod is not installed: run `npm ci` in {} (./scripts/test-all.sh does)",
-        dir.display()
-    );
+    let dir = crate::common::npm_tool("zod-oracle", "node_modules/zod/package.json");
     let out = Command::new("node").arg("oracle.mjs").current_dir(&dir).output().expect("node runs (install Node.js)");
     assert!(out.status.success(), "oracle failed: {}", String::from_utf8_lossy(&out.stderr));
     let mut runs: Vec<Value> = Vec::new();
