@@ -230,10 +230,10 @@ fn files_outside_the_watched_folder_are_read_again_every_time() {
     let base = agent_surface_compiler::paths::normalize(&std::fs::canonicalize(dir.path()).unwrap());
     let root = base.join("app");
     std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::create_dir_all(base.join("shared")).unwrap();
-    std::fs::write(root.join("agent-surface.config.json"), r#"{ "paths": { "@shared/*": ["../shared/*"] } }"#).unwrap();
-    std::fs::write(root.join("src/a.ts"), "import { defineAgentComponentContract } from \"@agent-surface/core\";\nimport { D } from \"@shared/text\";\nexport const c = defineAgentComponentContract({ type: \"a\", description: D });\n").unwrap();
-    std::fs::write(base.join("shared/text.ts"), "export const D = \"first\";\n").unwrap();
+    std::fs::create_dir_all(base.join("lib")).unwrap();
+    std::fs::write(root.join("agent-surface.config.json"), r#"{ "paths": { "@lib/*": ["../lib/*"] } }"#).unwrap();
+    std::fs::write(root.join("src/a.ts"), "import { defineAgentComponentContract } from \"@agent-surface/core\";\nimport { D } from \"@lib/text\";\nexport const c = defineAgentComponentContract({ type: \"a\", description: D });\n").unwrap();
+    std::fs::write(base.join("lib/text.ts"), "export const D = \"first\";\n").unwrap();
     let project = Arc::new(project_at(&root).unwrap());
     project.set_change_tracking(ChangeTracking::Reported);
     let first = compile_shared(project.clone()).unwrap();
@@ -243,7 +243,7 @@ fn files_outside_the_watched_folder_are_read_again_every_time() {
         "{:?}",
         first.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
     );
-    std::fs::write(base.join("shared/text.ts"), "export const D = \"second\";\n").unwrap();
+    std::fs::write(base.join("lib/text.ts"), "export const D = \"second\";\n").unwrap();
     let second = compile_shared(project).unwrap();
     assert_eq!(second.manifest().contracts[0].description(), "second");
 }
