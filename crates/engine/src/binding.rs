@@ -156,9 +156,15 @@ pub fn precondition_fn(
     Arc::new(PreFn(f))
 }
 
-/// `when()`: availability re-evaluated at snapshot and invocation. Synchronous; a panic counts
-/// as unavailable ("when-error").
-pub type WhenFn = Arc<crate::dyn_send_sync!(Fn() -> bool)>;
+/// `when()`: availability re-evaluated at snapshot and invocation. Synchronous. `None` means it
+/// failed (a JavaScript host's exception; natively a panic counts the same): unavailable,
+/// reason "when-error". Hosts whose `when` cannot fail use the `when(f, reason)` builders.
+pub type WhenFn = Arc<crate::dyn_send_sync!(Fn() -> Option<bool>)>;
+
+/// Evaluates a `when`: `Some(available)`, `None` if it failed or panicked.
+pub(crate) fn evaluate_when(w: &WhenFn) -> Option<bool> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w())).ok().flatten()
+}
 
 /// The spec's `unavailableReason?: string | (() => string)`: fixed text, or a closure
 /// evaluated when availability is computed (snapshot, explanation, invocation phase 3) and
@@ -245,8 +251,19 @@ impl ObservationBinding {
         f: impl Fn() -> bool + MaybeSend + MaybeSync + 'static,
         reason: impl Into<UnavailableReason>,
     ) -> Self {
-        self.when = Some(Arc::new(f));
+        self.when = Some(Arc::new(move || Some(f())));
         self.unavailable_reason = Some(reason.into());
+        self
+    }
+    /// A `when` that may fail (`None`: "when-error"), with an optional reason: how a host
+    /// whose predicates can throw (JavaScript) binds them.
+    pub fn when_fallible(
+        mut self,
+        f: impl Fn() -> Option<bool> + MaybeSend + MaybeSync + 'static,
+        reason: Option<UnavailableReason>,
+    ) -> Self {
+        self.when = Some(Arc::new(f));
+        self.unavailable_reason = reason;
         self
     }
     pub fn policy(mut self, p: Policy) -> Self {
@@ -319,8 +336,19 @@ impl ActionBinding {
         f: impl Fn() -> bool + MaybeSend + MaybeSync + 'static,
         reason: impl Into<UnavailableReason>,
     ) -> Self {
-        self.when = Some(Arc::new(f));
+        self.when = Some(Arc::new(move || Some(f())));
         self.unavailable_reason = Some(reason.into());
+        self
+    }
+    /// A `when` that may fail (`None`: "when-error"), with an optional reason: how a host
+    /// whose predicates can throw (JavaScript) binds them.
+    pub fn when_fallible(
+        mut self,
+        f: impl Fn() -> Option<bool> + MaybeSend + MaybeSync + 'static,
+        reason: Option<UnavailableReason>,
+    ) -> Self {
+        self.when = Some(Arc::new(f));
+        self.unavailable_reason = reason;
         self
     }
     pub fn precondition(mut self, p: Arc<dyn Precondition>) -> Self {

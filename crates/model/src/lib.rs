@@ -12,6 +12,8 @@
 //! - [`definition`]: whole-contract validation: walks a contract and applies every rule, in a
 //!   fixed order.
 //! - [`errors`]: the agent-facing error payload.
+//! - [`authored`]: whether a definition as authored (in the page) still says what its compiled
+//!   contract says.
 //! - [`verify`]: manifest verification (strict parse, format version, completeness, hashes,
 //!   order, definition rules) — what `CapabilityAuthority` runs before it trusts a manifest.
 //!
@@ -22,6 +24,7 @@
 //! The spec's nouns are re-exported at the root (`agent_surface_model::ManifestContract`); their
 //! modules stay the paths the other crates use.
 
+pub mod authored;
 pub mod canonical;
 pub mod definition;
 pub mod effects;

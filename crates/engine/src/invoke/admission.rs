@@ -310,7 +310,7 @@ pub(super) fn check_available(
             return Err(not_available("component-disabled"));
         }
         if let Some(w) = plan.when {
-            if !std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w())).unwrap_or(false) {
+            if crate::binding::evaluate_when(w) != Some(true) {
                 return Err(not_available(
                     plan.reason.map(UnavailableReason::evaluate).unwrap_or_else(|| "unavailable".into()),
                 ));

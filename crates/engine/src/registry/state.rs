@@ -232,17 +232,17 @@ impl Surface {
             }
         }
         if let Some(w) = when {
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w())) {
-                Ok(true) => {}
-                Ok(false) => {
+            match crate::binding::evaluate_when(w) {
+                Some(true) => {}
+                Some(false) => {
                     return (
                         false,
                         Some(reason.map(UnavailableReason::evaluate).unwrap_or_else(|| "unavailable".into())),
                     )
                 }
-                Err(_) => {
+                None => {
                     if self.options.environment == Environment::Development {
-                        self.log(LogLevel::Warn, format!("when() of {capability_id} panicked"));
+                        self.log(LogLevel::Warn, format!("when() of {capability_id} failed"));
                     }
                     return (false, Some("when-error".into()));
                 }
