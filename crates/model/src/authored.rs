@@ -35,7 +35,9 @@ pub fn authored_difference(contract: &ManifestContract, authored: &Value) -> Opt
                     return Some(format!("/{field}"));
                 }
             }
-            for (plane, kind) in [("observations", CapabilityKind::Observation), ("actions", CapabilityKind::ViewAction)] {
+            for (plane, kind) in
+                [("observations", CapabilityKind::Observation), ("actions", CapabilityKind::ViewAction)]
+            {
                 let empty = Map::new();
                 let mine = authored.get(plane).and_then(Value::as_object).unwrap_or(&empty);
                 let theirs = compiled[plane].as_object().unwrap_or(&empty);
@@ -81,8 +83,17 @@ pub fn authored_difference(contract: &ManifestContract, authored: &Value) -> Opt
 }
 
 /// The fields of an action, procedure or external tool an author may write.
-const CAPABILITY_KEYS: [&str; 9] =
-    ["description", "inputSchema", "outputSchema", "effect", "idempotent", "reversible", "confirmation", "audit", "meta"];
+const CAPABILITY_KEYS: [&str; 9] = [
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "effect",
+    "idempotent",
+    "reversible",
+    "confirmation",
+    "audit",
+    "meta",
+];
 
 /// The values the compiler materializes for fields an author left out of one capability.
 fn capability_defaults(kind: CapabilityKind, authored: &Map<String, Value>) -> Value {

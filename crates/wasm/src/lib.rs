@@ -199,3 +199,14 @@ pub fn check_id_export(kind: &str, text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests;
+
+pub mod wire;
+
+// The registry, toolset and gateway hold JavaScript values (handlers, policies, listeners):
+// they exist only on wasm32, where nothing needs to be `Send`.
+#[cfg(target_arch = "wasm32")]
+mod expose;
+#[cfg(target_arch = "wasm32")]
+mod host;
+#[cfg(target_arch = "wasm32")]
+mod registry;

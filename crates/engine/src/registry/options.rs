@@ -75,6 +75,9 @@ pub enum LogKind {
     /// COMPONENT_UNMOUNTED; the settlement was ignored (spec: "ignores (but logs) any late
     /// handler settlement").
     LateSettlement,
+    /// A settled invocation's audit line, logged in development when no audit sink was given
+    /// (the records themselves go to the default in-memory sink).
+    Audit,
 }
 
 impl LogKind {
@@ -82,12 +85,14 @@ impl LogKind {
     pub fn as_str(self) -> &'static str {
         match self {
             LogKind::LateSettlement => "late-settlement",
+            LogKind::Audit => "audit",
         }
     }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LogLevel {
+    Info,
     Warn,
     Error,
 }

@@ -5,7 +5,7 @@
 //! Mutations happen under one lock and publish events after releasing it (see
 //! [`crate::events`]); user code (`when`, policies, listeners) never runs under the lock.
 
-use super::options::{Environment, LogLevel, LogRecord, RegistryOptions};
+use super::options::{Environment, LogKind, LogLevel, LogRecord, RegistryOptions};
 use crate::audit::{AuditRecord, AuditSink, MemoryAuditSink};
 use crate::binding::{BoundComponent, HostContext, UnavailableReason, WhenFn};
 use crate::consumer::AgentConsumer;
@@ -114,20 +114,24 @@ impl Surface {
     }
 
     /// Hands a record to the audit sink: the one given, else the default in-memory ring (and,
-    /// in development, stderr).
+    /// in development, a log record of kind `audit`).
     pub(crate) fn audit(&self, record: AuditRecord) {
         if let Some(sink) = &self.options.audit {
             sink.record(record);
         } else if let Some(ring) = &self.default_audit {
             if self.options.environment == Environment::Development {
-                eprintln!(
-                    "agent-surface audit: {} {} {} {}{}",
-                    record.invocation_id,
-                    record.capability_id,
-                    record.consumer_key,
-                    record.status,
-                    record.code.as_deref().map(|c| format!(" {c}")).unwrap_or_default()
-                );
+                // Through the log hook, so a host without stderr (the page) shows it too.
+                let code = record.code.as_deref().map(|c| format!(" {c}")).unwrap_or_default();
+                self.log_record(LogRecord {
+                    level: LogLevel::Info,
+                    message: format!(
+                        "audit: {} {} {} {}{code}",
+                        record.invocation_id, record.capability_id, record.consumer_key, record.status
+                    ),
+                    kind: Some(LogKind::Audit),
+                    invocation_id: Some(record.invocation_id.clone()),
+                    capability_id: Some(record.capability_id.clone()),
+                });
             }
             ring.record(record);
         }
