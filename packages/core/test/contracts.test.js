@@ -9,7 +9,7 @@ import {
   emptyObjectSchema,
   fromJsonSchema,
   observationContract,
-} from "../src/index.js";
+} from "../dist/index.js";
 import { fixtureManifestPath, readJson } from "./paths.js";
 
 const HASH = `blake3:${"ab".repeat(32)}`;

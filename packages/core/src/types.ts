@@ -1,4 +1,5 @@
-// Types of @agent-surface/core (hand-written; the package is plain ESM JavaScript).
+// The public types of @agent-surface/core (../shared/spec/core-api.md). Types only: nothing here
+// exists at run time.
 
 /** JSON value constraint: every agent-crossing payload MUST be a JsonValue. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -8,27 +9,12 @@ export type JsonSchema = Record<string, unknown>;
 
 // ---------------------------------------------------------------- errors
 
-/** A structural defect the author must fix (bad id, missing or extra handler, ...). */
-export class AgentSurfaceDefinitionError extends Error {
-  readonly name: "AgentSurfaceDefinitionError";
-  /** The contract id involved, or null. */
-  readonly contract: string | null;
-  /** For a JSON Schema outside the supported subset: every violation the engine found. */
-  readonly violations?: ReadonlyArray<{ pointer: string; message: string; help: string | null }>;
-}
-
 export interface AgentSchemaIssue {
   /** RFC 6901 JSON Pointer into the value ("" for the root). */
   path: string;
   /** The failed keyword (`type`, `required`, ...), `standard` for Standard Schema issues, `json` for non-JSON values. */
   keyword: string;
   message: string;
-}
-
-/** A value refused by an AgentSchema's `parse`. */
-export class AgentSchemaError extends Error {
-  readonly name: "AgentSchemaError";
-  readonly issues: AgentSchemaIssue[];
 }
 
 /** The kebab-case refusal kinds of the Rust runtime's `AuthorityError::kind()`, plus `not-an-authority`. */
@@ -45,15 +31,6 @@ export type CapabilityAuthorityErrorKind =
   | "invalid-contract"
   /** JS only: assertCapabilityAuthority got an object createCapabilityAuthority did not mint. */
   | "not-an-authority";
-
-export class CapabilityAuthorityError extends Error {
-  readonly name: "CapabilityAuthorityError";
-  readonly kind: CapabilityAuthorityErrorKind;
-  /** The id of the contract the refusal names, or null. */
-  readonly contract: string | null;
-  /** Kind-specific details (`expected`/`found` hashes, `declared`/`actual` counts, `failed`, `found` formatVersion, `pointer`, `previous`). */
-  readonly [detail: string]: unknown;
-}
 
 // ---------------------------------------------------------------- schemas
 
@@ -89,24 +66,6 @@ export declare namespace StandardSchemaV1 {
   }
   type InferOutput<S extends StandardSchemaV1> = NonNullable<S["~standard"]["types"]>["output"];
 }
-
-/**
- * Wraps any Standard Schema (Zod ≥3.24, Valibot, ArkType). Validation uses `~standard.validate`
- * (synchronous results only) and the engine's check of the same value against the JSON Schema,
- * which must be supplied explicitly (and be inside the supported subset).
- */
-export function fromStandardSchema<T>(schema: StandardSchemaV1<unknown, T>, options: { jsonSchema: JsonSchema }): AgentSchema<T>;
-
-/**
- * An AgentSchema from a raw JSON Schema inside the supported subset (AgentSurfaceDefinitionError
- * with `violations` otherwise). `parse` validates with the engine (the registry's validator:
- * formats asserted) and returns a copy of the value with `default`s applied. `T` is
- * caller-asserted.
- */
-export function fromJsonSchema<T = JsonValue>(schema: JsonSchema): AgentSchema<T>;
-
-/** `{"type":"object","properties":{},"additionalProperties":false}`. */
-export const emptyObjectSchema: AgentSchema<Record<string, never>>;
 
 // ---------------------------------------------------------------- definitions
 
@@ -284,31 +243,6 @@ export interface AgentOperationContract<K extends "procedure" | "external-tool",
 export type AgentProcedureContract<TIn extends JsonValue, TOut extends JsonValue | void = void> = AgentOperationContract<"procedure", TIn, TOut>;
 export type ExternalAgentToolContract<TIn extends JsonValue, TOut extends JsonValue | void = void> = AgentOperationContract<"external-tool", TIn, TOut>;
 
-export function observationContract<TOut extends JsonValue>(contract: AgentObservationContract<TOut>): AgentObservationContract<TOut>;
-
-export function actionContract<TIn extends JsonValue, TOut extends JsonValue | void = void>(
-  contract: AgentActionContract<TIn, TOut>,
-): AgentActionContract<TIn, TOut>;
-
-/** Compiler macro: author code passes only the definition; the compiler appends the provenance. */
-export function defineAgentComponentContract<
-  TObservations extends Record<string, AgentObservationContract<any>> = {},
-  TActions extends Record<string, AgentActionContract<any, any>> = {},
->(
-  definition: AgentComponentContractDefinition<TObservations, TActions>,
-  provenance?: ContractProvenance,
-): AgentComponentContract<TObservations, TActions>;
-
-export function defineAgentProcedureContract<TIn extends JsonValue, TOut extends JsonValue | void = void>(
-  definition: AgentOperationContractDefinition<TIn, TOut>,
-  provenance?: ContractProvenance,
-): AgentProcedureContract<TIn, TOut>;
-
-export function defineExternalAgentToolContract<TIn extends JsonValue, TOut extends JsonValue | void = void>(
-  definition: AgentOperationContractDefinition<TIn, TOut>,
-  provenance?: ContractProvenance,
-): ExternalAgentToolContract<TIn, TOut>;
-
 // ---------------------------------------------------------------- manifest + authority
 
 export interface SourceLocation {
@@ -389,23 +323,3 @@ export interface CapabilityAuthority {
   contract(id: string): ManifestContract | undefined;
   readonly [authorityBrand]: true;
 }
-
-/**
- * Verifies a manifest (a parsed JSON value) with the engine's CapabilityAuthority (its JSON text,
- * through the wasm) and returns the authority; throws CapabilityAuthorityError.
- */
-export function createCapabilityAuthority(manifest: unknown): CapabilityAuthority;
-
-/** Throws CapabilityAuthorityError (kind "not-an-authority") unless minted by createCapabilityAuthority. */
-export function assertCapabilityAuthority(authority: unknown): asserts authority is CapabilityAuthority;
-
-/** Whether `value` was minted by createCapabilityAuthority. */
-export function isCapabilityAuthority(value: unknown): value is CapabilityAuthority;
-
-// ---------------------------------------------------------------- hashing
-
-/** RFC 8785 canonical JSON (keys by UTF-16 code units, ECMAScript numbers, JSON.stringify strings). Throws TypeError on non-JSON values. */
-export function canonicalJson(value: unknown): string;
-
-/** `"blake3:" + 64 hex` of blake3 over the UTF-8 bytes of canonicalJson(value). */
-export function blake3Hex(value: unknown): string;

@@ -1,6 +1,7 @@
 // @agent-surface/core: what compiled app code imports. See README.md.
 export { AgentSurfaceDefinitionError, AgentSchemaError, CapabilityAuthorityError } from "./errors.js";
-export { canonicalJson, blake3Hex } from "./engine.js";
+export type { SchemaViolation } from "./errors.js";
+export { canonicalJson, blake3Hex } from "./hashing.js";
 export { fromJsonSchema, fromStandardSchema, emptyObjectSchema } from "./schema.js";
 export {
   defineAgentComponentContract,
@@ -10,3 +11,4 @@ export {
   defineExternalAgentToolContract,
 } from "./contracts.js";
 export { createCapabilityAuthority, assertCapabilityAuthority, isCapabilityAuthority } from "./authority.js";
+export type * from "./types.js";
