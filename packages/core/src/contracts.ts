@@ -26,7 +26,7 @@ type AnyRecord = Record<string, unknown>;
 
 const HASH = /^blake3:[0-9a-f]{64}$/;
 
-const BINDING_KEYS = ["instanceId", "observations", "actions", "enabled", "parent", "internal", "policies", "procedures"];
+const BINDING_KEYS = ["instanceId", "observations", "actions", "enabled", "parent", "meta", "internal", "policies", "procedures"];
 const OBSERVATION_BINDING_KEYS = ["read", "when", "unavailableReason", "policies", "timeoutMs"];
 const ACTION_BINDING_KEYS = ["execute", "when", "unavailableReason", "precondition", "policies", "timeoutMs", "concurrency"];
 const OPERATION_BINDING_KEYS = [...ACTION_BINDING_KEYS, "describe"];
@@ -146,7 +146,7 @@ export function defineAgentComponentContract<
     provenance: readProvenance(provenance, id),
     /**
      * Records the handlers: `{ instanceId?, observations: { name: { read } }, actions: { name:
-     * { execute } }, enabled?, parent?, internal?, policies?, procedures? }`. Every observation
+     * { execute } }, enabled?, parent?, meta?, internal?, policies?, procedures? }`. Every observation
      * needs `read`, every action `execute`; names the contract does not declare are refused.
      */
     bind(handlers: Handlers): AgentContractBinding<Contract, Handlers> {

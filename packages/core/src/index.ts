@@ -10,5 +10,6 @@ export {
   defineAgentProcedureContract,
   defineExternalAgentToolContract,
 } from "./contracts.js";
+export { defineAgentComponent, observation, action } from "./definitions.js";
 export { createCapabilityAuthority, assertCapabilityAuthority, isCapabilityAuthority } from "./authority.js";
 export type * from "./types.js";
