@@ -11,5 +11,7 @@ export {
   defineExternalAgentToolContract,
 } from "./contracts.js";
 export { defineAgentComponent, observation, action } from "./definitions.js";
+export { createFetchProcedureExecutor } from "./fetch-executor.js";
+export type { FetchProcedureExecutorOptions } from "./fetch-executor.js";
 export { createCapabilityAuthority, assertCapabilityAuthority, isCapabilityAuthority } from "./authority.js";
 export type * from "./types.js";
