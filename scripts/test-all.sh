@@ -90,7 +90,11 @@ fi
 echo "==> the engine for the page: scripts/build-wasm.sh (packages/core/wasm/)"
 bash scripts/build-wasm.sh
 
-for pkg in packages/core packages/vite; do
-  echo "==> npm ci && npm test ($pkg)"
-  (cd "$pkg" && npm ci --no-audit --no-fund --loglevel=error && npm test)
-done
+# packages/core is TypeScript: it is built (tsc -> packages/core/dist/) before either suite runs;
+# its `npm test` builds again (idempotent) and the Vite plugin's tests import that build.
+echo "==> npm ci && npm run build (packages/core)"
+(cd packages/core && npm ci --no-audit --no-fund --loglevel=error && npm run build)
+echo "==> npm test (packages/core)"
+(cd packages/core && npm test)
+echo "==> npm ci && npm test (packages/vite)"
+(cd packages/vite && npm ci --no-audit --no-fund --loglevel=error && npm test)

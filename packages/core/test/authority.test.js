@@ -3,14 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { assertCapabilityAuthority, blake3Hex, CapabilityAuthorityError, canonicalJson, createCapabilityAuthority, isCapabilityAuthority } from "../src/index.js";
+import { assertCapabilityAuthority, blake3Hex, CapabilityAuthorityError, canonicalJson, createCapabilityAuthority, isCapabilityAuthority } from "../dist/index.js";
 import { fixtureManifestPath, readJson, readText } from "./paths.js";
 
 const fixtureText = readText(fixtureManifestPath);
 const fixture = () => JSON.parse(fixtureText);
 const ZERO_HASH = `blake3:${"0".repeat(64)}`;
 
-// Independent of src/authority.js: the hash definitions of docs/manifest.md, spelled out here.
+// Independent of src/authority.ts: the hash definitions of docs/manifest.md, spelled out here.
 function contractHashOf(c) {
   const { source, contractHash, ...rest } = c;
   return blake3Hex(rest);

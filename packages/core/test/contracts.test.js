@@ -9,7 +9,7 @@ import {
   emptyObjectSchema,
   fromJsonSchema,
   observationContract,
-} from "../src/index.js";
+} from "../dist/index.js";
 import { fixtureManifestPath, readJson } from "./paths.js";
 
 const HASH = `blake3:${"ab".repeat(32)}`;
@@ -123,11 +123,13 @@ describe("defineAgentComponentContract", () => {
     const b = c.bind({
       instanceId: "row-42",
       enabled: false,
+      meta: { row: 42 },
       observations: { value: { read: () => 1, when, unavailableReason: "later", timeoutMs: 100 } },
       actions: { increment: { execute() {}, concurrency: { mode: "parallel", max: 2 }, precondition() {} } },
     });
     expect(b.handlers.instanceId).toBe("row-42");
     expect(b.handlers.enabled).toBe(false);
+    expect(b.handlers.meta).toEqual({ row: 42 });
     expect(b.handlers.observations.value.when).toBe(when);
     expect(definitionError(() => c.bind({ ...handlers(), instanceId: "-bad" })).message).toMatch(/^invalid instance id/);
     expect(definitionError(() => c.bind({ ...handlers(), actions: { increment: { execute() {}, concurrency: { mode: "parallel", max: 0 } } } })).message).toMatch(/integer max ≥ 1/);
@@ -199,5 +201,19 @@ describe("defineAgentProcedureContract / defineExternalAgentToolContract", () =>
     definitionError(() => defineExternalAgentToolContract({ id: "domain:crm.export", description: "x", input, effect: "read" }));
     definitionError(() => defineExternalAgentToolContract({ id: "external:crm.export", description: "x", input: { type: "object" }, effect: "read" }));
     expect(defineExternalAgentToolContract({ id: "external:crm", description: "x", input, effect: "read" }).id).toBe("external:crm");
+  });
+});
+
+describe("AgentSurfaceDefinitionError", () => {
+  it("carries the contract id and, when given, a machine-readable code", () => {
+    const e = new AgentSurfaceDefinitionError("raw definition", { contract: "view:demo.counter", code: "raw-binding" });
+    expect(e).toBeInstanceOf(Error);
+    expect(e.name).toBe("AgentSurfaceDefinitionError");
+    expect(e.contract).toBe("view:demo.counter");
+    expect(e.code).toBe("raw-binding");
+    const plain = new AgentSurfaceDefinitionError("bad id");
+    expect(plain.contract).toBeNull();
+    expect(Object.hasOwn(plain, "code")).toBe(false);
+    expect(Object.hasOwn(plain, "violations")).toBe(false);
   });
 });

@@ -20,7 +20,7 @@ describe("under a DOM environment", () => {
     vi.stubGlobal("fetch", refuse);
     vi.stubGlobal("WebAssembly", Object.create(WebAssembly, { instantiateStreaming: { value: refuse }, compileStreaming: { value: refuse } }));
     vi.resetModules();
-    const core = await import("../src/index.js");
+    const core = await import("../dist/index.js");
 
     const authority = core.createCapabilityAuthority(JSON.parse(fixtureText));
     core.assertCapabilityAuthority(authority);

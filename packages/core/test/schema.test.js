@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AgentSchemaError, AgentSurfaceDefinitionError, emptyObjectSchema, fromJsonSchema, fromStandardSchema } from "../src/index.js";
+import { AgentSchemaError, AgentSurfaceDefinitionError, emptyObjectSchema, fromJsonSchema, fromStandardSchema } from "../dist/index.js";
 
 function definitionError(f) {
   try {

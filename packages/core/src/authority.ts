@@ -5,14 +5,15 @@
 import { Authority, engineError } from "./engine.js";
 import { CapabilityAuthorityError } from "./errors.js";
 import { deepFreeze, jsonText } from "./json.js";
+import type { CapabilityAuthority, CapabilityAuthorityErrorKind, CapabilityContractManifest, ManifestContract } from "./types.js";
 
 /**
  * Objects minted by createCapabilityAuthority -> the engine's verified authority (freed with
  * them). Module-private: nothing else can add to it.
  */
-const minted = new WeakMap();
+const minted = new WeakMap<object, Authority>();
 
-function fail(kind, message, details) {
+function fail(kind: CapabilityAuthorityErrorKind, message: string, details?: Record<string, unknown>): never {
   throw new CapabilityAuthorityError(kind, message, details);
 }
 
@@ -22,42 +23,43 @@ function fail(kind, message, details) {
  * returns a frozen authority whose `manifest` is a deeply frozen copy. Throws
  * CapabilityAuthorityError (`kind` and `contract` are the engine's).
  */
-export function createCapabilityAuthority(manifest) {
+export function createCapabilityAuthority(manifest: unknown): CapabilityAuthority {
   // The value is read once, into text: getters, proxies or later mutation of the caller's object
   // cannot change what was verified, and the copy below is parsed from the same text.
-  let text;
+  let text: string;
   try {
     text = jsonText(manifest);
   } catch (e) {
-    fail("malformed", `the manifest does not match the CapabilityContractManifest format: ${e.message}`);
+    fail("malformed", `the manifest does not match the CapabilityContractManifest format: ${(e as Error).message}`);
   }
-  let engine;
+  let engine: Authority;
   try {
     engine = new Authority(text);
   } catch (thrown) {
     const e = engineError(thrown);
-    fail(e.kind, e.message, { ...e.details, contract: e.contract });
+    fail(e.kind as CapabilityAuthorityErrorKind, e.message, { ...e.details, contract: e.contract });
   }
-  const m = deepFreeze(JSON.parse(text));
-  const byId = new Map(m.contracts.map((c) => [c.id, c]));
+  const m = deepFreeze(JSON.parse(text) as CapabilityContractManifest);
+  const byId = new Map<string, ManifestContract>(m.contracts.map((c) => [c.id, c]));
   const authority = Object.freeze({
     manifest: m,
     /** The verified, frozen contract JSON with this id, or undefined. */
-    contract(id) {
+    contract(id: string): ManifestContract | undefined {
       return byId.get(id);
     },
   });
   minted.set(authority, engine);
-  return authority;
+  // The brand is a type-level symbol only; the WeakMap above is what makes an authority genuine.
+  return authority as unknown as CapabilityAuthority;
 }
 
 /** Whether `value` was minted by createCapabilityAuthority of this module instance. */
-export function isCapabilityAuthority(value) {
+export function isCapabilityAuthority(value: unknown): value is CapabilityAuthority {
   return typeof value === "object" && value !== null && minted.has(value);
 }
 
 /** Throws unless `authority` was minted by createCapabilityAuthority of this module instance. */
-export function assertCapabilityAuthority(authority) {
+export function assertCapabilityAuthority(authority: unknown): asserts authority is CapabilityAuthority {
   if (!isCapabilityAuthority(authority)) {
     fail("not-an-authority", "not a CapabilityAuthority: only objects returned by createCapabilityAuthority are accepted");
   }

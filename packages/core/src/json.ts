@@ -2,21 +2,24 @@
 // only refuses what JSON cannot carry, which the engine (seeing text) could never notice.
 
 /** True for `{}`-like objects (any realm, or a null prototype); false for arrays, Dates, Maps... */
-export function isPlainObject(v) {
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v);
   return proto === null || Object.getPrototypeOf(proto) === null;
 }
 
-function describe(v) {
+function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "array";
-  if (typeof v === "object") return v.constructor?.name ? `${v.constructor.name} object` : "object";
+  if (typeof v === "object") {
+    const name = (v as { constructor?: { name?: unknown } }).constructor?.name;
+    return typeof name === "string" && name !== "" ? `${name} object` : "object";
+  }
   if (typeof v === "number") return String(v);
   return typeof v;
 }
 
-function pointerAppend(pointer, key) {
+function pointerAppend(pointer: string, key: string | number): string {
   return `${pointer}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
 }
 
@@ -27,13 +30,14 @@ function pointerAppend(pointer, key) {
  * outside an object property, class instances (Date, Map, ...), cycles. Object properties whose
  * value is `undefined` are dropped (JSON semantics). Throws a TypeError naming the JSON pointer.
  */
-export function jsonText(value) {
-  const out = [];
-  const ancestors = new Set();
-  const fail = (pointer, what) => {
+export function jsonText(value: unknown): string {
+  const out: string[] = [];
+  const ancestors = new Set<object>();
+  // Annotated, so that control flow knows a call never returns.
+  const fail: (pointer: string, what: unknown) => never = (pointer, what) => {
     throw new TypeError(`not a JSON value at "${pointer}": ${what}`);
   };
-  const walk = (v, pointer) => {
+  const walk = (v: unknown, pointer: string): void => {
     switch (typeof v) {
       case "string":
         out.push(JSON.stringify(v));
@@ -88,10 +92,10 @@ export function jsonText(value) {
 }
 
 /** Freezes a value and everything reachable from it. */
-export function deepFreeze(v) {
+export function deepFreeze<T>(v: T): T {
   if (v !== null && typeof v === "object" && !Object.isFrozen(v)) {
     Object.freeze(v);
-    for (const k of Object.keys(v)) deepFreeze(v[k]);
+    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
   }
   return v;
 }

@@ -1,6 +1,7 @@
 // @agent-surface/core: what compiled app code imports. See README.md.
 export { AgentSurfaceDefinitionError, AgentSchemaError, CapabilityAuthorityError } from "./errors.js";
-export { canonicalJson, blake3Hex } from "./engine.js";
+export type { SchemaViolation } from "./errors.js";
+export { canonicalJson, blake3Hex } from "./hashing.js";
 export { fromJsonSchema, fromStandardSchema, emptyObjectSchema } from "./schema.js";
 export {
   defineAgentComponentContract,
@@ -9,4 +10,8 @@ export {
   defineAgentProcedureContract,
   defineExternalAgentToolContract,
 } from "./contracts.js";
+export { defineAgentComponent, observation, action } from "./definitions.js";
+export { createFetchProcedureExecutor } from "./fetch-executor.js";
+export type { FetchProcedureExecutorOptions } from "./fetch-executor.js";
 export { createCapabilityAuthority, assertCapabilityAuthority, isCapabilityAuthority } from "./authority.js";
+export type * from "./types.js";

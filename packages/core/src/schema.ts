@@ -5,28 +5,29 @@
 import { SchemaValidator, engineError } from "./engine.js";
 import { AgentSchemaError, AgentSurfaceDefinitionError } from "./errors.js";
 import { deepFreeze, isPlainObject, jsonText } from "./json.js";
+import type { AgentSchema, AgentSchemaIssue, JsonSchema, JsonValue, StandardSchemaV1 } from "./types.js";
 
-function appendPointer(path, seg) {
+function appendPointer(path: string, seg: string | number): string {
   return `${path}/${String(seg).replace(/~/g, "~0").replace(/\//g, "~1")}`;
 }
 
-function schemaError(issues) {
-  const first = issues[0];
+function schemaError(issues: AgentSchemaIssue[]): AgentSchemaError {
+  const first = issues[0]!;
   const where = first.path === "" ? "" : `${first.path}: `;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? "s" : ""})` : "";
   return new AgentSchemaError(`invalid value: ${where}${first.message}${more}`, issues);
 }
 
 /** The deep-frozen copy and the engine's compiled validator; AgentSurfaceDefinitionError outside the subset. */
-function compile(schema, who) {
+function compile(schema: unknown, who: string): { jsonSchema: JsonSchema; validator: SchemaValidator } {
   if (!isPlainObject(schema)) throw new AgentSurfaceDefinitionError(`${who}: the JSON Schema must be a JSON object`);
-  let text;
+  let text: string;
   try {
     text = jsonText(schema);
   } catch (e) {
-    throw new AgentSurfaceDefinitionError(`${who}: the JSON Schema is not JSON: ${e.message}`);
+    throw new AgentSurfaceDefinitionError(`${who}: the JSON Schema is not JSON: ${(e as Error).message}`);
   }
-  let validator;
+  let validator: SchemaValidator;
   try {
     validator = new SchemaValidator(text);
   } catch (thrown) {
@@ -35,18 +36,18 @@ function compile(schema, who) {
     err.violations = e.violations ?? [];
     throw err;
   }
-  return { jsonSchema: deepFreeze(JSON.parse(text)), validator };
+  return { jsonSchema: deepFreeze(JSON.parse(text) as JsonSchema), validator };
 }
 
 /** Validates `value` with the engine: the value with defaults applied (a fresh copy), or AgentSchemaError. */
-function check(validator, value) {
-  let text;
+function check(validator: SchemaValidator, value: unknown): unknown {
+  let text: string;
   try {
     text = jsonText(value);
   } catch {
     throw new AgentSchemaError("invalid value: not a JSON value", [{ path: "", keyword: "json", message: "must be a JSON value" }]);
   }
-  const result = JSON.parse(validator.validate(text));
+  const result = JSON.parse(validator.validate(text)) as { ok: true; value?: unknown } | { ok: false; issues: AgentSchemaIssue[] };
   if (!result.ok) throw schemaError(result.issues);
   return Object.hasOwn(result, "value") ? result.value : JSON.parse(text);
 }
@@ -57,19 +58,23 @@ function check(validator, value) {
  * the engine and returns a copy of the value with `default`s applied; it throws AgentSchemaError
  * with `{ path, keyword, message }` issues.
  */
-export function fromJsonSchema(schema) {
+export function fromJsonSchema<T = JsonValue>(schema: JsonSchema): AgentSchema<T> {
   const { jsonSchema, validator } = compile(schema, "fromJsonSchema");
   return Object.freeze({
     jsonSchema,
-    parse(value) {
-      return check(validator, value);
+    parse(value: unknown): T {
+      return check(validator, value) as T;
     },
   });
 }
 
-function standardPath(path) {
+type StandardPathSegment = PropertyKey | { readonly key: PropertyKey };
+
+function standardPath(path: unknown): string {
   if (!Array.isArray(path)) return "";
-  return path.map((seg) => (seg !== null && typeof seg === "object" ? seg.key : seg)).reduce((p, seg) => appendPointer(p, typeof seg === "symbol" ? seg.description ?? "" : seg), "");
+  return (path as StandardPathSegment[])
+    .map((seg) => (seg !== null && typeof seg === "object" ? seg.key : seg))
+    .reduce<string>((p, seg) => appendPointer(p, typeof seg === "symbol" ? (seg.description ?? "") : seg), "");
 }
 
 /**
@@ -77,8 +82,8 @@ function standardPath(path) {
  * `schema["~standard"].validate` (synchronous results only) and checks the same value against
  * the explicit, agent-visible JSON Schema with the engine; it returns the library's output value.
  */
-export function fromStandardSchema(schema, options) {
-  const std = schema?.["~standard"];
+export function fromStandardSchema<T>(schema: StandardSchemaV1<unknown, T>, options: { jsonSchema: JsonSchema }): AgentSchema<T> {
+  const std = (schema as Partial<StandardSchemaV1<unknown, T>> | null | undefined)?.["~standard"];
   if (std === null || typeof std !== "object" || typeof std.validate !== "function") {
     throw new AgentSurfaceDefinitionError('fromStandardSchema: not a Standard Schema (no "~standard".validate)');
   }
@@ -88,21 +93,22 @@ export function fromStandardSchema(schema, options) {
   const { jsonSchema, validator } = compile(options.jsonSchema, "fromStandardSchema");
   return Object.freeze({
     jsonSchema,
-    parse(value) {
-      const result = std.validate(value);
-      if (result !== null && typeof result === "object" && typeof result.then === "function") {
+    parse(value: unknown): T {
+      const result = std.validate(value) as StandardSchemaV1.Result<T> | PromiseLike<unknown> | null | undefined;
+      if (result !== null && typeof result === "object" && typeof (result as { then?: unknown }).then === "function") {
         throw new AgentSchemaError("invalid value: the schema validates asynchronously, which parse does not support", [
           { path: "", keyword: "standard", message: "asynchronous validation is not supported" },
         ]);
       }
-      if (result?.issues) {
-        const issues = Array.from(result.issues, (i) => ({ path: standardPath(i?.path), keyword: "standard", message: String(i?.message ?? "invalid") }));
+      const settled = result as StandardSchemaV1.Result<T> | null | undefined;
+      if (settled?.issues) {
+        const issues: AgentSchemaIssue[] = Array.from(settled.issues, (i: StandardSchemaV1.Issue | undefined) => ({ path: standardPath(i?.path), keyword: "standard", message: String(i?.message ?? "invalid") }));
         if (issues.length === 0) issues.push({ path: "", keyword: "standard", message: "invalid" });
         throw schemaError(issues);
       }
       // The agent sees the JSON Schema: a value the library accepts must satisfy it too.
       check(validator, value);
-      return result.value;
+      return (settled as StandardSchemaV1.SuccessResult<T>).value;
     },
   });
 }
@@ -110,4 +116,4 @@ export function fromStandardSchema(schema, options) {
 const EMPTY_OBJECT_SCHEMA = { type: "object", properties: {}, additionalProperties: false };
 
 /** `{"type":"object","properties":{},"additionalProperties":false}`: accepts `{}` only. */
-export const emptyObjectSchema = fromJsonSchema(EMPTY_OBJECT_SCHEMA);
+export const emptyObjectSchema: AgentSchema<Record<string, never>> = fromJsonSchema<Record<string, never>>(EMPTY_OBJECT_SCHEMA);
