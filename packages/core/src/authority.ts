@@ -64,3 +64,18 @@ export function assertCapabilityAuthority(authority: unknown): asserts authority
     fail("not-an-authority", "not a CapabilityAuthority: only objects returned by createCapabilityAuthority are accepted");
   }
 }
+
+/** @internal
+ * The engine's verified authority behind a minted object, for the registry and the gateway of
+ * this package (internal: not exported from the package root).
+ */
+export function engineAuthority(authority: unknown, who: string): Authority {
+  const engine = typeof authority === "object" && authority !== null ? minted.get(authority) : undefined;
+  if (!engine) {
+    fail(
+      "not-an-authority",
+      `${who}: not a CapabilityAuthority: only objects returned by createCapabilityAuthority (or virtual:agent-surface/authority) are accepted`,
+    );
+  }
+  return engine;
+}

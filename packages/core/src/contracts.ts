@@ -211,7 +211,11 @@ function defineOperation<K extends "procedure" | "external-tool", TIn extends Js
     provenance: readProvenance(provenance, id),
     /** Records the executor: `{ execute, when?, unavailableReason?, precondition?, policies?, timeoutMs?, concurrency?, describe? }`. */
     bind(handlers: Handlers): AgentContractBinding<Contract, Handlers> {
-      if (!isObject(handlers) || typeof handlers["execute"] !== "function") throw defect(`"${id}" has no execute handler`, id);
+      if (!isObject(handlers)) throw defect(`"${id}": bind expects { execute, ... }`, id);
+      // A procedure without a local execute is forwarded to the registry's procedure executor.
+      if (handlers["execute"] === undefined ? kind !== "procedure" : typeof handlers["execute"] !== "function") {
+        throw defect(`"${id}" has no execute handler`, id);
+      }
       checkKeys(handlers, OPERATION_BINDING_KEYS, `${id}: bind`, id);
       checkConcurrency(handlers["concurrency"], id, id);
       for (const key of ["when", "precondition", "describe"]) checkOptionalFunction(handlers, key, `${id}: bind`, id);

@@ -45,7 +45,7 @@ const OPTION_KEYS = new Set([
 /** Registries this module created -> their engine (explainSurface, toolsets and the MCP bridge reach it here). */
 const engines = new WeakMap<object, EngineRegistry>();
 
-/** The engine behind a registry created here; a TypeError for anything else. */
+/** @internal The engine behind a registry created here; a TypeError for anything else. */
 export function engineOf(registry: unknown, who: string): EngineRegistry {
   const engine = typeof registry === "object" && registry !== null ? engines.get(registry) : undefined;
   if (!engine) throw new TypeError(`${who}: not a registry created by createAgentSurfaceRegistry of this package`);
@@ -94,7 +94,7 @@ function fnOption<T extends Fn>(options: AnyRecord, key: string): T | undefined 
 // ---------------------------------------------------------------------------------------------
 // Definitions -> what the engine is told
 
-/** The compiler's `{ id, contractHash }` a contract carries (undefined: an inert contract). */
+/** @internal The compiler's `{ id, contractHash }` a contract carries (undefined: an inert contract). */
 export function provenanceOf(contract: AnyRecord): unknown {
   return isObject(contract.provenance) ? contract.provenance : undefined;
 }
@@ -133,16 +133,18 @@ function authoredCapability(c: AnyRecord): AnyRecord {
   };
 }
 
+/** @internal */
 export function authoredOperation(def: AnyRecord): AnyRecord {
   return { id: def.id, ...authoredCapability(def), policies: def.policies, tags: def.tags };
 }
 
+/** @internal */
 export interface Binding {
   contract: AnyRecord & { id: string; kind: string; definition: AnyRecord };
   handlers: AnyRecord;
 }
 
-/** A `contract.bind(...)` result. */
+/** @internal A `contract.bind(...)` result. */
 export function asBinding(v: unknown): Binding | undefined {
   if (!isObject(v) || !isObject(v.contract) || !isObject(v.handlers)) return undefined;
   const c = v.contract;
@@ -285,7 +287,7 @@ function hostContext(context: () => Readonly<AnyRecord>, development: boolean): 
   }
 }
 
-/** Handler calls for one set of bindings (a registration's, or the gateway's tools). */
+/** @internal Handler calls for one set of bindings (a registration's, or the gateway's tools). */
 export function handlerHost(lookup: Lookup, context: () => Readonly<AnyRecord>, development: boolean) {
   const label = (target: string, name: string) => `${target} "${name}"`;
   return {

@@ -18,7 +18,7 @@ interface Catalog {
   tools: Array<Omit<AgentTool, "execute">>;
 }
 
-/** The envelope for a call the engine cannot even read (input that is not JSON). */
+/** @internal The envelope for a call the engine cannot even read (input that is not JSON). */
 export function notJsonResult(name: string, toolCallId: string | undefined, surfaceVersion: string, message: string): AgentInvocationResult {
   return deepFreeze({
     status: "error",
@@ -29,7 +29,7 @@ export function notJsonResult(name: string, toolCallId: string | undefined, surf
   }) as unknown as AgentInvocationResult;
 }
 
-/** `tool.execute(input, { toolCallId, signal? })` over an engine call that answers JSON text. */
+/** @internal `tool.execute(input, { toolCallId, signal? })` over an engine call that answers JSON text. */
 export function toolExecute(
   name: string,
   version: () => string,

@@ -211,7 +211,10 @@ export type AgentComponentHandlers<
   /** `false`: every capability is visible-disabled ("component-disabled"). */
   enabled?: boolean;
   parent?: { type: string; instanceId?: string };
-  /** Agent-visible metadata of this instance. JsonValue, ≤ 2 kB serialized. */
+  /**
+   * Agent-visible metadata is the contract's (identity and what the agent reads are declared
+   * there): when given, it must equal the contract's `meta`, else register throws.
+   */
   meta?: Record<string, JsonValue>;
   /** For policies and audit sinks; never in a snapshot or any agent-facing payload. */
   internal?: Record<string, unknown>;
@@ -259,8 +262,19 @@ export interface AgentOperationContract<K extends "procedure" | "external-tool",
   readonly id: string;
   readonly definition: Readonly<AgentOperationContractDefinition<TIn, TOut>>;
   readonly provenance: ContractProvenance | undefined;
-  bind(handlers: AgentOperationHandlers<TIn, TOut>): AgentContractBinding<AgentOperationContract<K, TIn, TOut>, AgentOperationHandlers<TIn, TOut>>;
+  /**
+   * A procedure may be bound without `execute`: the registry then forwards its calls to the
+   * procedure executor (`registry.setProcedureExecutor`) after the whole pipeline ran here.
+   * External tools always need `execute`.
+   */
+  bind(
+    handlers: K extends "procedure" ? AgentForwardedProcedureHandlers<TIn, TOut> : AgentOperationHandlers<TIn, TOut>,
+  ): AgentContractBinding<AgentOperationContract<K, TIn, TOut>, AgentOperationHandlers<TIn, TOut>>;
 }
+
+/** A procedure reference's settings, `execute` optional (absent: forwarded to the procedure executor). */
+export type AgentForwardedProcedureHandlers<TIn, TOut> = Omit<AgentOperationHandlers<TIn, TOut>, "execute"> &
+  Partial<Pick<AgentOperationHandlers<TIn, TOut>, "execute">>;
 
 export type AgentProcedureContract<TIn extends JsonValue, TOut extends JsonValue | void = void> = AgentOperationContract<"procedure", TIn, TOut>;
 export type ExternalAgentToolContract<TIn extends JsonValue, TOut extends JsonValue | void = void> = AgentOperationContract<"external-tool", TIn, TOut>;

@@ -188,7 +188,10 @@ describe("defineAgentProcedureContract / defineExternalAgentToolContract", () =>
 
   it("bind checks", () => {
     const c = defineAgentProcedureContract({ id: "domain:devices.reboot", description: "Reboot", input, effect: "mutation" });
-    expect(definitionError(() => c.bind({})).message).toBe('"domain:devices.reboot" has no execute handler');
+    // A procedure without execute is a forwarded reference (the registry's procedure executor runs it).
+    expect(c.bind({}).handlers.execute).toBeUndefined();
+    const tool = defineExternalAgentToolContract({ id: "external:crm.export", description: "Export", input, effect: "read" });
+    expect(definitionError(() => tool.bind({})).message).toBe('"external:crm.export" has no execute handler');
     definitionError(() => c.bind({ execute: "no" }));
     definitionError(() => c.bind({ execute() {}, effect: "read" }));
     definitionError(() => c.bind({ execute() {}, concurrency: { mode: "parallel", max: 1.5 } }));
