@@ -8,6 +8,7 @@ mod common;
 
 mod bad_input;
 mod cli;
+mod conformance;
 mod diagnostics;
 mod formats;
 mod fuzz_replay;

@@ -563,6 +563,11 @@ impl Cancel {
     pub fn abort(&self) {
         self.controller.abort(AbortReason::Cancelled);
     }
+    /// Another handle on the same cancellation: the calls that take a `Cancel` consume the
+    /// object they are given, so the package passes a handle and keeps the original to abort.
+    pub fn handle(&self) -> Cancel {
+        Cancel { controller: self.controller.clone() }
+    }
 }
 
 impl Cancel {

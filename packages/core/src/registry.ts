@@ -519,7 +519,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
       const onAbort = () => cancel?.abort();
       if (signal?.aborted) onAbort();
       else signal?.addEventListener("abort", onAbort, { once: true });
-      return (engine.waitForConfirmation(String(confirmationId), cancel) as Promise<string>).finally(() =>
+      return (engine.waitForConfirmation(String(confirmationId), cancel?.handle()) as Promise<string>).finally(() =>
         signal?.removeEventListener("abort", onAbort),
       ) as Promise<"approved" | "denied" | "expired">;
     },
@@ -589,7 +589,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
       const onAbort = () => cancel?.abort();
       if (signal?.aborted) onAbort();
       else signal?.addEventListener("abort", onAbort, { once: true });
-      return (engine.invoke(requestText, optionsText, cancel) as Promise<string>).then(
+      return (engine.invoke(requestText, optionsText, cancel?.handle()) as Promise<string>).then(
         (text) => {
           signal?.removeEventListener("abort", onAbort);
           return freezeParsed<AgentInvocationResult>(text);

@@ -88,7 +88,7 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
       c.tools.map((t) =>
         Object.freeze({
           ...deepFreeze(t),
-          execute: toolExecute(t.name, version, (input, call, cancel) => toolset.execute(c.catalog, t.name, input, call, cancel) as Promise<string>),
+          execute: toolExecute(t.name, version, (input, call, cancel) => toolset.execute(c.catalog, t.name, input, call, cancel?.handle()) as Promise<string>),
         }),
       ),
     ) as AgentTool[];
