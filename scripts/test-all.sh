@@ -64,8 +64,10 @@ fi
 echo "==> cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-echo "==> the engine for the browser: cargo build -p agent-surface-engine --target wasm32-unknown-unknown"
-cargo build -p agent-surface-engine --target wasm32-unknown-unknown --locked
+echo "==> the engine for the browser: cargo clippy -p agent-surface-wasm --target wasm32-unknown-unknown"
+# The page's facade (registry, toolset, gateway, host seams) exists only on wasm32; this builds
+# it, and the engine under it, for that target with the same lints.
+cargo clippy -p agent-surface-wasm --target wasm32-unknown-unknown --locked -- -D warnings
 
 echo "==> cargo test"
 # --nocapture shows the conformance summaries (json-schema-suite, zod-oracle).
