@@ -20,7 +20,9 @@ fn main() {
 }
 
 fn registry(instances: usize) -> (AgentSurfaceRegistry, Vec<RegistrationHandle>) {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../conformance/scenarios/manifest.json")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../conformance/scenarios/manifest.json"))
+            .unwrap();
     let a = CapabilityAuthority::from_json_str(&text).unwrap();
     let registry = AgentSurfaceRegistry::new(RegistryOptions::new(a.clone()));
     let handles = (0..instances)
@@ -47,8 +49,11 @@ fn registry(instances: usize) -> (AgentSurfaceRegistry, Vec<RegistrationHandle>)
 fn invoke_trivial_action(bencher: Bencher) {
     let (registry, _h) = registry(1);
     bencher.bench_local(|| {
-        let r = block_on(registry.invoke(AgentInvocation::new("view:demo.counter.increment").input(json!({})), InvokeOptions::default()))
-            .unwrap();
+        let r = block_on(
+            registry
+                .invoke(AgentInvocation::new("view:demo.counter.increment").input(json!({})), InvokeOptions::default()),
+        )
+        .unwrap();
         serde_json::to_string(&r).unwrap()
     });
 }

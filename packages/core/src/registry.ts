@@ -9,7 +9,7 @@ import { Cancel, Registry as EngineRegistry, type Handle as EngineHandle } from 
 import { engineAuthority } from "./authority.js";
 import { engineError } from "./engine.js";
 import { AgentSurfaceDefinitionError } from "./errors.js";
-import { abortCall, answer, answerCall, asPreconditionFailure, callSignal, isThenable } from "./invoke-bridge.js";
+import { abortCall, answer, answerCall, asPreconditionFailure, callSignal, isThenable, withSignal } from "./invoke-bridge.js";
 import { deepFreeze, isPlainObject, jsonText } from "./json.js";
 import { PolicyTable } from "./policies.js";
 import type {
@@ -299,7 +299,7 @@ export function handlerHost(lookup: Lookup, context: () => Readonly<AnyRecord>, 
     execute(target: string, name: string, inputText: string, ctxText: string, serial: number) {
       const b = lookup(target, name);
       const { signal, settle } = callSignal(serial);
-      const ctx = Object.freeze({ ...(JSON.parse(ctxText) as AnyRecord), host: hostContext(context, development), signal });
+      const ctx = withSignal({ ...(JSON.parse(ctxText) as AnyRecord), host: hostContext(context, development) }, signal);
       const input = JSON.parse(inputText);
       return answerCall(() => (b!.execute as Fn).call(b, input as never, ctx as never), `the execute of ${label(target, name)}`, development, settle);
     },
@@ -466,7 +466,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
       return answerCall(
         () => {
           if (!current) throw new Error("no procedure executor is installed");
-          return current.execute({ ...call, signal } as never);
+          return current.execute(withSignal({ ...call }, signal) as never);
         },
         `the procedure executor for "${String(call.procedureId)}"`,
         development,
@@ -603,8 +603,10 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
     subscribe(listener: (event: AgentSurfaceEvent) => void): Unsubscribe {
       if (typeof listener !== "function") throw new TypeError("subscribe: the listener must be a function");
       listeners.add(listener);
+      engine.setEventsWanted(true);
       return () => {
         listeners.delete(listener);
+        engine.setEventsWanted(listeners.size > 0);
       };
     },
     confirmations,
@@ -619,6 +621,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
     dispose() {
       engine.dispose();
       listeners.clear();
+      engine.setEventsWanted(false);
     },
   });
   engines.set(registry, engine);
