@@ -107,3 +107,5 @@ pub fn install() {
     let _ = set_pattern_engine(RegExpEngine);
 }
 
+#[cfg(test)]
+mod tests;
