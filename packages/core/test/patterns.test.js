@@ -88,6 +88,28 @@ describe("ECMAScript-only patterns (conformance/ecmascript-patterns.json)", () =
   });
 });
 
+describe("ES2025 syntax: the host's version decides in the page (conformance/ecmascript-patterns.json, hostDependent)", () => {
+  const { hostDependent } = readJson(join(conformance, "ecmascript-patterns.json"));
+  for (const c of hostDependent) {
+    it(`${JSON.stringify(c.pattern)} (${c.note}) is decided as this host's RegExp decides it`, () => {
+      let host;
+      try {
+        host = new RegExp(c.pattern, "u");
+      } catch {
+        host = null;
+      }
+      const r = compile({ type: "string", pattern: c.pattern });
+      if (host === null) {
+        // Refused when the schema is built, as every other invalid pattern (regress accepts it).
+        expect(r.refused).toEqual(["/pattern pattern"]);
+        return;
+      }
+      expect(r.refused).toBeUndefined();
+      for (const t of c.tests) expect([t.data, verdict(r.validator, t.data) === true]).toEqual([t.data, t.match]);
+    });
+  }
+});
+
 describe("JSON-Schema-Test-Suite verdicts equal the native build's (conformance/suite-verdicts.json)", () => {
   const { groups } = readJson(join(conformance, "suite-verdicts.json"));
   const files = suiteFiles(suiteDir).map((p) => [relative(suiteDir, p).replaceAll("\\", "/"), readJson(p)]);

@@ -5,7 +5,8 @@
 //! - `conformance/ecmascript-patterns.json`: hand-written ECMA-262 answers (checked against
 //!   Node's `RegExp`) for patterns whose validity or matching only ECMAScript's Unicode-mode
 //!   semantics decide: property escapes, lookbehind, named groups, code-point escapes, astral
-//!   characters, the escapes `u` mode refuses.
+//!   characters, the escapes `u` mode refuses; and, apart, ES2025 syntax whose validity in the
+//!   page depends on the host's version.
 //! - `conformance/suite-verdicts.json`: what the facade's `compile_schema` and `validate` (the
 //!   functions the `SchemaValidator` export wraps) answer for every group and test of the
 //!   JSON-Schema-Test-Suite under `conformance/`, computed here. `UPDATE_PATTERN_VERDICTS=1
@@ -143,6 +144,26 @@ fn ecmascript_pattern_cases_hold_natively() {
                     assert_eq!(json!(got), t["match"], "{pattern:?} on {text:?}");
                 }
             }
+        }
+    }
+}
+
+/// ES2025 syntax (pattern modifiers, duplicate named groups) that regress accepts: natively it is
+/// valid with ES2025's answers; in the page the host's version decides (the wasm test checks the
+/// wasm agrees with the host's own `RegExp`).
+#[test]
+fn host_dependent_syntax_is_accepted_natively() {
+    let cases: Value = serde_json::from_str(&read(CASES)).unwrap();
+    let cases = cases["hostDependent"].as_array().expect("hostDependent");
+    assert!(!cases.is_empty());
+    for case in cases {
+        let pattern = case["pattern"].as_str().unwrap();
+        let schema = json!({ "type": "string", "pattern": pattern }).to_string();
+        let validator = compile_schema(&schema).unwrap_or_else(|e| panic!("{pattern:?}: refused natively: {e}"));
+        for t in case["tests"].as_array().expect("tests") {
+            let text = t["data"].as_str().unwrap();
+            let got = verdict(&validate(&validator, &json!(text).to_string())) == json!(true);
+            assert_eq!(json!(got), t["match"], "{pattern:?} on {text:?}");
         }
     }
 }
