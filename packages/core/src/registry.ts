@@ -42,6 +42,9 @@ const OPTION_KEYS = new Set([
   "authority",
 ]);
 
+/** The `internal` an onRegister guard sees for a binding that declares none. */
+const NO_INTERNAL: Readonly<Record<string, unknown>> = Object.freeze({});
+
 /** Registries this module created -> their engine (explainSurface, toolsets and the MCP bridge reach it here). */
 const engines = new WeakMap<object, EngineRegistry>();
 
@@ -419,7 +422,8 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
     },
     onRegister(candidateText: string) {
       if (!onRegister) return true;
-      const candidate = Object.freeze({ ...(JSON.parse(candidateText) as AnyRecord), internal: registeringInternal });
+      // `internal` is always an object (the type promises one): `{}` for a binding without it.
+      const candidate = Object.freeze({ ...(JSON.parse(candidateText) as AnyRecord), internal: registeringInternal ?? NO_INTERNAL });
       try {
         return onRegister(candidate) === "accept";
       } catch (e) {

@@ -197,6 +197,11 @@ export const lookup = defineExternalAgentToolContract(
   provenance("external:api.lookup"),
 );
 
+export const alphaPing = defineAgentProcedureContract(
+  { id: "domain:api.alpha.ping", description: "Pings the server", input: emptyObjectSchema, effect: "read" },
+  provenance("domain:api.alpha.ping"),
+);
+
 /** `createAgentSurfaceRegistry` over the suite's authority. */
 export function makeRegistry(options = {}) {
   return createAgentSurfaceRegistry({ authority, ...options });

@@ -144,3 +144,11 @@ export const lookup = defineExternalAgentToolContract({
   input: fromJsonSchema({ type: "object", properties: { word: { type: "string", minLength: 1 } }, required: ["word"], additionalProperties: false }),
   effect: "read",
 });
+
+// Shares its suffix with view:api.alpha.ping (duplicateSuffixPolicy).
+export const alphaPing = defineAgentProcedureContract({
+  id: "domain:api.alpha.ping",
+  description: "Pings the server",
+  input: emptyObjectSchema,
+  effect: "read",
+});
