@@ -155,25 +155,30 @@ export function asBinding(v: unknown): Binding | undefined {
   return v as unknown as Binding;
 }
 
-function timeoutOf(v: unknown, where: string): number | undefined {
+/** A defect of a binding's shape found here (the engine's code for binding defects is "binding" too). */
+function bindingDefect(message: string, contract: string | null): AgentSurfaceDefinitionError {
+  return new AgentSurfaceDefinitionError(message, { contract, code: "binding" });
+}
+
+function timeoutOf(v: unknown, where: string, contract: string): number | undefined {
   if (v === undefined) return undefined;
-  if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw new AgentSurfaceDefinitionError(`${where}: timeoutMs must be a non-negative number`);
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw bindingDefect(`${where}: timeoutMs must be a non-negative number`, contract);
   return v;
 }
 
-function capabilitySettings(b: AnyRecord, where: string, policies: PolicyTable): AnyRecord {
+function capabilitySettings(b: AnyRecord, where: string, policies: PolicyTable, contract: string): AnyRecord {
   const reason = b.unavailableReason;
   if (reason !== undefined && typeof reason !== "string" && typeof reason !== "function") {
-    throw new AgentSurfaceDefinitionError(`${where}: unavailableReason must be a string or a function returning one`);
+    throw bindingDefect(`${where}: unavailableReason must be a string or a function returning one`, contract);
   }
   return {
     hasWhen: typeof b.when === "function",
     unavailableReason: typeof reason === "string" ? reason : undefined,
     reasonFn: typeof reason === "function",
     hasPrecondition: typeof b.precondition === "function",
-    timeoutMs: timeoutOf(b.timeoutMs, where),
+    timeoutMs: timeoutOf(b.timeoutMs, where, contract),
     concurrency: b.concurrency,
-    policies: policies.refs(b.policies, where),
+    policies: policies.refs(b.policies, where, contract),
   };
 }
 
@@ -181,24 +186,22 @@ function capabilitySettings(b: AnyRecord, where: string, policies: PolicyTable):
 function definitionWire(binding: Binding, policies: PolicyTable): string {
   const { contract, handlers } = binding;
   if (contract.kind !== "component") {
-    throw new AgentSurfaceDefinitionError(`${contract.id}: register takes a component binding; bind procedures into a component's "procedures"`, {
-      contract: contract.id,
-    });
+    throw bindingDefect(`${contract.id}: register takes a component binding; bind procedures into a component's "procedures"`, contract.id);
   }
   const def = contract.definition;
   const where = contract.id;
   const observations: AnyRecord = {};
   for (const [name, b] of Object.entries((handlers.observations as AnyRecord | undefined) ?? {})) {
-    observations[name] = capabilitySettings(b as AnyRecord, `observation "${name}" of "${where}"`, policies);
+    observations[name] = capabilitySettings(b as AnyRecord, `observation "${name}" of "${where}"`, policies, where);
   }
   const actions: AnyRecord = {};
   for (const [name, b] of Object.entries((handlers.actions as AnyRecord | undefined) ?? {})) {
-    actions[name] = capabilitySettings(b as AnyRecord, `action "${name}" of "${where}"`, policies);
+    actions[name] = capabilitySettings(b as AnyRecord, `action "${name}" of "${where}"`, policies, where);
   }
   const procedures = ((handlers.procedures as unknown[] | undefined) ?? []).map((p, i) => {
     const pb = asBinding(p);
     if (!pb || pb.contract.kind !== "procedure") {
-      throw new AgentSurfaceDefinitionError(`${where}: procedures[${i}] must be a procedure contract's bind(...) result`, { contract: where });
+      throw bindingDefect(`${where}: procedures[${i}] must be a procedure contract's bind(...) result`, where);
     }
     return {
       id: pb.contract.id,
@@ -206,27 +209,25 @@ function definitionWire(binding: Binding, policies: PolicyTable): string {
       authored: authoredOperation(pb.contract.definition),
       hasExecute: typeof pb.handlers.execute === "function",
       hasDescribe: typeof pb.handlers.describe === "function",
-      ...capabilitySettings(pb.handlers, `procedure "${pb.contract.id}" of "${where}"`, policies),
+      ...capabilitySettings(pb.handlers, `procedure "${pb.contract.id}" of "${where}"`, policies, pb.contract.id),
     };
   });
   const parent = handlers.parent;
   if (parent !== undefined && !(isObject(parent) && typeof parent.type === "string")) {
-    throw new AgentSurfaceDefinitionError(`${where}: parent must be { type, instanceId? }`, { contract: where });
+    throw bindingDefect(`${where}: parent must be { type, instanceId? }`, where);
   }
   if (handlers.meta !== undefined) {
     // Agent-visible metadata is the contract's (identity lives in the contract): a binding may
     // only repeat it.
     if (jsonText(handlers.meta) !== jsonText(def.meta ?? {})) {
-      throw new AgentSurfaceDefinitionError(`${where}: bind({ meta }) differs from the contract's meta; agent-visible metadata is declared in the contract`, {
-        contract: where,
-      });
+      throw bindingDefect(`${where}: bind({ meta }) differs from the contract's meta; agent-visible metadata is declared in the contract`, where);
     }
   }
   let authored: string;
   try {
     authored = jsonText(authoredComponent(def));
   } catch (e) {
-    throw new AgentSurfaceDefinitionError(`${where}: the contract is not JSON: ${(e as Error).message}`, { contract: where });
+    throw bindingDefect(`${where}: the contract is not JSON: ${(e as Error).message}`, where);
   }
   const wire = {
     type: def.type,
@@ -234,7 +235,7 @@ function definitionWire(binding: Binding, policies: PolicyTable): string {
     provenance: provenanceOf(contract) ?? null,
     enabled: handlers.enabled,
     parent,
-    policies: policies.refs(handlers.policies, where),
+    policies: policies.refs(handlers.policies, where, where),
     observations,
     actions,
     procedures,
@@ -553,7 +554,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
         wire = rawWire(definition);
         host = {};
       } else {
-        throw new AgentSurfaceDefinitionError("register: expected a contract binding (contract.bind({ observations, actions }))");
+        throw bindingDefect("register: expected a contract binding (contract.bind({ observations, actions }))", null);
       }
       registeringInternal = binding?.handlers.internal;
       let handle: EngineHandle;
@@ -642,6 +643,7 @@ function wrapHandle(handle: EngineHandle, development: boolean): AgentRegistrati
         if (key !== "enabled" && key !== "availability") {
           throw new AgentSurfaceDefinitionError(
             `update: "${key}" is not updatable (only enabled and availability; structural changes need unregister + register)`,
+            { code: "not-updatable" },
           );
         }
       }

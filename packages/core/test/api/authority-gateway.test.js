@@ -118,7 +118,7 @@ describe("gateway.expose", () => {
   });
 
   it("throws for a binding that is not an external tool", () => {
-    definitionError(() => gateway.expose([purge.bind({ execute: () => undefined })]));
+    expect(definitionError(() => gateway.expose([purge.bind({ execute: () => undefined })])).code).toBe("wrong-kind");
     expect(() => gateway.expose("tools")).toThrow(TypeError);
   });
 });
