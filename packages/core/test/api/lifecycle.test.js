@@ -132,7 +132,7 @@ describe("unregister, tombstones and post-unregister calls", () => {
     // a new registration of the same key is live; the tombstone still answers for the old id
     const again = r.register(bindNotes());
     expect(again.registrationId).not.toBe(h.registrationId);
-    expect((await r.invoke({ capabilityId: "view:api.notes.work", input: {}, registrationId: h.registrationId })).error.code).toMatch(/COMPONENT_UNMOUNTED|STALE_CAPABILITY/);
+    expect((await r.invoke({ capabilityId: "view:api.notes.work", input: {}, registrationId: h.registrationId })).error).toMatchObject({ code: "STALE_CAPABILITY", details: { liveRegistrationId: again.registrationId } });
     expect((await r.invoke({ capabilityId: "view:api.notes.work", input: {}, registrationId: again.registrationId })).status).toBe("ok");
     r.dispose();
   });
