@@ -347,7 +347,10 @@ export function handlerHost(lookup: Lookup, context: () => Readonly<AnyRecord>, 
       const p = asPreconditionFailure(r) ?? { message: "precondition failed" };
       try {
         return jsonText(p);
-      } catch {
+      } catch (e) {
+        // The failure still reaches the agent (its message); the details that are not JSON are
+        // dropped, and reported in development like any other defect (naming the JSON pointer).
+        if (development) console.error(`agent-surface: the precondition of ${label(target, name)} failed with details that are not JSON: ${(e as Error).message}`);
         return JSON.stringify({ message: p.message });
       }
     },
