@@ -390,6 +390,9 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
   const now = fnOption<() => number>(o, "now");
   const route = fnOption<() => unknown>(o, "route");
   const onRegister = fnOption<(c: unknown) => unknown>(o, "onRegister");
+  // The engine reads a JSON array as a struct's fields in order: `limits: [5]` would set
+  // maxComponentDescription. Only an object is a Partial<AgentSurfaceLimits>.
+  if (o.limits !== undefined && !isPlainObject(o.limits)) throw new TypeError("createAgentSurfaceRegistry: options.limits must be an object (Partial<AgentSurfaceLimits>)");
   const audit = o.audit;
   if (audit !== undefined && !(isObject(audit) && typeof audit.record === "function") && typeof audit !== "function") {
     throw new TypeError("createAgentSurfaceRegistry: options.audit must be an AuditSink { record(record) }");
@@ -573,6 +576,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
       return wrapHandle(handle, development);
     },
     snapshot(ctx?: SnapshotContext): AgentSurfaceSnapshot {
+      if (ctx !== undefined && !isPlainObject(ctx as unknown)) throw new TypeError("snapshot: the context must be an object { consumer?, scope?, includeUnavailable?, budget? }");
       try {
         return freezeParsed(engine.snapshot(textOf(ctx ?? {}, "snapshot")));
       } catch (thrown) {
@@ -584,6 +588,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
       if (!isObject(request) || typeof request.capabilityId !== "string") {
         return Promise.reject(new TypeError("invoke: the request needs a capabilityId"));
       }
+      if (opts !== undefined && !isPlainObject(opts as unknown)) return Promise.reject(new TypeError("invoke: the options must be an object { consumer?, signal?, timeoutMs? }"));
       let requestText: string;
       let optionsText: string;
       try {
