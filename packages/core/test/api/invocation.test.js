@@ -149,6 +149,15 @@ describe("pipeline order", () => {
     r.dispose();
   });
 
+  it("observations skip the confirmation step, even when an invoke policy asks for one", async () => {
+    const r = makeRegistry({ policies: [{ name: "confirm-everything", invoke: () => "require-confirmation" }] });
+    r.register(bindNotes({ observations: { raw: { read: () => "seen" } } }));
+    expect(await r.invoke({ capabilityId: "view:api.notes.raw" })).toMatchObject({ status: "ok", output: "seen" });
+    expect((await r.invoke({ capabilityId: "view:api.notes.work", input: {} })).error.code).toBe("CONFIRMATION_REQUIRED");
+    expect(r.confirmations.pending().map((p) => p.capabilityId)).toEqual(["view:api.notes.work"]);
+    r.dispose();
+  });
+
   it("a failing precondition stops before the confirmation gate (no pending confirmation is created)", async () => {
     const r = makeRegistry();
     r.register(bindNotes({ actions: { remove: { execute: () => undefined, precondition: ({ id }) => (id === "n404" ? { message: "no such note" } : undefined) } } }));

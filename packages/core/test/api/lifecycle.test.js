@@ -208,6 +208,17 @@ describe("dispose (rule 7)", () => {
     r.dispose(); // idempotent
   });
 
+  it("queued and running observations settle CANCELLED on dispose", async () => {
+    const r = makeRegistry({ limits: { maxConcurrentObservationsPerConsumer: 1 } });
+    r.register(bindNotes({ observations: { raw: { read: () => new Promise(() => {}) } } }));
+    const running = r.invoke({ capabilityId: "view:api.notes.raw" });
+    const queued = r.invoke({ capabilityId: "view:api.notes.raw" });
+    await settle();
+    r.dispose();
+    expect((await running).error.code).toBe("CANCELLED");
+    expect((await queued).error.code).toBe("CANCELLED");
+  });
+
   it("after dispose, invoke rejects (misuse) and register throws", async () => {
     const r = makeRegistry();
     r.dispose();

@@ -14,6 +14,7 @@ const tool = (toolset, name) => {
 };
 
 afterEach(() => {
+  vi.useRealTimers();
   vi.restoreAllMocks();
 });
 
@@ -316,6 +317,25 @@ describe("confirmations: wait", () => {
     expect((await call).error).toMatchObject({ code: "CONFIRMATION_DENIED", details: { reason: "no" } });
     expect(execute).not.toHaveBeenCalled();
     r.dispose();
+  });
+
+  it("waits up to the TTL: unanswered, the call ends CONFIRMATION_EXPIRED (fake timers)", async () => {
+    vi.useFakeTimers();
+    const execute = vi.fn();
+    const r = makeRegistry();
+    r.register(bindNotes({ actions: { remove: { execute } } }));
+    const ts = createAgentToolset(r, { consumer, topology: "embedded" });
+    let result;
+    tool(ts, "view_api_notes_remove")
+      .execute({ id: "n1" }, { toolCallId: "w3" })
+      .then((x) => (result = x));
+    await vi.advanceTimersByTimeAsync(119_000);
+    expect(result).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(result.error).toMatchObject({ code: "CONFIRMATION_EXPIRED" });
+    expect(execute).not.toHaveBeenCalled();
+    r.dispose();
+    vi.useRealTimers();
   });
 
   it("confirmations: \"two-phase\" overrides an embedded topology", async () => {
