@@ -217,7 +217,7 @@ fn diagnostics_follow_edits_across_files() {
     assert_eq!(d["range"]["end"], json!({"line": 2, "character": character + 1}));
     assert_eq!(d["severity"], 1);
     assert_eq!(d["source"], "agent-surface");
-    assert!(d["codeDescription"]["href"].as_str().unwrap().ends_with("/docs/diagnostics.md#as0101"), "{d:#}");
+    assert!(d["codeDescription"]["href"].as_str().unwrap().ends_with("/docs/diagnostics.md#as0101-invalid-component-type"), "{d:#}");
     let message = d["message"].as_str().unwrap();
     assert!(message.starts_with("invalid component type \"Devices.Table\""), "{message}");
     assert!(message.contains("\nhelp: a component type is 1 to 8 dot-separated segments"), "{message}");
