@@ -132,14 +132,14 @@ describe("the plugin against the real binary", () => {
     }
   });
 
-  test("transform errors carry id, 0-based loc and a code frame; warnings are reported once", async () => {
+  test("transform errors carry id, the diagnostic's loc and a code frame; warnings are reported once", async () => {
     const p = configured();
     try {
       const file = path.join(app.root, "src/external/reports.ts");
       const code = readFileSync(file, "utf8").replace('effect: "external-side-effect"', 'effect: "local-state"');
       const err = await p.transform.handler.call(ctx(), code, file).catch((e) => e);
       expect(err.id).toBe(file);
-      expect(err.loc).toEqual({ file, line: 18, column: 10 });
+      expect(err.loc).toEqual({ file, line: 18, column: 11 });
       expect(err.message).toMatch(/^src\/external\/reports\.ts:18:11: error AS0401: /);
       expect(err.frame).toContain('> 18 |   effect: "local-state",');
 
