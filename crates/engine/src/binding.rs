@@ -166,6 +166,11 @@ pub(crate) fn evaluate_when(w: &WhenFn) -> Option<bool> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w())).ok().flatten()
 }
 
+/// Validation of the effective input beyond its JSON Schema, with the issues as INVALID_INPUT
+/// reports them: a schema library's own validator (the page's `fromStandardSchema`, whose
+/// `~standard.validate` must accept the same value the JSON Schema accepted).
+pub type InputCheck = Arc<crate::dyn_send_sync!(Fn(&Value) -> Result<(), Vec<agent_surface_schema::ValidationIssue>>)>;
+
 /// The spec's `unavailableReason?: string | (() => string)`: fixed text, or a closure
 /// evaluated when availability is computed (snapshot, explanation, invocation phase 3) and
 /// `when()` is false. A panicking closure gives "unavailable".
@@ -295,6 +300,7 @@ pub struct ActionBinding {
     pub(crate) when: Option<WhenFn>,
     pub(crate) unavailable_reason: Option<UnavailableReason>,
     pub(crate) precondition: Option<Arc<dyn Precondition>>,
+    pub(crate) input_check: Option<InputCheck>,
     pub(crate) policies: Vec<Policy>,
     pub(crate) timeout_ms: Option<u64>,
     pub(crate) concurrency: AgentConcurrency,
@@ -326,6 +332,7 @@ impl ActionBinding {
             when: None,
             unavailable_reason: None,
             precondition: None,
+            input_check: None,
             policies: Vec::new(),
             timeout_ms: None,
             concurrency: AgentConcurrency::default(),
@@ -353,6 +360,15 @@ impl ActionBinding {
     }
     pub fn precondition(mut self, p: Arc<dyn Precondition>) -> Self {
         self.precondition = Some(p);
+        self
+    }
+    /// Validation beyond the JSON Schema, run on the effective input right after it (step 5):
+    /// its issues answer INVALID_INPUT before any precondition, policy or confirmation.
+    pub fn input_check(
+        mut self,
+        f: impl Fn(&Value) -> Result<(), Vec<agent_surface_schema::ValidationIssue>> + MaybeSend + MaybeSync + 'static,
+    ) -> Self {
+        self.input_check = Some(Arc::new(f));
         self
     }
     pub fn policy(mut self, p: Policy) -> Self {

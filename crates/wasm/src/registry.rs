@@ -34,6 +34,7 @@ use agent_surface_engine::registry::{
 };
 use agent_surface_engine::signal::{AbortController, AbortReason, AbortSignal};
 use agent_surface_model::authored::authored_difference;
+use agent_surface_model::schema::ValidationIssue;
 use futures::FutureExt;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -99,6 +100,8 @@ extern "C" {
     ) -> Result<Option<String>, JsValue>;
     #[wasm_bindgen(method, catch)]
     fn describe(this: &BindingHost, name: &str) -> Result<Option<String>, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = inputCheck)]
+    fn input_check(this: &BindingHost, target: &str, name: &str, input: &str) -> Result<Option<String>, JsValue>;
 }
 
 fn throw(text: String) -> JsValue {
@@ -415,6 +418,9 @@ struct CapabilityWire {
     /// `unavailableReason` is a function (asked through `reason`).
     reason_fn: bool,
     has_precondition: bool,
+    /// The contract's input is a schema library's (`fromStandardSchema`): its own validator runs
+    /// after the JSON Schema's (asked through `inputCheck`).
+    has_input_check: bool,
     timeout_ms: Option<f64>,
     concurrency: Option<Value>,
     policies: Vec<PolicyRef>,
@@ -487,6 +493,20 @@ pub(crate) fn verified_contract(
     Ok(index)
 }
 
+/// `[{path, keyword, message}]` as the package writes a schema library's issues.
+fn issues_from(text: &str) -> Vec<ValidationIssue> {
+    let list: Vec<Value> = serde_json::from_str(text).unwrap_or_default();
+    let field = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+    let mut issues: Vec<ValidationIssue> = list
+        .iter()
+        .map(|v| ValidationIssue { path: field(v, "path"), keyword: field(v, "keyword"), message: field(v, "message") })
+        .collect();
+    if issues.is_empty() {
+        issues.push(ValidationIssue { path: String::new(), keyword: "standard".into(), message: "invalid".into() });
+    }
+    issues
+}
+
 fn unavailable_reason(
     host: &BindingHost,
     target: &'static str,
@@ -532,6 +552,16 @@ fn action_binding(
     }
     if c.has_precondition {
         b = b.precondition(Arc::new(JsPrecondition { host: host.clone(), target, name: name.to_string() }));
+    }
+    if c.has_input_check {
+        let (h, n) = (host.clone(), name.to_string());
+        b = b.input_check(move |input| match h.input_check(target, &n, &input.to_string()) {
+            Ok(None) => Ok(()),
+            Ok(Some(text)) => Err(issues_from(&text)),
+            Err(e) => {
+                Err(vec![ValidationIssue { path: String::new(), keyword: "standard".into(), message: describe_js(&e) }])
+            }
+        });
     }
     for p in &c.policies {
         b = b.policy(JsPolicy::policy(registry, p));

@@ -12,6 +12,7 @@ import { AgentSurfaceDefinitionError } from "./errors.js";
 import { abortCall, answer, answerCall, asPreconditionFailure, callSignal, isThenable, withSignal } from "./invoke-bridge.js";
 import { deepFreeze, isPlainObject, jsonText } from "./json.js";
 import { PolicyTable } from "./policies.js";
+import { standardValidatorOf } from "./schema.js";
 import type {
   AgentInvocation,
   AgentInvocationResult,
@@ -166,7 +167,7 @@ function timeoutOf(v: unknown, where: string, contract: string): number | undefi
   return v;
 }
 
-function capabilitySettings(b: AnyRecord, where: string, policies: PolicyTable, contract: string): AnyRecord {
+function capabilitySettings(b: AnyRecord, where: string, policies: PolicyTable, contract: string, input?: unknown): AnyRecord {
   const reason = b.unavailableReason;
   if (reason !== undefined && typeof reason !== "string" && typeof reason !== "function") {
     throw bindingDefect(`${where}: unavailableReason must be a string or a function returning one`, contract);
@@ -176,6 +177,7 @@ function capabilitySettings(b: AnyRecord, where: string, policies: PolicyTable, 
     unavailableReason: typeof reason === "string" ? reason : undefined,
     reasonFn: typeof reason === "function",
     hasPrecondition: typeof b.precondition === "function",
+    hasInputCheck: standardValidatorOf(input) !== undefined,
     timeoutMs: timeoutOf(b.timeoutMs, where, contract),
     concurrency: b.concurrency,
     policies: policies.refs(b.policies, where, contract),
@@ -196,7 +198,8 @@ function definitionWire(binding: Binding, policies: PolicyTable): string {
   }
   const actions: AnyRecord = {};
   for (const [name, b] of Object.entries((handlers.actions as AnyRecord | undefined) ?? {})) {
-    actions[name] = capabilitySettings(b as AnyRecord, `action "${name}" of "${where}"`, policies, where);
+    const input = ((def.actions as AnyRecord | undefined)?.[name] as AnyRecord | undefined)?.input;
+    actions[name] = capabilitySettings(b as AnyRecord, `action "${name}" of "${where}"`, policies, where, input);
   }
   const procedures = ((handlers.procedures as unknown[] | undefined) ?? []).map((p, i) => {
     const pb = asBinding(p);
@@ -209,7 +212,7 @@ function definitionWire(binding: Binding, policies: PolicyTable): string {
       authored: authoredOperation(pb.contract.definition),
       hasExecute: typeof pb.handlers.execute === "function",
       hasDescribe: typeof pb.handlers.describe === "function",
-      ...capabilitySettings(pb.handlers, `procedure "${pb.contract.id}" of "${where}"`, policies, pb.contract.id),
+      ...capabilitySettings(pb.handlers, `procedure "${pb.contract.id}" of "${where}"`, policies, pb.contract.id, pb.contract.definition.input),
     };
   });
   const parent = handlers.parent;
@@ -278,7 +281,29 @@ function bindingHost(binding: Binding, context: () => Readonly<AnyRecord>, devel
     const map = (target === "observation" ? handlers.observations : handlers.actions) as AnyRecord | undefined;
     return map?.[name] as AnyRecord | undefined;
   };
-  return handlerHost(lookup, context, development);
+  const inputOf = (target: string, name: string): unknown => {
+    if (target === "procedure") {
+      const pb = ((handlers.procedures as unknown[] | undefined) ?? []).map(asBinding).find((b) => b?.contract.id === name);
+      return pb?.contract.definition.input;
+    }
+    return ((binding.contract.definition.actions as AnyRecord | undefined)?.[name] as AnyRecord | undefined)?.input;
+  };
+  return { ...handlerHost(lookup, context, development), inputCheck: inputChecker(inputOf, development) };
+}
+
+/** The binding host's `inputCheck`: the schema library's issues as JSON text, or undefined. */
+function inputChecker(inputOf: (target: string, name: string) => unknown, development: boolean) {
+  return (target: string, name: string, inputText: string): string | undefined => {
+    const validate = standardValidatorOf(inputOf(target, name));
+    if (!validate) return undefined;
+    try {
+      const issues = validate(JSON.parse(inputText));
+      return issues ? JSON.stringify(issues) : undefined;
+    } catch (e) {
+      if (development) console.error(`agent-surface: the input schema of ${target} "${name}" threw: ${(e as Error)?.message ?? e}`);
+      return JSON.stringify([{ path: "", keyword: "standard", message: "the schema library's validation failed" }]);
+    }
+  };
 }
 
 /** Host context for a handler: RegistryOptions.context(), read at call time. */

@@ -91,7 +91,7 @@ export function fromStandardSchema<T>(schema: StandardSchemaV1<unknown, T>, opti
     throw new AgentSurfaceDefinitionError("fromStandardSchema: pass { jsonSchema } explicitly (core does not convert schemas)");
   }
   const { jsonSchema, validator } = compile(options.jsonSchema, "fromStandardSchema");
-  return Object.freeze({
+  const agentSchema: AgentSchema<T> = Object.freeze({
     jsonSchema,
     parse(value: unknown): T {
       const result = std.validate(value) as StandardSchemaV1.Result<T> | PromiseLike<unknown> | null | undefined;
@@ -111,6 +111,29 @@ export function fromStandardSchema<T>(schema: StandardSchemaV1<unknown, T>, opti
       return (settled as StandardSchemaV1.SuccessResult<T>).value;
     },
   });
+  standardValidators.set(agentSchema, (value) => {
+    const result = std.validate(value) as StandardSchemaV1.Result<T> | PromiseLike<unknown> | null | undefined;
+    if (result !== null && typeof result === "object" && typeof (result as { then?: unknown }).then === "function") {
+      return [{ path: "", keyword: "standard", message: "the schema validates asynchronously, which is not supported" }];
+    }
+    const issues = (result as StandardSchemaV1.Result<T> | null | undefined)?.issues;
+    if (!issues) return undefined;
+    const out = Array.from(issues, (i: StandardSchemaV1.Issue | undefined) => ({ path: standardPath(i?.path), keyword: "standard", message: String(i?.message ?? "invalid") }));
+    return out.length ? out : [{ path: "", keyword: "standard", message: "invalid" }];
+  });
+  return agentSchema;
+}
+
+/**
+ * The schema library's own validation of the AgentSchemas fromStandardSchema made: the
+ * registry runs it on the effective input right after the engine's JSON Schema validation, so
+ * both validators accept what a handler receives.
+ */
+const standardValidators = new WeakMap<object, (value: unknown) => AgentSchemaIssue[] | undefined>();
+
+/** @internal The library validator of an AgentSchema from fromStandardSchema, if it is one. */
+export function standardValidatorOf(schema: unknown): ((value: unknown) => AgentSchemaIssue[] | undefined) | undefined {
+  return typeof schema === "object" && schema !== null ? standardValidators.get(schema) : undefined;
 }
 
 const EMPTY_OBJECT_SCHEMA = { type: "object", properties: {}, additionalProperties: false };

@@ -63,7 +63,12 @@ pub(super) struct Record {
     pub(super) expires_ms: u64,
     pub(super) state: State,
     pub(super) wakers: Vec<Waker>,
+    /// The order requests were opened in (ids are random; `pending()` lists in request order).
+    pub(super) seq: u64,
 }
+
+/// Request order across the process (only its order within one registry matters).
+static NEXT_SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 pub type ConfirmationListener = Arc<crate::dyn_send_sync!(Fn(&[PendingConfirmation]))>;
 
@@ -173,11 +178,11 @@ impl Confirmations {
         }
     }
 
+    /// The pending requests, oldest first (in the order they were opened).
     pub(super) fn pending_list(records: &HashMap<String, Record>) -> Vec<PendingConfirmation> {
-        let mut v: Vec<PendingConfirmation> =
-            records.values().filter(|r| r.state == State::Pending).map(|r| r.info.clone()).collect();
-        v.sort_by(|a, b| a.requested_at.cmp(&b.requested_at).then_with(|| a.confirmation_id.cmp(&b.confirmation_id)));
-        v
+        let mut v: Vec<&Record> = records.values().filter(|r| r.state == State::Pending).collect();
+        v.sort_by_key(|r| r.seq);
+        v.into_iter().map(|r| r.info.clone()).collect()
     }
 
     pub(super) fn notify(&self, list: Vec<PendingConfirmation>) {
@@ -323,6 +328,7 @@ impl Confirmations {
                 expires_ms: now + ttl,
                 state: State::Pending,
                 wakers: Vec::new(),
+                seq: NEXT_SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             },
         );
         (ConfirmationCheck::Fail(e), true)

@@ -405,6 +405,14 @@ impl AgentToolset {
             ..Default::default()
         };
         let registry = &self.inner.registry;
+        let wait = self.inner.confirmations == ConfirmationMode::Wait;
+        let mut inv = inv;
+        if wait && inv.confirmation_id.is_none() {
+            // A redelivery of a call that waited for, and got, a confirmation: the same request
+            // as its retry, so the idempotency window answers it (not INVOCATION_CONFLICT).
+            let memory = self.inner.confirm_memory.lock().unwrap_or_else(|e| e.into_inner());
+            inv.confirmation_id = inv.invocation_id.as_ref().and_then(|id| memory.by_call.get(id)).cloned();
+        }
         let Ok(first) = registry.invoke(inv.clone(), options.clone()).await else {
             return disposed(&inv);
         };
@@ -416,6 +424,12 @@ impl AgentToolset {
         // gives the one final result (the pipeline answers DENIED / EXPIRED itself).
         registry.confirmations().wait_for(&cid, signal.clone()).await;
         if signal.as_ref().is_some_and(AbortSignal::is_aborted) {
+            // Nobody waits for the answer any more: close the request (the page's dialog goes
+            // away) instead of leaving it pending until its TTL.
+            let _ = registry.confirmations().resolve_with(
+                &cid,
+                crate::confirm::Resolution::denied().reason("the call was cancelled while waiting"),
+            );
             let mut cancelled = first.clone();
             cancelled.error = Some(AgentCapabilityError::new(
                 ErrorCode::Cancelled,
@@ -425,7 +439,11 @@ impl AgentToolset {
         }
         let mut retry = inv.clone();
         retry.invocation_id = Some(first.invocation_id.clone());
-        retry.confirmation_id = Some(cid);
+        retry.confirmation_id = Some(cid.clone());
+        if inv.invocation_id.is_some() {
+            let mut memory = self.inner.confirm_memory.lock().unwrap_or_else(|e| e.into_inner());
+            memory.insert(true, first.invocation_id.clone(), cid);
+        }
         registry.invoke(retry, options).await.unwrap_or_else(|_| disposed(&inv))
     }
 

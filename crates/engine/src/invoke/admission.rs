@@ -374,6 +374,19 @@ pub(super) async fn check_input(
 ) -> Result<bool, AgentCapabilityError> {
     let mut needs_confirmation = false;
     let (Some(b), Some(input)) = (binding, effective) else { return Ok(false) };
+    if let Some(check) = &b.input_check {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(input)));
+        let issues = match outcome {
+            Ok(Ok(())) => None,
+            Ok(Err(issues)) => Some(issues),
+            Err(_) => Some(Vec::new()),
+        };
+        if let Some(issues) = issues {
+            let issues: Vec<Value> = issues.iter().map(|i| serde_json::to_value(i).unwrap_or(Value::Null)).collect();
+            return Err(err(ErrorCode::InvalidInput, "the input does not match the capability's input schema")
+                .detail("issues", issues));
+        }
+    }
     if let Some(pre) = &b.precondition {
         let read_ctx = asking.read_context();
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pre.check(input, &read_ctx))) {

@@ -206,3 +206,22 @@ describe("serialization rules", () => {
     r.dispose();
   });
 });
+
+describe("fromStandardSchema through the registry", () => {
+  it("the library's validator runs on the effective input after the JSON Schema; its issues are INVALID_INPUT", async () => {
+    const r = makeRegistry();
+    let runs = 0;
+    r.register(bindNotes({ actions: { order: { execute: () => void runs++ } } }));
+    standardCalls.length = 0;
+    const odd = await r.invoke({ capabilityId: "view:api.notes.order", input: { quantity: 3 } });
+    expect(odd.status).toBe("error");
+    expect(odd.error.code).toBe("INVALID_INPUT");
+    expect(odd.error.details.issues).toEqual([{ path: "/quantity", keyword: "standard", message: "quantity must be even" }]);
+    expect(standardCalls).toEqual([{ quantity: 3 }]);
+    expect(runs).toBe(0);
+    const even = await r.invoke({ capabilityId: "view:api.notes.order", input: { quantity: 4 } });
+    expect(even.status).toBe("ok");
+    expect(runs).toBe(1);
+    r.dispose();
+  });
+});

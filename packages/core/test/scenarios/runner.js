@@ -239,6 +239,14 @@ class Env {
   refs(v) {
     if (typeof v === "string" && v.startsWith("$") && v !== "$any" && v !== "$absent") {
       const [name, ...path] = v.slice(1).split(".");
+      // `$pendingN`: the id of the N-th pending confirmation (what the page's dialog shows).
+      const pendingIndex = /^pending(\d+)$/.exec(name);
+      if (pendingIndex) {
+        const list = this.registry.confirmations.pending();
+        const entry = list[Number(pendingIndex[1])];
+        if (!entry) throw new Error(`${v}: ${list.length} pending`);
+        return entry.confirmationId;
+      }
       let cur = this.handles.has(name) ? { registrationId: this.handles.get(name).registrationId } : this.results.get(name)?.value;
       if (cur === undefined) throw new Error(`${v}: no result ${name}`);
       for (const p of path) {
@@ -322,7 +330,7 @@ class Env {
       }
       this.equal(failed, step.expectError === true, at, "resolve failed");
       await this.time.settle();
-    } else if ("pending" in step) {
+    } else if (Array.isArray(step.pending)) {
       const m = mismatch(step.pending, r.confirmations.pending());
       if (m) throw new Error(`${at}: pending ${m}`);
     } else if ("pendingHeard" in step) this.equal(this.heard, step.pendingHeard, at, "confirmation listeners");
@@ -364,8 +372,10 @@ class Env {
       const call = step.toolCallId === undefined ? {} : { toolCallId: step.toolCallId };
       const slot = this.start(name ?? at, tool.execute(step.input ?? {}, call));
       await this.time.settle();
-      if (!slot.done) throw new Error(`${at}: the tool call did not settle`);
-      this.check(step, slot.value, at);
+      if (!step.pending) {
+        if (!slot.done) throw new Error(`${at}: the tool call did not settle`);
+        this.check(step, slot.value, at);
+      }
     } else if ("notContains" in step) {
       const v = JSON.stringify(this.results.get(step.notContains.result).value);
       if (v.includes(step.notContains.text)) throw new Error(`${at}: ${v}`);
