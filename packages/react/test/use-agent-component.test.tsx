@@ -1,0 +1,373 @@
+// useAgentComponent: registration lifecycle, live handlers, availability pushes, structural
+// changes. Every behaviour runs twice: plain, and under <StrictMode> (double render, and the
+// simulated unmount + remount of every effect on mount).
+import type { AgentActionContext, AgentSurfaceRegistry } from "@agent-surface/core";
+import { act } from "@testing-library/react";
+import { useState } from "react";
+import { describe, expect, test, vi } from "vitest";
+import { useAgentComponent, type AgentComponentState } from "../dist/index.js";
+import { counterContract, itemContract } from "./app/src/contracts";
+import { components, createRegistry, flush, record, renderWith } from "./helpers";
+
+interface CounterProps {
+  instanceId?: string;
+  enabled?: boolean;
+  limit?: number;
+  label?: string;
+  /** Called by read and execute with the render's label: which closure ran. */
+  spy?: (label: string) => void;
+  onState?: (s: AgentComponentState) => void;
+  onSlow?: (ctx: AgentActionContext) => void;
+}
+
+function Counter({ instanceId, enabled, limit = 5, label = "first", spy = () => {}, onState, onSlow }: CounterProps) {
+  const [value, setValue] = useState(0);
+  const state = useAgentComponent(counterContract, {
+    instanceId,
+    enabled,
+    observations: {
+      value: {
+        read: () => {
+          spy(label);
+          return { value };
+        },
+      },
+    },
+    actions: {
+      increment: {
+        execute: () => {
+          spy(label);
+          setValue(value + 1);
+          return { value: value + 1 };
+        },
+      },
+      setTo: {
+        execute: ({ value: next }) => {
+          setValue(next);
+          return { value: next };
+        },
+        when: () => value < limit,
+        unavailableReason: "at the limit",
+      },
+      slow: {
+        execute: (_input, ctx) =>
+          new Promise<void>((resolve) => {
+            onSlow?.(ctx);
+            ctx.signal.addEventListener("abort", () => resolve());
+          }),
+      },
+    },
+  });
+  onState?.(state);
+  return (
+    <output data-status={state.status} data-registration={state.registrationId}>
+      {value}
+    </output>
+  );
+}
+
+async function invoke(registry: AgentSurfaceRegistry, capabilityId: string, extra: Record<string, unknown> = {}) {
+  let result!: Awaited<ReturnType<AgentSurfaceRegistry["invoke"]>>;
+  await act(async () => {
+    result = await registry.invoke({ capabilityId, input: {}, ...extra } as never);
+  });
+  return result;
+}
+
+const ofType = (events: { type: string }[], type: string) => events.filter((e) => e.type === type);
+
+describe.each([
+  { strict: false, mode: "plain" },
+  { strict: true, mode: "StrictMode" },
+])("useAgentComponent ($mode)", ({ strict }) => {
+  test("registers on mount, reports the live handle, unregisters on unmount", async () => {
+    const registry = createRegistry();
+    const events = record(registry);
+    const states: AgentComponentState[] = [];
+    const { container, unmount } = renderWith(registry, <Counter onState={(s) => states.push(s)} />, { strict });
+
+    expect(states[0]).toEqual({ status: "pending", registrationId: undefined });
+    const live = components(registry, "demo.counter");
+    expect(live).toHaveLength(1);
+    expect(live[0]!.instanceId).toBe("default");
+    const out = container.querySelector("output")!;
+    expect(out.dataset.status).toBe("active");
+    expect(out.dataset.registration).toBe(live[0]!.registrationId);
+    // StrictMode's simulated unmount registered and unregistered once before the live registration.
+    expect(ofType(events, "component-registered")).toHaveLength(strict ? 2 : 1);
+    expect(ofType(events, "component-unregistered")).toHaveLength(strict ? 1 : 0);
+
+    const ok = await invoke(registry, "view:demo.counter.increment", { registrationId: live[0]!.registrationId });
+    expect(ok).toMatchObject({ status: "ok", output: { value: 1 } });
+    expect(container.querySelector("output")!.textContent).toBe("1");
+
+    unmount();
+    expect(components(registry)).toHaveLength(0);
+    const late = await invoke(registry, "view:demo.counter.increment", { registrationId: live[0]!.registrationId });
+    expect(late).toMatchObject({ status: "error", error: { code: "COMPONENT_UNMOUNTED" } });
+  });
+
+  test("a new closure every render runs live: same registration, same version", async () => {
+    const registry = createRegistry();
+    const first = vi.fn();
+    const second = vi.fn();
+    const { rerender } = renderWith(registry, <Counter label="first" spy={first} />, { strict });
+    await flush();
+    const [before] = components(registry);
+    const version = registry.getVersion();
+    const events = record(registry);
+
+    rerender(<Counter label="second" spy={second} />);
+    await flush();
+    expect(registry.getVersion()).toBe(version);
+    expect(events).toEqual([]);
+    expect(components(registry)[0]!.registrationId).toBe(before!.registrationId);
+
+    const read = await invoke(registry, "view:demo.counter.value", { registrationId: before!.registrationId });
+    expect(read).toMatchObject({ status: "ok", output: { value: 0 } });
+    const inc = await invoke(registry, "view:demo.counter.increment");
+    expect(inc).toMatchObject({ status: "ok", output: { value: 1 } });
+    expect(first).not.toHaveBeenCalled();
+    expect(second.mock.calls).toEqual([["second"], ["second"]]);
+
+    // The state the handler set is the state the next handler closes over.
+    const again = await invoke(registry, "view:demo.counter.increment");
+    expect(again).toMatchObject({ status: "ok", output: { value: 2 } });
+    expect(registry.getVersion()).toBe(version);
+  });
+
+  test("unmount while an action runs: the call settles COMPONENT_UNMOUNTED and its signal aborts", async () => {
+    const registry = createRegistry();
+    let ctx: AgentActionContext | undefined;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const { unmount } = renderWith(
+      registry,
+      <Counter
+        onSlow={(c) => {
+          ctx = c;
+          started();
+        }}
+      />,
+      { strict },
+    );
+    const pending = registry.invoke({ capabilityId: "view:demo.counter.slow", input: {} });
+    await running;
+    expect(ctx!.signal.aborted).toBe(false);
+    unmount();
+    const result = await pending;
+    expect(result).toMatchObject({ status: "error", error: { code: "COMPONENT_UNMOUNTED" } });
+    expect(ctx!.signal.aborted).toBe(true);
+  });
+
+  test("when() is re-evaluated after each render and pushed once per change", async () => {
+    const registry = createRegistry();
+    const { rerender } = renderWith(registry, <Counter limit={5} />, { strict });
+    await flush();
+    const registrationId = components(registry)[0]!.registrationId;
+    const setTo = () => components(registry)[0]!.actions.find((a) => a.name === "setTo")!;
+    expect(setTo()).toMatchObject({ available: true });
+    const v0 = Number(registry.getVersion());
+    const events = record(registry);
+
+    rerender(<Counter limit={0} />); // 0 < 0 is false: unavailable
+    await flush();
+    expect(Number(registry.getVersion())).toBe(v0 + 1);
+    expect(ofType(events, "availability-changed")).toEqual([
+      { type: "availability-changed", registrationId, capabilityId: "view:demo.counter.setTo", available: false },
+    ]);
+    expect(setTo()).toMatchObject({ available: false, unavailableReason: "at the limit" });
+    const refused = await invoke(registry, "view:demo.counter.setTo", { input: { value: 3 } });
+    expect(refused).toMatchObject({ status: "error", error: { code: "CAPABILITY_NOT_AVAILABLE" } });
+
+    // Still unavailable, or an unrelated render: nothing to push.
+    rerender(<Counter limit={-1} />);
+    rerender(<Counter limit={-1} label="other" />);
+    await flush();
+    expect(Number(registry.getVersion())).toBe(v0 + 1);
+
+    rerender(<Counter limit={10} />);
+    await flush();
+    expect(Number(registry.getVersion())).toBe(v0 + 2);
+    expect(setTo()).toMatchObject({ available: true });
+    expect(ofType(events, "availability-changed")).toHaveLength(2);
+    expect(ofType(events, "component-registered")).toHaveLength(0);
+    expect(components(registry)[0]!.registrationId).toBe(registrationId);
+    const ok = await invoke(registry, "view:demo.counter.setTo", { input: { value: 3 } });
+    expect(ok).toMatchObject({ status: "ok", output: { value: 3 } });
+  });
+
+  test("enabled is pushed with update({ enabled }), keeping the registration", async () => {
+    const registry = createRegistry();
+    const { rerender } = renderWith(registry, <Counter />, { strict });
+    await flush();
+    const registrationId = components(registry)[0]!.registrationId;
+    const v0 = Number(registry.getVersion());
+
+    rerender(<Counter enabled={false} />);
+    await flush();
+    expect(Number(registry.getVersion())).toBe(v0 + 1);
+    const [disabled] = components(registry);
+    expect(disabled!.registrationId).toBe(registrationId);
+    expect([...disabled!.observations, ...disabled!.actions].map((c) => [c.available, c.unavailableReason])).toEqual(
+      Array(4).fill([false, "component-disabled"]),
+    );
+    const refused = await invoke(registry, "view:demo.counter.increment");
+    expect(refused).toMatchObject({ status: "error", error: { code: "CAPABILITY_NOT_AVAILABLE" } });
+
+    rerender(<Counter enabled />);
+    await flush();
+    expect(Number(registry.getVersion())).toBe(v0 + 2);
+    expect(components(registry)[0]!.actions.every((a) => a.available)).toBe(true);
+  });
+
+  test("a component mounted disabled registers disabled", () => {
+    const registry = createRegistry();
+    renderWith(registry, <Counter enabled={false} />, { strict });
+    expect(components(registry)[0]!.actions.every((a) => a.unavailableReason === "component-disabled")).toBe(true);
+  });
+
+  test("an instanceId change re-registers: a new registrationId, the old one a tombstone", async () => {
+    const registry = createRegistry();
+    const states: AgentComponentState[] = [];
+    const { rerender } = renderWith(registry, <Counter instanceId="a" onState={(s) => states.push(s)} />, { strict });
+    const old = components(registry)[0]!;
+    expect(old.instanceId).toBe("a");
+
+    rerender(<Counter instanceId="b" onState={(s) => states.push(s)} />);
+    await flush();
+    const live = components(registry);
+    expect(live.map((c) => c.instanceId)).toEqual(["b"]);
+    expect(live[0]!.registrationId).not.toBe(old.registrationId);
+    expect(states.at(-1)).toEqual({ status: "active", registrationId: live[0]!.registrationId });
+
+    const stale = await invoke(registry, "view:demo.counter.increment", { registrationId: old.registrationId, instanceId: "a" });
+    expect(stale).toMatchObject({ status: "error", error: { code: "COMPONENT_UNMOUNTED" } });
+    const ok = await invoke(registry, "view:demo.counter.increment", { registrationId: live[0]!.registrationId, instanceId: "b" });
+    expect(ok).toMatchObject({ status: "ok" });
+  });
+
+  test("adding a handler is structural: it re-registers rather than being ignored", async () => {
+    function Item({ id, guarded }: { id: string; guarded: boolean }) {
+      useAgentComponent(itemContract, {
+        instanceId: id,
+        observations: { label: guarded ? { read: () => ({ label: id }), when: () => false } : { read: () => ({ label: id }) } },
+      });
+      return null;
+    }
+    const registry = createRegistry();
+    const { rerender } = renderWith(registry, <Item id="x" guarded={false} />, { strict });
+    const before = components(registry)[0]!;
+    expect(before.observations[0]!.available).toBe(true);
+    rerender(<Item id="x" guarded />);
+    await flush();
+    const after = components(registry)[0]!;
+    expect(after.registrationId).not.toBe(before.registrationId);
+    expect(after.observations[0]!.available).toBe(false);
+  });
+
+  test("one registration per data item, keyed by instanceId; removing an item unregisters only it", async () => {
+    function Item({ id }: { id: string }) {
+      useAgentComponent(itemContract, { instanceId: id, observations: { label: { read: () => ({ label: `item ${id}` }) } } });
+      return <li>{id}</li>;
+    }
+    function List({ ids }: { ids: string[] }) {
+      return (
+        <ul>
+          {ids.map((id) => (
+            <Item key={id} id={id} />
+          ))}
+        </ul>
+      );
+    }
+    const registry = createRegistry();
+    const { rerender } = renderWith(registry, <List ids={["a", "b", "c"]} />, { strict });
+    const before = new Map(components(registry, "demo.item").map((c) => [c.instanceId, c.registrationId]));
+    expect([...before.keys()]).toEqual(["a", "b", "c"]);
+
+    rerender(<List ids={["c", "a"]} />);
+    await flush();
+    const after = components(registry, "demo.item");
+    expect(after.map((c) => [c.instanceId, c.registrationId])).toEqual([
+      ["a", before.get("a")],
+      ["c", before.get("c")],
+    ]);
+    const read = await invoke(registry, "view:demo.item.label", { instanceId: "c" });
+    expect(read).toMatchObject({ status: "ok", output: { label: "item c" } });
+    const ambiguous = await invoke(registry, "view:demo.item.label");
+    expect(ambiguous).toMatchObject({ status: "error", error: { code: "AMBIGUOUS_INSTANCE" } });
+  });
+
+  test("a duplicate instance is rejected (no visible duplicate) and says so", () => {
+    const registry = createRegistry();
+    const states: Record<string, AgentComponentState> = {};
+    renderWith(
+      registry,
+      <>
+        <Counter label="one" onState={(s) => (states.one = s)} />
+        <Counter label="two" onState={(s) => (states.two = s)} />
+      </>,
+      { strict },
+    );
+    expect(components(registry)).toHaveLength(1);
+    expect(states.one!.status).toBe("active");
+    expect(states.one!.registrationId).toBe(components(registry)[0]!.registrationId);
+    expect(states.two!.status).toBe("rejected");
+  });
+
+  test("replaced by a newcomer (onDuplicateInstance: replace): the old hook reports unregistered", () => {
+    const registry = createRegistry({ onDuplicateInstance: "replace" });
+    const states: Record<string, AgentComponentState> = {};
+    const Both = ({ two }: { two: boolean }) => (
+      <>
+        <Counter label="one" onState={(s) => (states.one = s)} />
+        {two && <Counter label="two" onState={(s) => (states.two = s)} />}
+      </>
+    );
+    const { rerender } = renderWith(registry, <Both two={false} />, { strict });
+    const first = states.one!.registrationId;
+    rerender(<Both two />);
+    expect(states.one!.registrationId).toBe(first);
+    expect(states.one!.status).toBe("unregistered");
+    expect(states.two!.status).toBe("active");
+    expect(components(registry).map((c) => c.registrationId)).toEqual([states.two!.registrationId]);
+  });
+
+  test("the registry comes from the provider; a different registry re-registers there", async () => {
+    const a = createRegistry();
+    const b = createRegistry();
+    const { rerender } = renderWith(a, <Counter />, { strict });
+    expect(components(a)).toHaveLength(1);
+    // renderWith's wrapper is fixed per render call: re-render under b's provider.
+    const { AgentSurfaceProvider } = await import("../dist/index.js");
+    rerender(<AgentSurfaceProvider registry={b}>{<Counter />}</AgentSurfaceProvider>);
+    await flush();
+    expect(components(b)).toHaveLength(1);
+    expect(components(a)).toHaveLength(0);
+  });
+});
+
+test("without a provider the hook says what is missing", () => {
+  function Orphan() {
+    useAgentComponent(itemContract, { observations: { label: { read: () => ({ label: "x" }) } } });
+    return null;
+  }
+  const spy = vi.spyOn(console, "error").mockImplementation(() => {});
+  return import("@testing-library/react").then(({ render }) => {
+    expect(() => render(<Orphan />)).toThrow(/no <AgentSurfaceProvider/);
+    spy.mockRestore();
+  });
+});
+
+test("a binding the contract refuses throws the contract's own error", () => {
+  function Broken() {
+    // Missing the read handler of "label".
+    useAgentComponent(itemContract, { observations: { label: {} } } as never);
+    return null;
+  }
+  const registry = createRegistry();
+  const spy = vi.spyOn(console, "error").mockImplementation(() => {});
+  expect(() => renderWith(registry, <Broken />)).toThrow(/observation "label" of "view:demo.item" has no read handler/);
+  spy.mockRestore();
+  expect(components(registry)).toHaveLength(0);
+});
