@@ -20,6 +20,7 @@ export default defineConfig({
   plugins: [agentSurface({ root: "test/app", binary })],
   test: {
     globalSetup: ["./test/global-setup.ts"],
+    setupFiles: ["./test/setup.ts"],
     environment: "happy-dom",
     include: ["test/**/*.test.{ts,tsx}"],
     projects: [

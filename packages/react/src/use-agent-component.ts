@@ -20,7 +20,7 @@
 // registration before the second is made: there is never a duplicate, and the hook reports the
 // live one.
 
-import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type {
   AgentActionContract,
   AgentComponentContract,
@@ -284,6 +284,9 @@ export function useAgentComponent<
   const live = useRef<Live | null>(null);
   const [state, setState] = useState<AgentComponentState>(PENDING);
   const structure = structureOf(binding as unknown as Loose);
+  // A binding the contract refuses throws here, in render, where error boundaries and stack
+  // traces point at the component (the effect binds the same structure again, with trampolines).
+  useMemo(() => contract.bind(binding), [contract, structure]);
 
   // The trampolines read this: the committed render's binding (never an abandoned render's).
   useCommitEffect(() => {

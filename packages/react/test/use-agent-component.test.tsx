@@ -3,7 +3,7 @@
 // simulated unmount + remount of every effect on mount).
 import type { AgentActionContext, AgentSurfaceRegistry } from "@agent-surface/core";
 import { act } from "@testing-library/react";
-import { useState } from "react";
+import { Component, useState, type ReactNode } from "react";
 import { describe, expect, test, vi } from "vitest";
 import { useAgentComponent, type AgentComponentState } from "../dist/index.js";
 import { counterContract, itemContract } from "./app/src/contracts";
@@ -154,10 +154,15 @@ describe.each([
     const pending = registry.invoke({ capabilityId: "view:demo.counter.slow", input: {} });
     await running;
     expect(ctx!.signal.aborted).toBe(false);
+    const logged = vi.spyOn(console, "warn").mockImplementation(() => {});
     unmount();
     const result = await pending;
     expect(result).toMatchObject({ status: "error", error: { code: "COMPONENT_UNMOUNTED" } });
     expect(ctx!.signal.aborted).toBe(true);
+    // The handler resolved when it saw the abort: too late, and the registry says so.
+    await flush();
+    expect(logged.mock.calls.flat().join("\n")).toMatch(/view:demo\.counter\.slow .* settled COMPONENT_UNMOUNTED; the late settlement is ignored/);
+    logged.mockRestore();
   });
 
   test("when() is re-evaluated after each render and pushed once per change", async () => {
@@ -359,7 +364,17 @@ test("without a provider the hook says what is missing", () => {
   });
 });
 
-test("a binding the contract refuses throws the contract's own error", () => {
+class Boundary extends Component<{ children: ReactNode }, { error: Error | null }> {
+  override state = { error: null as Error | null };
+  static getDerivedStateFromError(error: Error) {
+    return { error };
+  }
+  override render() {
+    return this.state.error ? <p role="alert">{this.state.error.message}</p> : this.props.children;
+  }
+}
+
+test("a binding the contract refuses reaches the error boundary with the contract's own error", () => {
   function Broken() {
     // Missing the read handler of "label".
     useAgentComponent(itemContract, { observations: { label: {} } } as never);
@@ -367,7 +382,13 @@ test("a binding the contract refuses throws the contract's own error", () => {
   }
   const registry = createRegistry();
   const spy = vi.spyOn(console, "error").mockImplementation(() => {});
-  expect(() => renderWith(registry, <Broken />)).toThrow(/observation "label" of "view:demo.item" has no read handler/);
+  const { getByRole } = renderWith(
+    registry,
+    <Boundary>
+      <Broken />
+    </Boundary>,
+  );
   spy.mockRestore();
+  expect(getByRole("alert").textContent).toMatch(/observation "label" of "view:demo.item" has no read handler/);
   expect(components(registry)).toHaveLength(0);
 });
