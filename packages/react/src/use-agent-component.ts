@@ -15,10 +15,13 @@
 //     handle.update({ availability }) when its result (or the reason) changed, so the surface
 //     version moves and consumers re-discover. A procedure's `when()` cannot be pushed (overrides
 //     name observations and actions only); its change bumps the version with handle.invalidate().
-// Registration happens in an effect (never during render); unmount unregisters, so calls in
-// flight settle COMPONENT_UNMOUNTED. StrictMode's simulated unmount unregisters the first
-// registration before the second is made: there is never a duplicate, and the hook reports the
-// live one.
+// Registration happens in the commit (a layout effect; never during render): it is in the
+// registry before any passive effect of the same commit runs, so an agent loop started from a
+// sibling's useEffect on the new page already sees it. Unmount unregisters, so calls in flight
+// settle COMPONENT_UNMOUNTED; a subtree Suspense hides behind a fallback is unregistered while
+// hidden (React destroys its layout effects). StrictMode's simulated unmount unregisters the
+// first registration before the second is made: there is never a duplicate, and the hook reports
+// the live one.
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type {
@@ -63,7 +66,8 @@ interface Live {
 
 const PENDING: AgentComponentState = Object.freeze({ status: "pending", registrationId: undefined });
 
-// useLayoutEffect warns during server rendering in React 18; nothing runs there anyway.
+// Layout effects run in the commit, before any passive effect; React 18 warns about
+// useLayoutEffect during server rendering, where no effect runs anyway.
 const useCommitEffect = typeof document === "undefined" ? useEffect : useLayoutEffect;
 
 function isObject(v: unknown): v is AnyRecord {
@@ -293,7 +297,7 @@ export function useAgentComponent<
     latest.current = binding as unknown as Loose;
   });
 
-  useEffect(() => {
+  useCommitEffect(() => {
     const first = latest.current;
     const bound = contract.bind(liveHandlers(first, latest, contract.id) as unknown as AgentComponentHandlers<TObservations, TActions>);
     const handle = registry.register(bound);
@@ -320,7 +324,7 @@ export function useAgentComponent<
     };
   }, [registry, contract, structure]);
 
-  useEffect(() => {
+  useCommitEffect(() => {
     push(live.current, latest.current);
   });
 

@@ -3,7 +3,7 @@
 // simulated unmount + remount of every effect on mount).
 import type { AgentActionContext, AgentSurfaceRegistry } from "@agent-surface/core";
 import { act } from "@testing-library/react";
-import { Component, useState, type ReactNode } from "react";
+import { Component, Suspense, useEffect, useState, type ReactNode } from "react";
 import { describe, expect, test, vi } from "vitest";
 import { useAgentComponent, type AgentComponentState } from "../dist/index.js";
 import { counterContract, itemContract } from "./app/src/contracts";
@@ -336,6 +336,63 @@ describe.each([
     expect(states.one!.status).toBe("unregistered");
     expect(states.two!.status).toBe("active");
     expect(components(registry).map((c) => c.registrationId)).toEqual([states.two!.registrationId]);
+  });
+
+  test("a sibling's passive effect in the same commit already sees the registration (navigation)", () => {
+    // The page an agent loop starts on: its effect runs before the counter's own effects would.
+    const registry = createRegistry();
+    const seen: string[][] = [];
+    function Assistant() {
+      useEffect(() => {
+        seen.push(registry.snapshot().components.map((c) => c.type));
+      }, []);
+      return null;
+    }
+    function Page({ page }: { page: "home" | "counter" }) {
+      return page === "home" ? (
+        <p>home</p>
+      ) : (
+        <>
+          <Assistant />
+          <Counter />
+        </>
+      );
+    }
+    const { rerender } = renderWith(registry, <Page page="home" />, { strict });
+    rerender(<Page page="counter" />);
+    expect(seen[0]).toEqual(["demo.counter"]);
+    rerender(<Page page="home" />);
+    expect(components(registry)).toEqual([]);
+  });
+
+  test("a subtree Suspense hides behind its fallback is unregistered until it shows again", async () => {
+    const registry = createRegistry();
+    let resolve!: () => void;
+    const gate = { done: false, promise: new Promise<void>((r) => (resolve = r)).then(() => void (gate.done = true)) };
+    function Gate({ wait }: { wait: boolean }) {
+      if (wait && !gate.done) throw gate.promise;
+      return null;
+    }
+    function Page({ wait }: { wait: boolean }) {
+      return (
+        <Suspense fallback={<p>loading</p>}>
+          <Counter />
+          <Gate wait={wait} />
+        </Suspense>
+      );
+    }
+    const { rerender } = renderWith(registry, <Page wait={false} />, { strict });
+    const before = components(registry)[0]!.registrationId;
+    // A transition would keep the old UI; a plain update re-suspends and shows the fallback.
+    rerender(<Page wait />);
+    expect(components(registry)).toEqual([]);
+    await act(async () => {
+      resolve();
+      await gate.promise;
+    });
+    const after = components(registry);
+    expect(after).toHaveLength(1);
+    expect(after[0]!.registrationId).not.toBe(before);
   });
 
   test("the registry comes from the provider; a different registry re-registers there", async () => {
