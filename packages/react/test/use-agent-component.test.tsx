@@ -1,7 +1,7 @@
 // useAgentComponent: registration lifecycle, live handlers, availability pushes, structural
 // changes. Every behaviour runs twice: plain, and under <StrictMode> (double render, and the
 // simulated unmount + remount of every effect on mount).
-import type { AgentActionContext, AgentSurfaceRegistry } from "@agent-surface/core";
+import { createAgentToolset, type AgentActionContext, type AgentSurfaceRegistry, type AgentTool } from "@agent-surface/core";
 import { act } from "@testing-library/react";
 import { Component, Suspense, useEffect, useState, type ReactNode } from "react";
 import { describe, expect, test, vi } from "vitest";
@@ -134,6 +134,36 @@ describe.each([
     const again = await invoke(registry, "view:demo.counter.increment");
     expect(again).toMatchObject({ status: "ok", output: { value: 2 } });
     expect(registry.getVersion()).toBe(version);
+  });
+
+  test("each tool call runs the handler once, re-renders and redeliveries included", async () => {
+    // CopilotKit ran a handler 24 times for 9 calls (CopilotKit/CopilotKit#2310).
+    const registry = createRegistry();
+    const spy = vi.fn();
+    const { container } = renderWith(registry, <Counter spy={spy} limit={100} />, { strict });
+    const toolset = createAgentToolset(registry, { consumer: { id: "assistant", kind: "embedded" }, topology: "embedded" });
+    toolset.tools(); // wireNameMap describes the catalog tools() last built
+    const name = [...toolset.wireNameMap()].find(([, id]) => id === "view:demo.counter.increment")![0];
+    const version = registry.getVersion();
+    const delivered: AgentTool[] = [];
+    for (let i = 1; i <= 9; i++) {
+      const tool = toolset.tools().find((t) => t.name === name)!;
+      delivered.push(tool);
+      let r: unknown;
+      await act(async () => {
+        r = await tool.execute({}, { toolCallId: `call-${i}` });
+      });
+      expect(r).toMatchObject({ status: "ok", output: { value: i } });
+    }
+    // A transport delivers every call a second time, exactly as first sent: the cached result.
+    for (let i = 1; i <= 9; i++) {
+      const again = await delivered[i - 1]!.execute({}, { toolCallId: `call-${i}` });
+      expect(again).toMatchObject({ status: "ok", output: { value: i } });
+    }
+    expect(spy).toHaveBeenCalledTimes(9);
+    expect(container.textContent).toBe("9");
+    expect(registry.getVersion()).toBe(version);
+    toolset.dispose();
   });
 
   test("unmount while an action runs: the call settles COMPONENT_UNMOUNTED and its signal aborts", async () => {
