@@ -15,6 +15,9 @@
 //     handle.update({ availability }) when its result (or the reason) changed, so the surface
 //     version moves and consumers re-discover. A procedure's `when()` cannot be pushed (overrides
 //     name observations and actions only); its change bumps the version with handle.invalidate().
+// An action's (or procedure's) handler runs inside react-dom's flushSync, as React runs a click
+// handler: the state updates it makes synchronously are committed before the engine starts the
+// component's next queued call, which therefore sees them.
 // Registration happens in the commit (a layout effect; never during render): it is in the
 // registry before any passive effect of the same commit runs, so an agent loop started from a
 // sibling's useEffect on the new page already sees it. Unmount unregisters, so calls in flight
@@ -24,6 +27,7 @@
 // the live one.
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { flushSync } from "react-dom";
 import type {
   AgentActionContract,
   AgentComponentContract,
@@ -146,12 +150,28 @@ function call(current: Current, key: string, args: unknown[], what: string): unk
   return (f as (...a: unknown[]) => unknown).apply(h, args);
 }
 
+/**
+ * Runs an action's handler the way React runs a click handler: the state updates it makes
+ * synchronously are rendered and committed before it returns. The engine starts the next queued
+ * call of the component as soon as this one settles; without this, that call would run the
+ * closure of a render that has not seen the first call's update (three parallel `add`s of a
+ * counter would each read the same count).
+ */
+function committed<T>(run: () => T): T {
+  let out!: T;
+  flushSync(() => {
+    out = run();
+  });
+  return out;
+}
+
 /** One capability's settings with every handler replaced by a trampoline to `current()`'s. */
 function liveCapability(b: AnyRecord, current: Current, what: string): AnyRecord {
   const out: AnyRecord = { ...b };
-  for (const key of ["read", "execute", "when", "precondition", "describe"]) {
+  for (const key of ["read", "when", "precondition", "describe"]) {
     if (typeof b[key] === "function") out[key] = (...args: unknown[]) => call(current, key, args, what);
   }
+  if (typeof b.execute === "function") out.execute = (...args: unknown[]) => committed(() => call(current, "execute", args, what));
   if (b.unavailableReason !== undefined) {
     out.unavailableReason = () => {
       const h = current();

@@ -166,6 +166,18 @@ describe.each([
     toolset.dispose();
   });
 
+  test("parallel calls see each other's updates: an action's state updates commit before the next call", async () => {
+    // The engine runs a component's actions one at a time, the next as soon as one settles;
+    // the next must run the closure of a render that has seen the previous update.
+    const registry = createRegistry();
+    const { container } = renderWith(registry, <Counter limit={100} />, { strict });
+    const results = await Promise.all([1, 2, 3].map(() => registry.invoke({ capabilityId: "view:demo.counter.increment", input: {} })));
+    expect(results.map((r) => (r.status === "ok" ? r.output : r.error.code))).toEqual([{ value: 1 }, { value: 2 }, { value: 3 }]);
+    expect(container.textContent).toBe("3");
+    const read = await registry.invoke({ capabilityId: "view:demo.counter.value" });
+    expect(read).toMatchObject({ status: "ok", output: { value: 3 } });
+  });
+
   test("unmount while an action runs: the call settles COMPONENT_UNMOUNTED and its signal aborts", async () => {
     const registry = createRegistry();
     let ctx: AgentActionContext | undefined;
