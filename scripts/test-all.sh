@@ -4,10 +4,11 @@
 # (schema, model, engine, compiler, lsp, binary: unit, fixture, CLI, conformance, serve
 # protocol), the zod
 # differential test against real zod 4.6.7, the MCP example host end to end with the official MCP
-# TypeScript SDK client, then the npm packages: @agent-surface/core and
-# @agent-surface/vite (end to end with Vite 8, React 19 and headless Debian Chromium), both
-# driving the binary cargo just built. Needs Node.js 20.19+ and npm; installs Debian's chromium
-# when /usr/bin/chromium is missing (CI runs as root on a clean machine).
+# TypeScript SDK client, then the npm packages: @agent-surface/core,
+# @agent-surface/vite (end to end with Vite 8, React 19 and headless Debian Chromium) and
+# @agent-surface/react (React 19 and 18, happy-dom), all driving the binary cargo just built.
+# Needs Node.js 20.19+ and npm; installs Debian's chromium when /usr/bin/chromium is missing (CI
+# runs as root on a clean machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -100,3 +101,8 @@ echo "==> npm test (packages/core)"
 (cd packages/core && npm test)
 echo "==> npm ci && npm test (packages/vite)"
 (cd packages/vite && npm ci --no-audit --no-fund --loglevel=error && npm test)
+# packages/react links ../core (built above) and ../vite (whose dependencies npm ci just
+# installed); React 18 for its second run is a separate install (test/react18).
+echo "==> npm ci && npm test (packages/react: React 19 and React 18)"
+(cd packages/react && npm ci --no-audit --no-fund --loglevel=error \
+  && (cd test/react18 && npm ci --no-audit --no-fund --loglevel=error) && npm test)

@@ -18,6 +18,8 @@ const react18 = (name: string) => here(`./test/react18/node_modules/${name}`);
 
 export default defineConfig({
   plugins: [agentSurface({ root: "test/app", binary })],
+  // The fixture app imports this package by name, as an app does: the build under test.
+  resolve: { alias: [{ find: /^@agent-surface\/react$/, replacement: here("./dist/index.js") }] },
   test: {
     globalSetup: ["./test/global-setup.ts"],
     setupFiles: ["./test/setup.ts"],

@@ -1,4 +1,5 @@
-// The example of docs/react.md, verbatim (test/docs.test.tsx runs the page and the agent).
+// docs/react.md's example, quoted there verbatim below this comment (test/docs.test.tsx checks
+// the quote and runs the page and the agent).
 import {
   actionContract,
   defineAgentComponentContract,
