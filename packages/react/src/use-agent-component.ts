@@ -34,6 +34,7 @@ import type {
   AgentComponentHandlers,
   AgentObservationContract,
   AgentRegistrationHandle,
+  AgentSurfaceRegistry,
 } from "@agent-surface/core";
 import { useAgentSurfaceRegistry } from "./provider.js";
 
@@ -292,6 +293,32 @@ function push(live: Live | null, b: Loose): void {
 }
 
 // ------------------------------------------------------------------------------------------
+// One registry listener for every mounted component (not one each): registrationId -> refresh
+
+const watchers = new WeakMap<AgentSurfaceRegistry, { byId: Map<string, () => void>; unsubscribe: () => void }>();
+
+function watchUnregistered(registry: AgentSurfaceRegistry, registrationId: string, onUnregistered: () => void): () => void {
+  let w = watchers.get(registry);
+  if (w === undefined) {
+    const byId = new Map<string, () => void>();
+    const unsubscribe = registry.subscribe((e) => {
+      if (e.type === "component-unregistered") byId.get(e.registrationId)?.();
+    });
+    w = { byId, unsubscribe };
+    watchers.set(registry, w);
+  }
+  const watcher = w;
+  watcher.byId.set(registrationId, onUnregistered);
+  return () => {
+    watcher.byId.delete(registrationId);
+    if (watcher.byId.size === 0) {
+      watcher.unsubscribe();
+      watchers.delete(registry);
+    }
+  };
+}
+
+// ------------------------------------------------------------------------------------------
 
 /**
  * Registers `contract` bound to `binding` while the component is mounted, in the registry of the
@@ -334,9 +361,7 @@ export function useAgentComponent<
       );
     refresh();
     // Replaced (onDuplicateInstance: "replace") or unregistered by someone else: say so.
-    const unsubscribe = registry.subscribe((e) => {
-      if (e.type === "component-unregistered" && e.registrationId === handle.registrationId) refresh();
-    });
+    const unsubscribe = handle.status === "active" ? watchUnregistered(registry, handle.registrationId, refresh) : () => {};
     return () => {
       unsubscribe();
       if (live.current === entry) live.current = null;
