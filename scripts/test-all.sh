@@ -5,7 +5,8 @@
 # protocol), the zod
 # differential test against real zod 4.6.7, the MCP example host end to end with the official MCP
 # TypeScript SDK client, then the npm packages: @agent-surface/core and
-# @agent-surface/vite (end to end with Vite 8, React 19 and headless Debian Chromium), both
+# @agent-surface/vite (end to end with Vite 8, React 19 and headless Debian Chromium),
+# @agent-surface/react (React 19 and 18, happy-dom), all
 # driving the binary cargo just built, the launcher @agent-surface/cli, the VS Code extension
 # (packaged as a .vsix), and the npm distribution end to end: the release build packed into its
 # platform package, every package packed and installed into a fresh Vite + React + TS app that
@@ -125,3 +126,8 @@ rm -rf "$VSIX_DIR"
 command -v nvim >/dev/null || apt_install neovim
 echo "==> npm distribution: pack, install into a fresh Vite app, compile, build, Neovim (scripts/test-npm-install.sh)"
 bash scripts/test-npm-install.sh
+# packages/react links ../core (built above) and ../vite (whose dependencies npm ci just
+# installed); React 18 for its second run is a separate install (test/react18).
+echo "==> npm ci && npm test (packages/react: React 19 and React 18)"
+(cd packages/react && npm ci --no-audit --no-fund --loglevel=error \
+  && (cd test/react18 && npm ci --no-audit --no-fund --loglevel=error) && npm test)
