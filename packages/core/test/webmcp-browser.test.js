@@ -6,7 +6,8 @@
 // - with --enable-features=WebMCP, Chromium's own document.modelContext is there: the same agent
 //   flow runs against it (exposeToWebMCP finds it by feature detection), and the fixture is
 //   compared with it case by case — they agree except where Chromium departs from the draft
-//   (listed below, and in docs/webmcp.md).
+//   (listed below, and in docs/webmcp.md); and the browser's own agent side, the DevTools
+//   protocol's WebMCP domain (invokeTool), sees and calls the tools.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
@@ -340,6 +341,50 @@ describe("Chromium with --enable-features=WebMCP", () => {
   test("an in-page agent operates the devices page through Chromium's own modelContext", async (ctx) => {
     if (native.documentModelContext === "undefined") ctx.skip("this Chromium has no WebMCP behind --enable-features=WebMCP");
     expectAgentFlow(await b.page.evaluate(agentFlow, { useFixture: false }));
+    expect(b.problems).toEqual([]);
+  });
+
+  test("the browser's agent side (the DevTools protocol's WebMCP domain) sees the tools and its call waits for the page's dialog", async (ctx) => {
+    if (native.documentModelContext === "undefined") ctx.skip("this Chromium has no WebMCP behind --enable-features=WebMCP");
+    await b.page.reload();
+    await b.page.waitForFunction(() => document.getElementById("ready")?.textContent === "ready");
+    const cdp = await b.page.context().newCDPSession(b.page);
+    const added = [];
+    const responded = new Map();
+    cdp.on("WebMCP.toolsAdded", (e) => added.push(...e.tools));
+    cdp.on("WebMCP.toolResponded", (e) => responded.set(e.invocationId, e));
+    await cdp.send("WebMCP.enable");
+    await b.page.evaluate(() => {
+      const { core, exposeToWebMCP, createDevicesPage, manifest } = window.__t;
+      const page = createDevicesPage(core, manifest);
+      window.__page = page;
+      window.__exposure = exposeToWebMCP(page.registry);
+    });
+    const until = async (predicate) => {
+      for (let i = 0; i < 400 && !(await predicate()); i++) await new Promise((r) => setTimeout(r, 5));
+      expect(await predicate()).toBe(true);
+    };
+    await until(() => added.length === 10);
+    const decommission = added.find((t) => t.name === "domain_devices_decommission");
+    expect(decommission.annotations).toEqual({ readOnly: false, untrustedContent: false, consequential: true, debugging: false });
+    expect(added.find((t) => t.name === "view_devices_table_readState").annotations).toMatchObject({ readOnly: true, consequential: false });
+    const { frameId } = decommission;
+    const read = await cdp.send("WebMCP.invokeTool", { frameId, toolName: "view_devices_table_readState", input: {} });
+    await until(() => responded.has(read.invocationId));
+    expect(responded.get(read.invocationId)).toMatchObject({ status: "Completed", output: { status: "ok", capabilityId: "view:devices.table.readState" } });
+    const call = await cdp.send("WebMCP.invokeTool", { frameId, toolName: "domain_devices_decommission", input: { ids: ["dev_aaaaaa"] } });
+    await until(() => b.page.evaluate(() => window.__page.registry.confirmations.pending().length === 1));
+    expect(responded.has(call.invocationId)).toBe(false);
+    expect(await b.page.evaluate(() => window.__page.state.decommissionCalls)).toBe(0);
+    await b.page.evaluate(() => {
+      const [p] = window.__page.registry.confirmations.pending();
+      window.__page.registry.confirmations.resolve(p.confirmationId, { approved: true });
+    });
+    await until(() => responded.has(call.invocationId));
+    expect(responded.get(call.invocationId)).toMatchObject({ status: "Completed", output: { status: "ok", capabilityId: "domain:devices.decommission" } });
+    expect(await b.page.evaluate(() => window.__page.state)).toMatchObject({ decommissionCalls: 1, decommissioned: ["dev_aaaaaa"] });
+    await b.page.evaluate(() => window.__exposure.close());
+    await cdp.detach();
     expect(b.problems).toEqual([]);
   });
 
