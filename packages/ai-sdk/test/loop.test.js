@@ -188,6 +188,23 @@ describe("aiSdkTools", () => {
     expect(app.state.calls.addNote).toBe(1);
   });
 
+  // Known engine defect (crates/engine toolset, wait mode): the retry after approval carries the
+  // confirmation id, so the stored request's fingerprint is not the delivered call's, and a second
+  // delivery of the same tool call is INVOCATION_CONFLICT instead of the cached result. The
+  // handler still runs once. Remove `.fails` when the engine answers from the cache.
+  it.fails("a second delivery of a confirmed wait-mode call returns the cached result", async () => {
+    app = createNotesApp();
+    const ui = dialog(app.registry, () => ({ approved: true }));
+    const tools = aiSdkTools(app.toolset);
+    const options = { toolCallId: "call-9", messages: [] };
+    const first = await tools.domain_notes_purge.execute({ ids: ["n1"] }, options);
+    const again = await tools.domain_notes_purge.execute({ ids: ["n1"] }, options);
+    ui.unsubscribe();
+    expect(first).toMatchObject({ status: "ok", invocationId: "call-9" });
+    expect(app.state.calls.purge).toBe(1);
+    expect(again).toEqual(first);
+  });
+
   it("aborting the loop while the dialog is open settles the call CANCELLED and runs nothing", async () => {
     app = createNotesApp();
     const controller = new AbortController();
