@@ -49,8 +49,8 @@ function sdkTool(t: AgentTool): AgentSurfaceAiTool {
         return failed(t, options.toolCallId, e);
       }
     },
-    // The model reads the whole envelope; an error envelope is marked as an error result for
-    // providers that have that notion (e.g. Anthropic's is_error).
+    // The model reads the whole envelope; an error envelope goes as the SDK's error output
+    // ("error-json"), for providers that tell error results apart.
     toModelOutput: ({ output }) =>
       output.status === "ok" ? { type: "json", value: output as unknown as JSONValue } : { type: "error-json", value: output as unknown as JSONValue },
   }) as AgentSurfaceAiTool;
