@@ -6,7 +6,8 @@
 # differential test against real zod 4.6.7, the MCP example host end to end with the official MCP
 # TypeScript SDK client, then the npm packages: @agent-surface/core and
 # @agent-surface/vite (end to end with Vite 8, React 19 and headless Debian Chromium),
-# @agent-surface/react (React 19 and 18, happy-dom), all
+# @agent-surface/react (React 19 and 18, happy-dom), @agent-surface/ai-sdk (AI SDK 7 loops on
+# its mock model; WebMCP runs in core's suite, in headless Chromium too), all
 # driving the binary cargo just built, the launcher @agent-surface/cli, the VS Code extension
 # (packaged as a .vsix), and the npm distribution end to end: the release build packed into its
 # platform package, every package packed and installed into a fresh Vite + React + TS app that
@@ -104,6 +105,8 @@ echo "==> npm test (packages/core)"
 (cd packages/core && npm test)
 echo "==> npm ci && npm test (packages/vite)"
 (cd packages/vite && npm ci --no-audit --no-fund --loglevel=error && npm test)
+echo "==> npm ci && npm test (packages/ai-sdk: the AI SDK adapter, loops on ai 7's mock model)"
+(cd packages/ai-sdk && npm ci --no-audit --no-fund --loglevel=error && npm test)
 
 # The launcher has no dependencies to install (its optional ones are the platform packages).
 echo "==> npm test (packages/cli: the launcher and the binary lookup)"

@@ -988,8 +988,12 @@ export interface AgentTool {
     /** Live text contributed by a contextual binding's describe(). */
     note?: string;
   };
-  /** Fills invocationId from toolCallId; never throws — returns the result envelope. */
-  execute(input: JsonValue, call: { toolCallId?: string }): Promise<AgentInvocationResult>;
+  /**
+   * Fills invocationId from toolCallId; never throws — returns the result envelope. `signal`
+   * is external cancellation (the engine's `ToolCall.signal`): aborting it settles `CANCELLED`,
+   * also while a `wait`-mode confirmation is pending.
+   */
+  execute(input: JsonValue, call: { toolCallId?: string; signal?: AbortSignal }): Promise<AgentInvocationResult>;
 }
 
 export interface AgentToolset {
@@ -999,6 +1003,12 @@ export interface AgentToolset {
   wireNameMap(): ReadonlyMap<string, string>;
   /** Fires when tools() would return a different catalog (including `state`). Never in "meta" mode. */
   subscribe(listener: (tools: AgentTool[]) => void): Unsubscribe;
+  /**
+   * The current catalog as a provider's tool block, rendered by the engine: strict-mode schemas
+   * for "openai", MCP annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
+   * `openWorldHint`) for "mcp". Throws a TypeError when the provider cannot take the catalog.
+   */
+  toolBlock(provider: "openai" | "anthropic" | "gemini" | "mcp"): unknown[];
   dispose(): void;
 }
 

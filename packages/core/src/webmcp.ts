@@ -1,0 +1,233 @@
+// @agent-surface/core/webmcp: the registry's toolset published through the page's WebMCP
+// `modelContext` (the W3C Web Machine Learning CG draft: `document.modelContext.registerTool`).
+//
+// WebMCP itself validates nothing and treats its annotations as hints. Here every call goes
+// through the registry's pipeline (`tool.execute` → `invoke`): inputs are validated, policies
+// run, and a capability that requires confirmation waits for the page's own dialog
+// (`registry.confirmations`), with the consumer kind "webmcp". The agent cannot approve.
+
+import { createAgentToolset } from "./toolset.js";
+import type { AgentInvocationResult, AgentSurfaceRegistry, AgentTool, AgentToolset, JsonValue, Unsubscribe } from "./types.js";
+
+/** The draft's `ToolAnnotations`, plus MCP's hints (implementations drop members they do not know). */
+export interface WebMCPToolAnnotations {
+  readOnlyHint: boolean;
+  untrustedContentHint: boolean;
+  consequentialHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** The draft's `ModelContextTool` as this module registers it. */
+export interface WebMCPToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations: WebMCPToolAnnotations;
+  /** Resolves with the result envelope, which the user agent serializes to JSON for the agent. */
+  execute(input: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<AgentInvocationResult>;
+}
+
+/** The part of the draft's `ModelContext` this module uses. */
+export interface WebMCPModelContext {
+  registerTool(tool: WebMCPToolDefinition, options?: { signal?: AbortSignal }): unknown;
+}
+
+export interface ExposeToWebMCPOptions {
+  /** Default: the page's own, `document.modelContext`, else `navigator.modelContext` (older drafts). */
+  modelContext?: WebMCPModelContext;
+  /** The consumer is `{ kind: "webmcp", id: consumerId }`. Default "default". */
+  consumerId?: string;
+  /** The toolset's mode. Default "direct" (one tool per capability, named by wire name). */
+  mode?: "direct" | "meta";
+}
+
+export interface WebMCPExposure {
+  /** False when no modelContext was given or found: nothing was published. */
+  readonly supported: boolean;
+  /** Unregisters every tool (aborting their registration signals) and disposes the toolset. Idempotent. */
+  close(): void;
+}
+
+const OPTION_KEYS = new Set(["modelContext", "consumerId", "mode"]);
+
+/** The engine's description prefix: `[<plane> · <effect> · <confirmation>] `. */
+const PREFIX = /^\[(view|domain|external) · ([a-z-]+) · ([a-z-]+)\] /;
+
+/** Effects that reach beyond the page: what a browser agent should treat as consequential. */
+const BEYOND_THE_PAGE = new Set(["mutation", "destructive", "external-side-effect"]);
+
+interface McpEntry {
+  name: string;
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+}
+
+/**
+ * The annotations of one tool. MCP's four hints are the engine's (`toolBlock("mcp")`):
+ * readOnly = effect "read"; destructive = effect "destructive", or an irreversible mutation or
+ * external side effect; idempotent = the contract's `idempotent`; openWorld = an external side
+ * effect or the external plane. The draft's two:
+ * - consequentialHint: the effect reaches beyond the page (mutation, destructive, external side
+ *   effect), or the contract asks for confirmation ("optional" or "required"). Local UI state and
+ *   navigation are not consequential. Meta tools: `surface_invoke` (it can do anything).
+ * - untrustedContentHint: openWorldHint — output that comes from outside the app.
+ */
+export function webmcpAnnotations(tool: Pick<AgentTool, "name" | "description">, mcp: McpEntry["annotations"] = {}): WebMCPToolAnnotations {
+  const readOnlyHint = mcp.readOnlyHint === true;
+  const openWorldHint = mcp.openWorldHint === true;
+  const prefix = PREFIX.exec(tool.description);
+  const consequentialHint = prefix ? BEYOND_THE_PAGE.has(prefix[2]!) || prefix[3] !== "never" : !readOnlyHint;
+  return {
+    readOnlyHint,
+    untrustedContentHint: openWorldHint,
+    consequentialHint,
+    destructiveHint: mcp.destructiveHint === true,
+    idempotentHint: mcp.idempotentHint === true,
+    openWorldHint,
+  };
+}
+
+/** The description the agent reads: the toolset's, plus the live state WebMCP has no other channel for. */
+function describe(tool: AgentTool): string {
+  let text = tool.description;
+  if (!tool.state.available) text += tool.state.unavailableReason ? `\n\nUnavailable now: ${tool.state.unavailableReason}` : "\n\nUnavailable now.";
+  if (tool.state.note) text += `\n\nNote: ${tool.state.note}`;
+  return text;
+}
+
+interface Registration {
+  /** What was registered, as JSON: a catalog change re-registers only when this differs. */
+  key: string;
+  controller: AbortController;
+  /** The newest catalog's tool of this name; a call runs through it. */
+  tool: AgentTool;
+}
+
+function pageModelContext(): WebMCPModelContext | undefined {
+  const g = globalThis as { document?: { modelContext?: unknown }; navigator?: { modelContext?: unknown } };
+  const candidate = g.document?.modelContext ?? g.navigator?.modelContext;
+  return isModelContext(candidate) ? candidate : undefined;
+}
+
+function isModelContext(v: unknown): v is WebMCPModelContext {
+  return typeof v === "object" && v !== null && typeof (v as { registerTool?: unknown }).registerTool === "function";
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return (typeof v === "object" || typeof v === "function") && v !== null && typeof (v as { then?: unknown }).then === "function";
+}
+
+/**
+ * Publishes the registry's toolset through WebMCP: one `registerTool` per tool (names are the
+ * direct toolset's wire names), each with its own AbortController; when the catalog changes, the
+ * tools whose definition changed are unregistered (signal aborted) and registered again, new ones
+ * are registered and gone ones unregistered. `execute` runs the tool through the pipeline and
+ * resolves with the result envelope (errors too: it never rejects), which the user agent
+ * serializes to JSON for the agent. Confirmations are "wait": the call stays pending until the
+ * page's own dialog resolves it through `registry.confirmations` (or its TTL expires); the
+ * agent's cancellation (`options.signal`) settles it CANCELLED.
+ *
+ * Without a modelContext (none given, none on the page) nothing happens: `supported` is false.
+ */
+export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeToWebMCPOptions = {}): WebMCPExposure {
+  if (options === null || typeof options !== "object") throw new TypeError("exposeToWebMCP: pass { modelContext?, consumerId?, mode? }");
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) throw new TypeError(`exposeToWebMCP: unknown option "${key}" (allowed: ${[...OPTION_KEYS].join(", ")})`);
+  }
+  if (options.modelContext !== undefined && !isModelContext(options.modelContext)) {
+    throw new TypeError("exposeToWebMCP: modelContext must have a registerTool(tool, { signal }) method");
+  }
+  if (options.consumerId !== undefined && (typeof options.consumerId !== "string" || options.consumerId === "")) {
+    throw new TypeError("exposeToWebMCP: consumerId must be a non-empty string");
+  }
+  const modelContext = options.modelContext ?? pageModelContext();
+  if (modelContext === undefined) return Object.freeze({ supported: false, close() {} });
+
+  const toolset: AgentToolset = createAgentToolset(registry, {
+    consumer: { kind: "webmcp", id: options.consumerId ?? "default" },
+    mode: options.mode ?? "direct",
+    confirmations: "wait",
+  });
+  const registrations = new Map<string, Registration>();
+  let closed = false;
+
+  const register = (tool: AgentTool, definition: Omit<WebMCPToolDefinition, "execute">, key: string) => {
+    const controller = new AbortController();
+    const entry: Registration = { key, controller, tool };
+    registrations.set(tool.name, entry);
+    const execute = (input: Record<string, unknown>, opts?: { signal?: AbortSignal }) =>
+      entry.tool.execute((input ?? {}) as JsonValue, opts?.signal ? { signal: opts.signal } : {});
+    let result: unknown;
+    try {
+      result = modelContext.registerTool({ ...definition, execute }, { signal: controller.signal });
+    } catch (e) {
+      registrations.delete(tool.name);
+      console.error(`agent-surface: WebMCP refused the tool "${tool.name}": ${(e as Error)?.message ?? e}`);
+      return;
+    }
+    if (isThenable(result)) {
+      result.then(undefined, (e: unknown) => {
+        // Aborting rejects a registration that had not resolved yet: that is ours, not a failure.
+        if (controller.signal.aborted) return;
+        if (registrations.get(tool.name) === entry) registrations.delete(tool.name);
+        console.error(`agent-surface: WebMCP refused the tool "${tool.name}": ${(e as Error)?.message ?? e}`);
+      });
+    }
+  };
+
+  const unregister = (name: string) => {
+    const entry = registrations.get(name);
+    if (entry === undefined) return;
+    registrations.delete(name);
+    entry.controller.abort();
+  };
+
+  const publish = (tools: AgentTool[]) => {
+    if (closed) return;
+    const block = toolset.toolBlock("mcp") as McpEntry[];
+    const annotations = new Map(block.map((e) => [e.name, e.annotations]));
+    const capabilities = toolset.wireNameMap();
+    const next = new Set(tools.map((t) => t.name));
+    for (const name of [...registrations.keys()]) if (!next.has(name)) unregister(name);
+    for (const tool of tools) {
+      const definition = {
+        name: tool.name,
+        title: capabilities.get(tool.name) ?? tool.name,
+        description: describe(tool),
+        inputSchema: tool.inputSchema,
+        annotations: webmcpAnnotations(tool, annotations.get(tool.name)),
+      };
+      const key = JSON.stringify(definition);
+      const current = registrations.get(tool.name);
+      if (current !== undefined && current.key === key) {
+        current.tool = tool;
+        continue;
+      }
+      unregister(tool.name);
+      register(tool, definition, key);
+    }
+  };
+
+  let unsubscribe: Unsubscribe | undefined;
+  try {
+    publish(toolset.tools());
+    unsubscribe = toolset.subscribe(publish);
+  } catch (e) {
+    for (const name of [...registrations.keys()]) unregister(name);
+    toolset.dispose();
+    throw e;
+  }
+
+  return Object.freeze({
+    supported: true,
+    close() {
+      if (closed) return;
+      closed = true;
+      unsubscribe?.();
+      for (const name of [...registrations.keys()]) unregister(name);
+      toolset.dispose();
+    },
+  });
+}
