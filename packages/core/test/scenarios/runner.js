@@ -89,7 +89,7 @@ function policy(spec) {
 const policies = (list) => (list ?? []).map(policy);
 
 /** The manifest's contracts as compiled code would define them (the compiler's provenance included). */
-function contractsOf(core, manifest) {
+export function contractsOf(core, manifest) {
   const s = (schema) => core.fromJsonSchema(schema);
   const out = new Map();
   for (const c of manifest.contracts) {
