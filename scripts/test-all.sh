@@ -98,3 +98,9 @@ echo "==> npm test (packages/core)"
 (cd packages/core && npm test)
 echo "==> npm ci && npm test (packages/vite)"
 (cd packages/vite && npm ci --no-audit --no-fund --loglevel=error && npm test)
+
+# The MCP bridge end to end: the official MCP TypeScript SDK client (pinned 1.32.2 in
+# crates/bridge/e2e) drives the example app in headless Chromium through `agent-surface bridge`;
+# Vite, React and playwright-core come from packages/vite (installed just above).
+echo "==> MCP bridge end to end (crates/bridge/e2e: MCP TypeScript SDK client, headless Chromium)"
+(cd crates/bridge/e2e && npm ci --no-audit --no-fund --loglevel=error && npm test)

@@ -76,9 +76,17 @@ struct State {
     pages: BTreeMap<u64, Page>,
     calls: HashMap<String, Pending>,
     listed: Option<View>,
+    /// Tools of the last tools/list that declare an `outputSchema` (clients validate
+    /// `structuredContent` against it, even on errors).
+    listed_output_schemas: std::collections::HashSet<String>,
     announced: Option<View>,
     dispatched: HashMap<String, u64>,
     dispatched_order: VecDeque<String>,
+}
+
+/// A call the hub did not forward: the envelope the client gets.
+pub struct Refused {
+    pub envelope: Value,
 }
 
 /// A call the hub forwarded: wait on `reply`.
@@ -283,7 +291,14 @@ impl Hub {
         let mut st = self.lock();
         let (view, tools) = st.view();
         st.listed = Some(view);
+        st.listed_output_schemas =
+            tools.iter().filter(|t| t.get("outputSchema").is_some()).map(|t| name_of(t).to_string()).collect();
         tools
+    }
+
+    /// Whether the client's last tools/list gave `name` an `outputSchema`.
+    pub fn listed_output_schema(&self, name: &str) -> bool {
+        self.lock().listed_output_schemas.contains(name)
     }
 
     /// `surface_list`'s answer.
@@ -323,10 +338,10 @@ impl Hub {
 
     /// Forwards a tools/call to the page (and catalog) the client last listed, or refuses it
     /// with the envelope the client gets.
-    pub fn dispatch(&self, name: &str, input: &Map<String, Value>, invocation_id: &str) -> Result<Dispatched, Value> {
+    pub fn dispatch(&self, name: &str, input: &Map<String, Value>, invocation_id: &str) -> Result<Dispatched, Refused> {
         let mut st = self.lock();
         let refuse = |code, message: &str, details: &[(&str, Value)]| {
-            Err(error_envelope(invocation_id, name, code, message, details, ""))
+            Err(Refused { envelope: error_envelope(invocation_id, name, code, message, details, "") })
         };
         // A request id already sent to a page is never sent to another one.
         let earlier = st.dispatched.get(invocation_id).copied();
@@ -371,11 +386,11 @@ impl Hub {
                 &[("reason", json!("no-tools-yet"))],
             );
         };
-        let has_output_schema = p
-            .catalog
-            .as_ref()
-            .and_then(|c| c.tools.iter().find(|t| name_of(t) == name))
-            .is_some_and(|t| t.get("outputSchema").is_some());
+        let has_output_schema = st.listed_output_schemas.contains(name)
+            || p.catalog
+                .as_ref()
+                .and_then(|c| c.tools.iter().find(|t| name_of(t) == name))
+                .is_some_and(|t| t.get("outputSchema").is_some());
         let label = p.label.clone();
         let tx = p.tx.clone();
         st.next_call += 1;

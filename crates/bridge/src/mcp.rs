@@ -122,11 +122,11 @@ impl BridgeServer {
                 &[("limitBytes", json!(MAX_ARGUMENTS_BYTES))],
                 "",
             );
-            return to_mcp(&e, false, None);
+            return to_mcp(&e, self.hub.listed_output_schema(name), None);
         }
         let d = match self.hub.dispatch(name, &input, &invocation) {
             Ok(d) => d,
-            Err(e) => return to_mcp(&e, false, None),
+            Err(r) => return to_mcp(&r.envelope, self.hub.listed_output_schema(name), None),
         };
         let page = d.page_label.clone();
         let err = |code, message: &str, details: &[(&str, Value)]| {
