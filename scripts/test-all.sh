@@ -6,8 +6,11 @@
 # differential test against real zod 4.6.7, the MCP example host end to end with the official MCP
 # TypeScript SDK client, then the npm packages: @agent-surface/core and
 # @agent-surface/vite (end to end with Vite 8, React 19 and headless Debian Chromium), both
-# driving the binary cargo just built. Needs Node.js 20.19+ and npm; installs Debian's chromium
-# when /usr/bin/chromium is missing (CI runs as root on a clean machine).
+# driving the binary cargo just built, the launcher @agent-surface/cli, the VS Code extension
+# (packaged as a .vsix), and the npm distribution end to end: the release build packed into its
+# platform package, every package packed and installed into a fresh Vite + React + TS app that
+# compiles, builds and gets its diagnostic in headless Neovim. Needs Node.js 20.19+ and npm;
+# installs Debian's chromium and neovim when missing (CI runs as root on a clean machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -64,8 +67,10 @@ fi
 echo "==> cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-echo "==> the engine for the browser: cargo build -p agent-surface-engine --target wasm32-unknown-unknown"
-cargo build -p agent-surface-engine --target wasm32-unknown-unknown --locked
+echo "==> the engine for the browser: cargo clippy -p agent-surface-wasm --target wasm32-unknown-unknown"
+# The page's facade (registry, toolset, gateway, host seams) exists only on wasm32; this builds
+# it, and the engine under it, for that target with the same lints.
+cargo clippy -p agent-surface-wasm --target wasm32-unknown-unknown --locked -- -D warnings
 
 echo "==> cargo test"
 # --nocapture shows the conformance summaries (json-schema-suite, zod-oracle).
@@ -104,3 +109,25 @@ echo "==> npm ci && npm test (packages/vite)"
 # Vite, React and playwright-core come from packages/vite (installed just above).
 echo "==> MCP bridge end to end (crates/bridge/e2e: MCP TypeScript SDK client, headless Chromium)"
 (cd crates/bridge/e2e && npm ci --no-audit --no-fund --loglevel=error && npm test)
+
+# The launcher has no dependencies to install (its optional ones are the platform packages).
+echo "==> npm test (packages/cli: the launcher and the binary lookup)"
+(cd packages/cli && npm test)
+
+echo "==> npm ci && npm test && vsce package (packages/vscode: the VS Code extension)"
+VSIX_DIR="$(mktemp -d)"
+(cd packages/vscode && npm ci --no-audit --no-fund --loglevel=error && npm test \
+  && npx --no-install vsce package --out "$VSIX_DIR/agent-surface.vsix")
+python3 - "$VSIX_DIR/agent-surface.vsix" <<'PY'
+import sys, zipfile
+names = set(zipfile.ZipFile(sys.argv[1]).namelist())
+for want in ["extension/package.json", "extension/out/extension.js", "extension/LICENSE.txt", "extension.vsixmanifest"]:
+    assert want in names, f"{sys.argv[1]} lacks {want}: {sorted(names)}"
+print(f"  {sys.argv[1]}: {len(names)} files")
+PY
+rm -rf "$VSIX_DIR"
+
+# Headless Neovim for the editor test of the install test below (Debian 12: Neovim 0.7.2).
+command -v nvim >/dev/null || apt_install neovim
+echo "==> npm distribution: pack, install into a fresh Vite app, compile, build, Neovim (scripts/test-npm-install.sh)"
+bash scripts/test-npm-install.sh

@@ -229,10 +229,11 @@ fn peak_memory_kib(root: &Path) -> Option<u64> {
     text?.trim().lines().last()?.trim().parse().ok()
 }
 
-/// `agent-surface lsp` over stdio: open `file`, then save it with edited text `iterations`
-/// times; each figure is the wall time from the `didSave` (text included) to the
-/// `publishDiagnostics` of that file. The first publish (the project's first compile) is the
-/// cold figure.
+/// `agent-surface lsp` over stdio: open `file`, then edit and save it `iterations` times, as an
+/// editor does (`didChange` to a new version, then `didSave` with the text); each figure is the
+/// wall time from that pair to the `publishDiagnostics` of that file (the save compiles at once,
+/// without the debounce; a save alone publishes nothing new). The first publish (the project's
+/// first compile) is the cold figure.
 fn lsp_latency(root: &Path, file: &Path, text: &str, iterations: usize) -> Result<(f64, Vec<f64>), String> {
     use std::io::{BufRead, BufReader, Read};
     use std::sync::mpsc;
@@ -319,6 +320,12 @@ fn lsp_latency(root: &Path, file: &Path, text: &str, iterations: usize) -> Resul
     for i in 0..iterations {
         let edited = format!("{text}// edit {i}\n");
         let t = send(
+            &mut stdin,
+            serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+                "textDocument": {"uri": uri, "version": i + 2}, "contentChanges": [{"text": edited}]
+            }}),
+        )?;
+        send(
             &mut stdin,
             serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didSave", "params": {
                 "textDocument": {"uri": uri}, "text": edited

@@ -266,6 +266,24 @@ fn cases() -> Vec<Case> {
             says: "tsconfig.json",
         },
         Case {
+            name: "tsconfig.json extending a package that is not installed",
+            setup: |r| {
+                write(r, "tsconfig.json", "{ \"extends\": \"@tsconfig/strictest\" }");
+                args(&["check", "--root", &p(r)])
+            },
+            exit: 2,
+            says: "cannot find \"@tsconfig/strictest\"",
+        },
+        Case {
+            name: "tsconfig.json referencing a project that does not exist",
+            setup: |r| {
+                write(r, "tsconfig.json", "{ \"files\": [], \"references\": [{ \"path\": \"./tsconfig.app.json\" }] }");
+                args(&["check", "--root", &p(r)])
+            },
+            exit: 2,
+            says: "tsconfig.app.json",
+        },
+        Case {
             name: "conflicting flags",
             setup: |r| args(&["compile", &p(r), "--check", "--watch"]),
             exit: 2,

@@ -217,7 +217,10 @@ fn diagnostics_follow_edits_across_files() {
     assert_eq!(d["range"]["end"], json!({"line": 2, "character": character + 1}));
     assert_eq!(d["severity"], 1);
     assert_eq!(d["source"], "agent-surface");
-    assert!(d["codeDescription"]["href"].as_str().unwrap().ends_with("/docs/diagnostics.md#as0101"), "{d:#}");
+    assert!(
+        d["codeDescription"]["href"].as_str().unwrap().ends_with("/docs/diagnostics.md#as0101-invalid-component-type"),
+        "{d:#}"
+    );
     let message = d["message"].as_str().unwrap();
     assert!(message.starts_with("invalid component type \"Devices.Table\""), "{message}");
     assert!(message.contains("\nhelp: a component type is 1 to 8 dot-separated segments"), "{message}");
@@ -313,18 +316,23 @@ fn diagnostics_follow_edits_across_files() {
         );
         c.wait("a publish", |m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == 10 + v);
         changes.push(t0.elapsed());
+        // A save right after the change compiles at once (no debounce): what an editor's
+        // save-on-format sends.
+        let text = CONTRACT.replace("'devices.table'", if v % 2 == 0 { "'devices.table'" } else { "'Devices.table'" });
         let t0 = Instant::now();
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri(&contract), "version": 100 + v}, "contentChanges": [{"text": text}]}),
+        );
         c.notify("textDocument/didSave", json!({"textDocument": {"uri": uri(&contract)}}));
-        c.wait("a publish", |m| {
-            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri(&contract).as_str()
-        });
+        c.wait("a publish", |m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == 100 + v);
         saves.push(t0.elapsed());
         c.fresh();
     }
     changes.sort();
     saves.sort();
     eprintln!(
-        "lsp latency: didOpen→publish {}, didChange→publish {} (includes the {} ms debounce), cross-file didChange→publish {}, didSave→publish {}; warm median of 10: didChange {}, didSave {}",
+        "lsp latency: didOpen→publish {}, didChange→publish {} (includes the {} ms debounce), cross-file didChange→publish {}, didSave→publish {}; warm median of 10: didChange {}, didChange+didSave {}",
         ms(open_latency),
         ms(change_latency),
         agent_surface_lsp::DEBOUNCE.as_millis(),
@@ -512,6 +520,88 @@ fn the_server_sees_disk_changes_no_client_reports() {
     let unresolved = c.published(&contract, |d| codes(d) == ["AS0011"]);
     assert!(unresolved[0]["message"].as_str().unwrap().contains("cannot resolve `./text/names`"), "{unresolved:#?}");
 
+    c.request("shutdown", Value::Null);
+    c.notify("exit", Value::Null);
+    assert_eq!(c.exit_code(), 0);
+}
+
+#[test]
+fn a_save_publishes_nothing_new_and_nothing_twice() {
+    // A save compiles at once, and the file watcher sees the write and compiles again: neither
+    // may send the diagnostics the client already has for that version.
+    let (_tmp, root) = workspace();
+    let contract = root.join("contract.ts");
+    std::fs::write(root.join("descriptions.ts"), DESCRIPTIONS).unwrap();
+    let broken = CONTRACT.replace("type: 'devices.table'", "type: 'Devices.Table'");
+    std::fs::write(&contract, &broken).unwrap();
+    let mut c = Client::start();
+    initialize(&mut c, &[&root], json!({}));
+    // The whole project's diagnostics at start, then the opened file's for its version.
+    c.published(&contract, |d| codes(d) == ["AS0101"]);
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&contract), "languageId": "typescript", "version": 1, "text": broken}}),
+    );
+    c.published(&contract, |d| codes(d) == ["AS0101"]);
+    let publishes = |c: &mut Client| -> Vec<Value> {
+        // Past the debounce of the watcher's event, then everything that arrived.
+        std::thread::sleep(agent_surface_lsp::DEBOUNCE * 4);
+        c.settle();
+        c.all
+            .iter()
+            .filter(|m| {
+                m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri(&contract).as_str()
+            })
+            .map(|m| m["params"]["version"].clone())
+            .collect()
+    };
+    assert_eq!(publishes(&mut c), [json!(null), json!(1)]);
+
+    // Saved as an editor saves: the file is written, then didSave.
+    std::fs::write(&contract, &broken).unwrap();
+    c.notify("textDocument/didSave", json!({"textDocument": {"uri": uri(&contract)}}));
+    assert_eq!(publishes(&mut c), [json!(null), json!(1)], "the save changed nothing the client has");
+
+    // A new version is published once (the client learns its diagnostics are for it), even
+    // when they are the same, and its save and the watcher's event add nothing.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&contract), "version": 2}, "contentChanges": [{"text": broken}]}),
+    );
+    std::fs::write(&contract, &broken).unwrap();
+    c.notify("textDocument/didSave", json!({"textDocument": {"uri": uri(&contract)}}));
+    assert_eq!(publishes(&mut c), [json!(null), json!(1), json!(2)]);
+    c.request("shutdown", Value::Null);
+    c.notify("exit", Value::Null);
+    assert_eq!(c.exit_code(), 0);
+}
+
+#[test]
+fn one_problem_in_a_module_two_contracts_import_is_one_diagnostic() {
+    // The compiler reports it once per contract (each fails); the file shows it once, with
+    // both contracts as related locations, and each contract gets its hint.
+    let (_tmp, root) = workspace();
+    let shared = root.join("shared.ts");
+    std::fs::write(&shared, "export const D = 'x';\nexport const T = 'Bad.Type';\n").unwrap();
+    for n in ["a", "b"] {
+        std::fs::write(
+            root.join(format!("{n}.ts")),
+            format!("import {{ defineAgentComponentContract }} from '@agent-surface/core';\nimport {{ D, T }} from './shared';\nexport const {n} = defineAgentComponentContract({{ type: T, description: D }});\n"),
+        )
+        .unwrap();
+    }
+    let mut c = Client::start();
+    initialize(&mut c, &[&root], json!({}));
+    let d = c.published(&shared, |d| !d.is_empty());
+    assert_eq!(codes(&d), ["AS0101"], "{d:#?}");
+    let related: Vec<&str> =
+        d[0]["relatedInformation"].as_array().unwrap().iter().map(|r| r["location"]["uri"].as_str().unwrap()).collect();
+    assert_eq!(related, [uri(&root.join("a.ts")), uri(&root.join("b.ts"))]);
+    for n in ["a", "b"] {
+        let hint = c.published(&root.join(format!("{n}.ts")), |d| !d.is_empty());
+        assert_eq!(hint.len(), 1, "{hint:#?}");
+        assert_eq!(hint[0]["severity"], 4);
+    }
     c.request("shutdown", Value::Null);
     c.notify("exit", Value::Null);
     assert_eq!(c.exit_code(), 0);

@@ -19,6 +19,7 @@ mod man;
 mod provenance;
 mod serve;
 mod tools_cli;
+mod tsconfig;
 mod verify;
 mod watch;
 mod zod_oracle;

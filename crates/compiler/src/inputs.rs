@@ -24,8 +24,9 @@ pub enum Input {
     Read { path: PathBuf, file: Option<FileId> },
     /// The module at `path` was loaded (parsed): its syntax errors belong to this compile.
     Load { path: PathBuf, file: Option<FileId> },
-    /// `specifier` imported from a module in folder `dir` resolved to `found`.
-    Resolve { dir: PathBuf, specifier: String, found: Option<PathBuf> },
+    /// `specifier` imported from a module in folder `dir` resolved to `found`, with the aliases
+    /// of `scope` ([`crate::config::Config::scope_of`]).
+    Resolve { dir: PathBuf, scope: usize, specifier: String, found: Option<PathBuf> },
 }
 
 /// The inputs one computation used.
@@ -57,9 +58,14 @@ impl Input {
         match (self, other) {
             (Read { path: a, file: fa }, Read { path: c, file: fc })
             | (Load { path: a, file: fa }, Load { path: c, file: fc }) => b(a).cmp(b(c)).then(id(fa).cmp(&id(fc))),
-            (Resolve { dir: a, specifier: sa, found: fa }, Resolve { dir: c, specifier: sc, found: fc }) => {
-                b(a).cmp(b(c)).then_with(|| sa.cmp(sc)).then_with(|| fa.as_deref().map(b).cmp(&fc.as_deref().map(b)))
-            }
+            (
+                Resolve { dir: a, scope: ka, specifier: sa, found: fa },
+                Resolve { dir: c, scope: kc, specifier: sc, found: fc },
+            ) => b(a)
+                .cmp(b(c))
+                .then(ka.cmp(kc))
+                .then_with(|| sa.cmp(sc))
+                .then_with(|| fa.as_deref().map(b).cmp(&fc.as_deref().map(b))),
             _ => self.rank().cmp(&other.rank()),
         }
     }

@@ -85,7 +85,7 @@ pub fn to_lsp(d: &Diagnostic, db: &SourceDb, uri_of: &dyn Fn(&Path) -> lsp::Uri)
     };
     let mut out = vec![(primary_file.path.clone(), base.clone())];
     let at = primary_file.line_col(d.primary.span.lo);
-    for r in &d.related {
+    for r in d.related.iter().filter(|r| r.span != d.primary.span) {
         let file = db.get(r.span.file);
         let label = if r.message.is_empty() { "related location" } else { r.message.as_str() };
         out.push((
@@ -103,6 +103,30 @@ pub fn to_lsp(d: &Diagnostic, db: &SourceDb, uri_of: &dyn Fn(&Path) -> lsp::Uri)
         ));
     }
     out
+}
+
+/// Merges the diagnostics of one file that say the same thing at the same place (a constant
+/// two contracts import, wrong for both, is one problem with two related locations), keeping
+/// the first one's position in the list.
+pub fn merge_duplicates(diagnostics: &mut Vec<lsp::Diagnostic>) {
+    let mut out: Vec<lsp::Diagnostic> = Vec::with_capacity(diagnostics.len());
+    for d in diagnostics.drain(..) {
+        let same = |o: &&mut lsp::Diagnostic| {
+            o.range == d.range && o.severity == d.severity && o.code == d.code && o.message == d.message
+        };
+        match out.iter_mut().find(|o| same(o)) {
+            Some(o) => {
+                for r in d.related_information.into_iter().flatten() {
+                    let related = o.related_information.get_or_insert_with(Vec::new);
+                    if !related.contains(&r) {
+                        related.push(r);
+                    }
+                }
+            }
+            None => out.push(d),
+        }
+    }
+    *diagnostics = out;
 }
 
 #[cfg(test)]

@@ -3,11 +3,11 @@
 //! the diagnostics that changed.
 
 use crate::capabilities::{capabilities, client_caps, roots, ClientCaps};
-use crate::convert::{apply_change, to_lsp};
+use crate::convert::{apply_change, merge_duplicates, to_lsp};
 use crate::uri::{path_to_uri, uri_to_path};
 use crate::SOURCE;
 use agent_surface_compiler::compile::compile_shared;
-use agent_surface_compiler::config::{Config, CONFIG_FILE};
+use agent_surface_compiler::config::{is_config_name, Config, CONFIG_FILE};
 use agent_surface_compiler::discover::is_source_file;
 use agent_surface_compiler::paths::normalize;
 use agent_surface_compiler::project::changes::{fs_changes, report, FsChange};
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 /// How long after the last change a project is recompiled.
 pub const DEBOUNCE: Duration = Duration::from_millis(150);
-/// Files whose change reloads a project's configuration.
+/// Files that mark a folder as a project (for a file opened outside every workspace folder).
 const CONFIG_NAMES: [&str; 3] = [CONFIG_FILE, "package.json", "tsconfig.json"];
 
 /// One workspace folder: its project and the diagnostics of its last compile.
@@ -45,6 +45,11 @@ struct OpenDoc {
     uri: lsp::Uri,
     version: i32,
     text: String,
+    /// The version whose diagnostics were last published (`None`: none since it was opened).
+    /// An open file is published when its diagnostics change or its version does, never the
+    /// same diagnostics twice for one version (a save compiles, and so does the watcher event
+    /// the save causes).
+    published: Option<i32>,
 }
 
 struct Server {
@@ -308,6 +313,9 @@ impl Server {
                 }
             }
         }
+        for diagnostics in fresh.values_mut() {
+            merge_duplicates(diagnostics);
+        }
         let old = std::mem::replace(&mut self.folders[i].diagnostics, fresh);
         let fresh = &self.folders[i].diagnostics;
         let mut paths: BTreeSet<PathBuf> = old.keys().chain(fresh.keys()).cloned().collect();
@@ -321,10 +329,10 @@ impl Server {
             let now = fresh.get(&path).cloned().unwrap_or_default();
             let before = old.get(&path).map(Vec::as_slice).unwrap_or_default();
             let changed = now.as_slice() != before;
-            let open = self.open.contains_key(&path);
-            if self.caps.pull && open {
+            let open = self.open.get(&path);
+            if self.caps.pull && open.is_some() {
                 refresh |= changed && pulled != Some(path.as_path());
-            } else if changed || open {
+            } else if changed || open.is_some_and(|d| d.published != Some(d.version)) {
                 publish.push((path, now));
             }
         }
@@ -342,7 +350,10 @@ impl Server {
     }
 
     fn publish(&mut self, path: &Path, diagnostics: Vec<lsp::Diagnostic>) {
-        let version = self.open.get(path).map(|d| d.version);
+        let version = self.open.get_mut(path).map(|d| {
+            d.published = Some(d.version);
+            d.version
+        });
         let uri = self.uri_of(path);
         self.notify::<lsp::notification::PublishDiagnostics>(lsp::PublishDiagnosticsParams {
             uri,
@@ -395,7 +406,12 @@ impl Server {
                 self.set_overlay(&path, &p.text_document.text);
                 self.open.insert(
                     path.clone(),
-                    OpenDoc { uri: p.text_document.uri, version: p.text_document.version, text: p.text_document.text },
+                    OpenDoc {
+                        uri: p.text_document.uri,
+                        version: p.text_document.version,
+                        text: p.text_document.text,
+                        published: None,
+                    },
                 );
                 if self.caps.pull && !self.current(&path).is_empty() {
                     // The client pulls an open file's diagnostics: clear the pushed ones.
@@ -514,7 +530,8 @@ impl Server {
             }) {
                 continue;
             }
-            let mut config = None;
+            // Folders whose configuration changed: reloaded.
+            let mut reload = Vec::new();
             for i in 0..self.folders.len() {
                 let f = &self.folders[i];
                 if !path.as_deref().is_none_or(|p| p.starts_with(&f.root)) {
@@ -523,23 +540,21 @@ impl Server {
                 let Some(project) = f.project.clone() else {
                     // No project (its configuration is invalid): only a configuration change matters.
                     if path.as_deref().is_some_and(is_config_file) {
-                        config = path.clone();
+                        reload.push(f.root.clone());
                     }
                     continue;
                 };
                 let reported = report(&project, &change);
-                if let Some(file) = &reported.file {
-                    if is_config_file(file) {
-                        config = Some(file.clone());
-                        continue;
-                    }
+                if reported.file.as_deref().is_some_and(|file| project.config.is_input(file)) {
+                    reload.push(f.root.clone());
+                    continue;
                 }
                 if reported.file.is_some() || reported.walk {
                     self.schedule(i, DEBOUNCE);
                 }
             }
-            if let Some(config) = config {
-                self.reload(config.parent().unwrap_or(Path::new("/")));
+            for root in reload {
+                self.reload(&root);
             }
         }
     }
@@ -550,7 +565,7 @@ impl Server {
             return;
         }
         let watchers: Vec<lsp::FileSystemWatcher> =
-            ["**/*.{ts,tsx,mts,cts}", "**/{agent-surface.config.json,package.json,tsconfig.json}"]
+            ["**/*.{ts,tsx,mts,cts}", "**/{agent-surface.config.json,package.json,tsconfig*.json}"]
                 .iter()
                 .map(|g| lsp::FileSystemWatcher { glob_pattern: lsp::GlobPattern::String(g.to_string()), kind: None })
                 .collect();
@@ -608,8 +623,9 @@ impl Server {
     }
 }
 
+/// Files whose change reloads a project's configuration (`tsconfig.app.json` too).
 fn is_config_file(path: &Path) -> bool {
-    path.file_name().is_some_and(|n| CONFIG_NAMES.iter().any(|c| n == *c))
+    is_config_name(path)
 }
 
 fn params<P: serde::de::DeserializeOwned>(v: Value) -> Result<P, Failure> {

@@ -101,11 +101,44 @@ pub struct RegressEngine;
 #[cfg(feature = "regress")]
 impl PatternEngine for RegressEngine {
     fn compile(&self, source: &str) -> Result<Arc<dyn CompiledPattern>, PatternError> {
+        if quantified_word_boundary(source) {
+            return Err(PatternError::new("nothing to repeat: \\b and \\B cannot be quantified in Unicode mode"));
+        }
         match regress::Regex::with_flags(source, "u") {
             Ok(regex) => Ok(Arc::new(RegressPattern(regex))),
             Err(e) => Err(PatternError::new(e.text)),
         }
     }
+}
+
+/// `true` if `source` quantifies `\b` or `\B` outside a class (`\b*`, `\B{2}`): ECMAScript refuses
+/// that in Unicode mode (only Annex B's non-Unicode grammar quantifies assertions, and only
+/// lookaheads), regress 0.12 accepts it, and the page's `RegExp` would then refuse a schema the
+/// compiler let through. A `{` after them is refused either way (a
+/// quantifier, or a lone brace `u` mode refuses).
+#[cfg(feature = "regress")]
+fn quantified_word_boundary(source: &str) -> bool {
+    let mut chars = source.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            // An escape: the next character is escaped (longer escapes such as `\u{..}` or
+            // `\p{..}` continue with characters that are neither `\` nor a class bracket).
+            '\\' => {
+                let escaped = chars.next();
+                if !in_class
+                    && matches!(escaped, Some('b' | 'B'))
+                    && matches!(chars.peek(), Some('*' | '+' | '?' | '{'))
+                {
+                    return true;
+                }
+            }
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            _ => {}
+        }
+    }
+    false
 }
 
 #[cfg(feature = "regress")]

@@ -26,6 +26,14 @@ use serde_json::{json, Value};
 use std::borrow::Cow;
 use wasm_bindgen::prelude::*;
 
+mod pattern;
+
+/// Runs once when the module is instantiated (`initSync`): `pattern` uses the page's `RegExp`.
+#[wasm_bindgen(start)]
+pub fn start() {
+    pattern::install();
+}
+
 // ---------------------------------------------------------------------------------------------
 // The plain functions (native-testable)
 

@@ -39,6 +39,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
@@ -589,6 +590,7 @@ pub struct Registry {
     authority: CapabilityAuthority,
     host: RegistryHost,
     _events: Subscription,
+    events_wanted: Rc<Cell<bool>>,
     confirmation_listeners: RefCell<HashMap<u32, ConfirmationSubscription>>,
     next_listener: Cell<u32>,
 }
@@ -646,7 +648,14 @@ impl Registry {
         }
         let inner = AgentSurfaceRegistry::new(o);
         let h = host.clone();
+        // Events cross to JavaScript only while it has listeners (serializing two events per
+        // invocation for nobody was a measurable part of a trivial invoke).
+        let events_wanted = Rc::new(Cell::new(false));
+        let wanted = events_wanted.clone();
         let events = inner.subscribe(move |e| {
+            if !wanted.get() {
+                return;
+            }
             if let Ok(text) = serde_json::to_string(e) {
                 let _ = h.event(&text);
             }
@@ -656,6 +665,7 @@ impl Registry {
             authority,
             host,
             _events: events,
+            events_wanted,
             confirmation_listeners: RefCell::new(HashMap::new()),
             next_listener: Cell::new(0),
         })
@@ -664,6 +674,13 @@ impl Registry {
     #[wasm_bindgen(getter, js_name = surfaceId)]
     pub fn surface_id(&self) -> String {
         self.inner.surface_id().to_string()
+    }
+
+    /// Whether registry events are forwarded to the host's `event` (the package turns this on
+    /// while it has listeners).
+    #[wasm_bindgen(js_name = setEventsWanted)]
+    pub fn set_events_wanted(&self, wanted: bool) {
+        self.events_wanted.set(wanted);
     }
 
     #[wasm_bindgen(js_name = getVersion)]

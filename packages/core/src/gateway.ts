@@ -46,7 +46,7 @@ export function createAgentExposureGateway(authority: CapabilityAuthority): Agen
           return { id: name, raw: true, name };
         }
         if (b.contract.kind !== "external-tool") {
-          throw new AgentSurfaceDefinitionError(`gateway.expose: "${b.contract.id}" is not an external tool contract`, { contract: b.contract.id });
+          throw new AgentSurfaceDefinitionError(`gateway.expose: "${b.contract.id}" is not an external tool contract`, { contract: b.contract.id, code: "wrong-kind" });
         }
         handlers.set(b.contract.id, b.handlers);
         return { id: b.contract.id, provenance: provenanceOf(b.contract) ?? null, authored: authoredOperation(b.contract.definition) };

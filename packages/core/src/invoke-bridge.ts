@@ -88,23 +88,51 @@ export function abortReason(reason: string): unknown {
   return typeof DOMException === "function" ? new DOMException(message, name) : Object.assign(new Error(message), { name });
 }
 
-/** AbortControllers of the handler calls in flight, by the engine's call serial. */
-const inFlight = new Map<number, AbortController>();
+/**
+ * The handler calls in flight, by the engine's call serial: their AbortController, created only
+ * when the handler reads `ctx.signal` (most never do, and an AbortController is a good part of a
+ * trivial invocation's cost), or the abort reason if the engine aborted before that.
+ */
+const inFlight = new Map<number, { controller?: AbortController; reason?: unknown }>();
 
-/** A signal for one call; `settle` forgets it when the answer is known. */
-export function callSignal(serial: number): { signal: AbortSignal; settle: () => void } {
-  const controller = new AbortController();
-  inFlight.set(serial, controller);
-  return { signal: controller.signal, settle: () => inFlight.delete(serial) };
+/** A lazily created signal for one call; `settle` forgets it when the answer is known. */
+export function callSignal(serial: number): { signal: () => AbortSignal; settle: () => void } {
+  const entry: { controller?: AbortController; reason?: unknown } = {};
+  inFlight.set(serial, entry);
+  const signal = () => {
+    if (!entry.controller) {
+      entry.controller = new AbortController();
+      if (entry.reason !== undefined) entry.controller.abort(entry.reason);
+    }
+    return entry.controller.signal;
+  };
+  return { signal, settle: () => inFlight.delete(serial) };
 }
 
 /** The engine aborted call `serial` (timeout, cancellation, unmount, dispose). */
 export function abortCall(serial: number, reason: string): void {
-  const controller = inFlight.get(serial);
-  if (controller) {
-    inFlight.delete(serial);
-    controller.abort(abortReason(reason));
+  const entry = inFlight.get(serial);
+  if (!entry) return;
+  inFlight.delete(serial);
+  entry.reason = abortReason(reason);
+  entry.controller?.abort(entry.reason);
+}
+
+/** A handler context whose `signal` is created on first read (a prototype getter: cheaper than a per-object property). */
+class LazySignalContext {
+  readonly #signal: () => AbortSignal;
+  constructor(fields: object, signal: () => AbortSignal) {
+    Object.assign(this, fields);
+    this.#signal = signal;
   }
+  get signal(): AbortSignal {
+    return this.#signal();
+  }
+}
+
+/** `ctx` (frozen) with `signal` over a call's lazy signal. */
+export function withSignal<T extends object>(ctx: T, signal: () => AbortSignal): T & { signal: AbortSignal } {
+  return Object.freeze(new LazySignalContext(ctx, signal)) as unknown as T & { signal: AbortSignal };
 }
 
 /** `answer`, forgetting the call's signal once it settled. */

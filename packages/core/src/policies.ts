@@ -43,6 +43,11 @@ function encodeDecision(d: unknown, phase: string): string {
   return JSON.stringify({ deny: "denied by policy" });
 }
 
+/** A malformed AgentPolicy (registry, component or capability scope): code "invalid-policy". */
+function invalidPolicy(message: string, contract: string | null): AgentSurfaceDefinitionError {
+  return new AgentSurfaceDefinitionError(message, { contract, code: "invalid-policy" });
+}
+
 /** One registry's policies, by identity: the same object attached twice is one id. */
 export class PolicyTable {
   private ids = new Map<AgentPolicy, number>();
@@ -55,21 +60,21 @@ export class PolicyTable {
   ) {}
 
   /** The engine's view of `policies` (an array of AgentPolicy); throws for a malformed one. */
-  refs(policies: unknown, where: string): PolicyRef[] {
+  refs(policies: unknown, where: string, contract: string | null = null): PolicyRef[] {
     if (policies === undefined) return [];
-    if (!Array.isArray(policies)) throw new AgentSurfaceDefinitionError(`${where}: policies must be an array of AgentPolicy objects`);
-    return policies.map((p, i) => this.ref(p, `${where}: policies[${i}]`));
+    if (!Array.isArray(policies)) throw invalidPolicy(`${where}: policies must be an array of AgentPolicy objects`, contract);
+    return policies.map((p, i) => this.ref(p, `${where}: policies[${i}]`, contract));
   }
 
-  private ref(p: unknown, where: string): PolicyRef {
-    if (p === null || typeof p !== "object") throw new AgentSurfaceDefinitionError(`${where} must be an AgentPolicy { name, onDiscovery?, authorize?, invoke? }`);
+  private ref(p: unknown, where: string, contract: string | null): PolicyRef {
+    if (p === null || typeof p !== "object") throw invalidPolicy(`${where} must be an AgentPolicy { name, onDiscovery?, authorize?, invoke? }`, contract);
     const policy = p as AgentPolicy;
-    if (typeof policy.name !== "string" || policy.name === "") throw new AgentSurfaceDefinitionError(`${where}: a policy needs a non-empty name`);
+    if (typeof policy.name !== "string" || policy.name === "") throw invalidPolicy(`${where}: a policy needs a non-empty name`, contract);
     const phases: PolicyRef["phases"] = [];
     for (const [key, phase] of [["onDiscovery", "discovery"], ["authorize", "authorize"], ["invoke", "invoke"]] as const) {
       const f = (policy as unknown as Record<string, unknown>)[key];
       if (f === undefined) continue;
-      if (typeof f !== "function") throw new AgentSurfaceDefinitionError(`${where}: "${policy.name}".${key} must be a function`);
+      if (typeof f !== "function") throw invalidPolicy(`${where}: "${policy.name}".${key} must be a function`, contract);
       phases.push(phase);
     }
     let id = this.ids.get(policy);

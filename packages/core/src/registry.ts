@@ -9,7 +9,7 @@ import { Cancel, Registry as EngineRegistry, type Handle as EngineHandle } from 
 import { engineAuthority } from "./authority.js";
 import { engineError } from "./engine.js";
 import { AgentSurfaceDefinitionError } from "./errors.js";
-import { abortCall, answer, answerCall, asPreconditionFailure, callSignal, isThenable } from "./invoke-bridge.js";
+import { abortCall, answer, answerCall, asPreconditionFailure, callSignal, isThenable, withSignal } from "./invoke-bridge.js";
 import { deepFreeze, isPlainObject, jsonText } from "./json.js";
 import { PolicyTable } from "./policies.js";
 import type {
@@ -41,6 +41,9 @@ const OPTION_KEYS = new Set([
   "now",
   "authority",
 ]);
+
+/** The `internal` an onRegister guard sees for a binding that declares none. */
+const NO_INTERNAL: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** Registries this module created -> their engine (explainSurface, toolsets and the MCP bridge reach it here). */
 const engines = new WeakMap<object, EngineRegistry>();
@@ -152,25 +155,30 @@ export function asBinding(v: unknown): Binding | undefined {
   return v as unknown as Binding;
 }
 
-function timeoutOf(v: unknown, where: string): number | undefined {
+/** A defect of a binding's shape found here (the engine's code for binding defects is "binding" too). */
+function bindingDefect(message: string, contract: string | null): AgentSurfaceDefinitionError {
+  return new AgentSurfaceDefinitionError(message, { contract, code: "binding" });
+}
+
+function timeoutOf(v: unknown, where: string, contract: string): number | undefined {
   if (v === undefined) return undefined;
-  if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw new AgentSurfaceDefinitionError(`${where}: timeoutMs must be a non-negative number`);
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw bindingDefect(`${where}: timeoutMs must be a non-negative number`, contract);
   return v;
 }
 
-function capabilitySettings(b: AnyRecord, where: string, policies: PolicyTable): AnyRecord {
+function capabilitySettings(b: AnyRecord, where: string, policies: PolicyTable, contract: string): AnyRecord {
   const reason = b.unavailableReason;
   if (reason !== undefined && typeof reason !== "string" && typeof reason !== "function") {
-    throw new AgentSurfaceDefinitionError(`${where}: unavailableReason must be a string or a function returning one`);
+    throw bindingDefect(`${where}: unavailableReason must be a string or a function returning one`, contract);
   }
   return {
     hasWhen: typeof b.when === "function",
     unavailableReason: typeof reason === "string" ? reason : undefined,
     reasonFn: typeof reason === "function",
     hasPrecondition: typeof b.precondition === "function",
-    timeoutMs: timeoutOf(b.timeoutMs, where),
+    timeoutMs: timeoutOf(b.timeoutMs, where, contract),
     concurrency: b.concurrency,
-    policies: policies.refs(b.policies, where),
+    policies: policies.refs(b.policies, where, contract),
   };
 }
 
@@ -178,24 +186,22 @@ function capabilitySettings(b: AnyRecord, where: string, policies: PolicyTable):
 function definitionWire(binding: Binding, policies: PolicyTable): string {
   const { contract, handlers } = binding;
   if (contract.kind !== "component") {
-    throw new AgentSurfaceDefinitionError(`${contract.id}: register takes a component binding; bind procedures into a component's "procedures"`, {
-      contract: contract.id,
-    });
+    throw bindingDefect(`${contract.id}: register takes a component binding; bind procedures into a component's "procedures"`, contract.id);
   }
   const def = contract.definition;
   const where = contract.id;
   const observations: AnyRecord = {};
   for (const [name, b] of Object.entries((handlers.observations as AnyRecord | undefined) ?? {})) {
-    observations[name] = capabilitySettings(b as AnyRecord, `observation "${name}" of "${where}"`, policies);
+    observations[name] = capabilitySettings(b as AnyRecord, `observation "${name}" of "${where}"`, policies, where);
   }
   const actions: AnyRecord = {};
   for (const [name, b] of Object.entries((handlers.actions as AnyRecord | undefined) ?? {})) {
-    actions[name] = capabilitySettings(b as AnyRecord, `action "${name}" of "${where}"`, policies);
+    actions[name] = capabilitySettings(b as AnyRecord, `action "${name}" of "${where}"`, policies, where);
   }
   const procedures = ((handlers.procedures as unknown[] | undefined) ?? []).map((p, i) => {
     const pb = asBinding(p);
     if (!pb || pb.contract.kind !== "procedure") {
-      throw new AgentSurfaceDefinitionError(`${where}: procedures[${i}] must be a procedure contract's bind(...) result`, { contract: where });
+      throw bindingDefect(`${where}: procedures[${i}] must be a procedure contract's bind(...) result`, where);
     }
     return {
       id: pb.contract.id,
@@ -203,27 +209,25 @@ function definitionWire(binding: Binding, policies: PolicyTable): string {
       authored: authoredOperation(pb.contract.definition),
       hasExecute: typeof pb.handlers.execute === "function",
       hasDescribe: typeof pb.handlers.describe === "function",
-      ...capabilitySettings(pb.handlers, `procedure "${pb.contract.id}" of "${where}"`, policies),
+      ...capabilitySettings(pb.handlers, `procedure "${pb.contract.id}" of "${where}"`, policies, pb.contract.id),
     };
   });
   const parent = handlers.parent;
   if (parent !== undefined && !(isObject(parent) && typeof parent.type === "string")) {
-    throw new AgentSurfaceDefinitionError(`${where}: parent must be { type, instanceId? }`, { contract: where });
+    throw bindingDefect(`${where}: parent must be { type, instanceId? }`, where);
   }
   if (handlers.meta !== undefined) {
     // Agent-visible metadata is the contract's (identity lives in the contract): a binding may
     // only repeat it.
     if (jsonText(handlers.meta) !== jsonText(def.meta ?? {})) {
-      throw new AgentSurfaceDefinitionError(`${where}: bind({ meta }) differs from the contract's meta; agent-visible metadata is declared in the contract`, {
-        contract: where,
-      });
+      throw bindingDefect(`${where}: bind({ meta }) differs from the contract's meta; agent-visible metadata is declared in the contract`, where);
     }
   }
   let authored: string;
   try {
     authored = jsonText(authoredComponent(def));
   } catch (e) {
-    throw new AgentSurfaceDefinitionError(`${where}: the contract is not JSON: ${(e as Error).message}`, { contract: where });
+    throw bindingDefect(`${where}: the contract is not JSON: ${(e as Error).message}`, where);
   }
   const wire = {
     type: def.type,
@@ -231,7 +235,7 @@ function definitionWire(binding: Binding, policies: PolicyTable): string {
     provenance: provenanceOf(contract) ?? null,
     enabled: handlers.enabled,
     parent,
-    policies: policies.refs(handlers.policies, where),
+    policies: policies.refs(handlers.policies, where, where),
     observations,
     actions,
     procedures,
@@ -299,7 +303,7 @@ export function handlerHost(lookup: Lookup, context: () => Readonly<AnyRecord>, 
     execute(target: string, name: string, inputText: string, ctxText: string, serial: number) {
       const b = lookup(target, name);
       const { signal, settle } = callSignal(serial);
-      const ctx = Object.freeze({ ...(JSON.parse(ctxText) as AnyRecord), host: hostContext(context, development), signal });
+      const ctx = withSignal({ ...(JSON.parse(ctxText) as AnyRecord), host: hostContext(context, development) }, signal);
       const input = JSON.parse(inputText);
       return answerCall(() => (b!.execute as Fn).call(b, input as never, ctx as never), `the execute of ${label(target, name)}`, development, settle);
     },
@@ -343,7 +347,10 @@ export function handlerHost(lookup: Lookup, context: () => Readonly<AnyRecord>, 
       const p = asPreconditionFailure(r) ?? { message: "precondition failed" };
       try {
         return jsonText(p);
-      } catch {
+      } catch (e) {
+        // The failure still reaches the agent (its message); the details that are not JSON are
+        // dropped, and reported in development like any other defect (naming the JSON pointer).
+        if (development) console.error(`agent-surface: the precondition of ${label(target, name)} failed with details that are not JSON: ${(e as Error).message}`);
         return JSON.stringify({ message: p.message });
       }
     },
@@ -383,6 +390,9 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
   const now = fnOption<() => number>(o, "now");
   const route = fnOption<() => unknown>(o, "route");
   const onRegister = fnOption<(c: unknown) => unknown>(o, "onRegister");
+  // The engine reads a JSON array as a struct's fields in order: `limits: [5]` would set
+  // maxComponentDescription. Only an object is a Partial<AgentSurfaceLimits>.
+  if (o.limits !== undefined && !isPlainObject(o.limits)) throw new TypeError("createAgentSurfaceRegistry: options.limits must be an object (Partial<AgentSurfaceLimits>)");
   const audit = o.audit;
   if (audit !== undefined && !(isObject(audit) && typeof audit.record === "function") && typeof audit !== "function") {
     throw new TypeError("createAgentSurfaceRegistry: options.audit must be an AuditSink { record(record) }");
@@ -419,7 +429,8 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
     },
     onRegister(candidateText: string) {
       if (!onRegister) return true;
-      const candidate = Object.freeze({ ...(JSON.parse(candidateText) as AnyRecord), internal: registeringInternal });
+      // `internal` is always an object (the type promises one): `{}` for a binding without it.
+      const candidate = Object.freeze({ ...(JSON.parse(candidateText) as AnyRecord), internal: registeringInternal ?? NO_INTERNAL });
       try {
         return onRegister(candidate) === "accept";
       } catch (e) {
@@ -466,7 +477,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
       return answerCall(
         () => {
           if (!current) throw new Error("no procedure executor is installed");
-          return current.execute({ ...call, signal } as never);
+          return current.execute(withSignal({ ...call }, signal) as never);
         },
         `the procedure executor for "${String(call.procedureId)}"`,
         development,
@@ -549,7 +560,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
         wire = rawWire(definition);
         host = {};
       } else {
-        throw new AgentSurfaceDefinitionError("register: expected a contract binding (contract.bind({ observations, actions }))");
+        throw bindingDefect("register: expected a contract binding (contract.bind({ observations, actions }))", null);
       }
       registeringInternal = binding?.handlers.internal;
       let handle: EngineHandle;
@@ -565,6 +576,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
       return wrapHandle(handle, development);
     },
     snapshot(ctx?: SnapshotContext): AgentSurfaceSnapshot {
+      if (ctx !== undefined && !isPlainObject(ctx as unknown)) throw new TypeError("snapshot: the context must be an object { consumer?, scope?, includeUnavailable?, budget? }");
       try {
         return freezeParsed(engine.snapshot(textOf(ctx ?? {}, "snapshot")));
       } catch (thrown) {
@@ -576,6 +588,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
       if (!isObject(request) || typeof request.capabilityId !== "string") {
         return Promise.reject(new TypeError("invoke: the request needs a capabilityId"));
       }
+      if (opts !== undefined && !isPlainObject(opts as unknown)) return Promise.reject(new TypeError("invoke: the options must be an object { consumer?, signal?, timeoutMs? }"));
       let requestText: string;
       let optionsText: string;
       try {
@@ -603,8 +616,10 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
     subscribe(listener: (event: AgentSurfaceEvent) => void): Unsubscribe {
       if (typeof listener !== "function") throw new TypeError("subscribe: the listener must be a function");
       listeners.add(listener);
+      engine.setEventsWanted(true);
       return () => {
         listeners.delete(listener);
+        engine.setEventsWanted(listeners.size > 0);
       };
     },
     confirmations,
@@ -619,6 +634,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
     dispose() {
       engine.dispose();
       listeners.clear();
+      engine.setEventsWanted(false);
     },
   });
   engines.set(registry, engine);
@@ -638,6 +654,7 @@ function wrapHandle(handle: EngineHandle, development: boolean): AgentRegistrati
         if (key !== "enabled" && key !== "availability") {
           throw new AgentSurfaceDefinitionError(
             `update: "${key}" is not updatable (only enabled and availability; structural changes need unregister + register)`,
+            { code: "not-updatable" },
           );
         }
       }

@@ -7,7 +7,7 @@
 
 import { Cancel, Toolset as EngineToolset } from "../wasm/agent_surface_wasm.js";
 import { engineError } from "./engine.js";
-import { deepFreeze, jsonText } from "./json.js";
+import { deepFreeze, isPlainObject, jsonText } from "./json.js";
 import { engineOf } from "./registry.js";
 import type { AgentInvocationResult, AgentSurfaceRegistry, AgentTool, AgentToolset, AgentToolsetOptions, JsonValue, Unsubscribe } from "./types.js";
 
@@ -81,7 +81,7 @@ export function toolExecute(
 /** `createAgentToolset(registry, options)`; throws for misuse (no topology or confirmations, a budget in direct mode). */
 export function createAgentToolset(registry: AgentSurfaceRegistry, options: AgentToolsetOptions): AgentToolset {
   const engine = engineOf(registry, "createAgentToolset");
-  if (options === null || typeof options !== "object") throw new TypeError("createAgentToolset: pass { consumer, topology | confirmations, mode? }");
+  if (!isPlainObject(options)) throw new TypeError("createAgentToolset: pass { consumer, topology | confirmations, mode? }");
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.has(key)) throw new TypeError(`createAgentToolset: unknown option "${key}" (allowed: ${[...OPTION_KEYS].join(", ")})`);
   }

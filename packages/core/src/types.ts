@@ -644,7 +644,8 @@ export interface AgentRouteInfo {
 
 /** What `RegistryOptions.onRegister` sees. */
 export interface RegistrationCandidate {
-  componentType: string;
+  /** The component type (what the engine and the spec's brief call `type`; events say `componentType`). */
+  type: string;
   instanceId: string;
   /** The contract's trust label (default "first-party"). */
   origin: string;

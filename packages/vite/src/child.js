@@ -306,7 +306,8 @@ class Session {
 function spawnError(binary, err) {
   if (err && err.code === "ENOENT") {
     return new AgentSurfaceServeError(
-      `agent-surface binary not found: ${binary}. Set AGENT_SURFACE_BINARY to the compiler's path, pass agentSurface({ binary }), ` +
+      `agent-surface binary not found: ${binary}. Install @agent-surface/cli (with its optional dependencies: it brings the ` +
+        `binary of this platform), set AGENT_SURFACE_BINARY to the compiler's path, pass agentSurface({ binary }), ` +
         `or put agent-surface on PATH.`,
       { code: "binary-not-found", cause: err },
     );

@@ -64,7 +64,10 @@ function readSource(file, sources) {
 
 /**
  * A Rollup-style error object for `this.error` / `this.warn` / the overlay.
- * `loc.column` is 0-based as Rollup expects; `loc.line` 1-based.
+ * `loc.line` and `loc.column` are both 1-based, the diagnostic's own numbers: Vite prints
+ * `file:line:column` from `loc` above the message (overlay and terminal) and opens the editor at
+ * it (launch-editor counts columns from 1), so a 0-based column showed a second, different
+ * column next to the message's and opened the editor one character early.
  * @param {any} d a diagnostic of the serve protocol
  * @param {{ source?: string, sources?: Map<string,string>, message?: string }} [opts]
  */
@@ -75,7 +78,7 @@ export function toRollupLog(d, opts = {}) {
   const log = {
     message: opts.message ?? formatDiagnostic(d),
     id: file,
-    loc: d.line ? { file, line: d.line, column: Math.max(0, (d.column ?? 1) - 1) } : undefined,
+    loc: d.line ? { file, line: d.line, column: Math.max(1, d.column ?? 1) } : undefined,
     frame,
     meta: { agentSurface: { code: d.code, severity: d.severity, file: d.file, line: d.line, column: d.column } },
   };

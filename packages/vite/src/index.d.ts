@@ -101,7 +101,7 @@ export declare class ServeClient {
 }
 
 export declare function checkHandshake(hello: unknown, binary: string): string | null;
-export declare function resolveBinary(options?: AgentSurfaceOptions, root?: string, env?: NodeJS.ProcessEnv, ownDir?: string): string;
+export declare function resolveBinary(options?: AgentSurfaceOptions, root?: string, env?: NodeJS.ProcessEnv, packaged?: () => { path: string } | undefined): string;
 export declare function transformTarget(id: string, code: string, root: string): string | null;
 export declare function applyEdits(code: string, edits: TransformEdit[], file: string): { code: string; map: SourceMap } | null;
 export declare function authorityModule(manifest: unknown): string;

@@ -1,8 +1,7 @@
 // @agent-surface/vite: the Vite plugin. See README.md.
 
-import { existsSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { findBinary } from "@agent-surface/cli";
 import MagicString from "magic-string";
 import { AgentSurfaceServeError, PROTOCOL, PROTOCOL_VERSION, ServeClient, checkHandshake } from "./child.js";
 import { codeFrame, diagnosticKey, errorsToRollupError, formatDiagnostic, toError, toRollupLog } from "./diagnostics.js";
@@ -22,23 +21,19 @@ const TS_ID_FILTER = /\.(?:ts|tsx|mts|cts)(?:\?.*)?$/;
 const NON_MODULE_QUERY = /(?:^|&)(?:raw|url|inline|worker|sharedworker)(?:[&=]|$)/;
 const CONFIG_FILES = new Set(["agent-surface.config.json"]);
 
-const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-
 /**
- * Where the compiler binary is: `options.binary`, then AGENT_SURFACE_BINARY, then the package's
- * own `bin/agent-surface` (next to package.json), then `agent-surface` on PATH.
+ * Where the compiler binary is: `options.binary`, then AGENT_SURFACE_BINARY, then the binary of
+ * this platform's package, installed with @agent-surface/cli (a dependency of this plugin),
+ * then `agent-surface` on PATH.
  * @param {{ binary?: string }} [options]
  * @param {string} [root] relative `options.binary` is resolved against it
  * @param {NodeJS.ProcessEnv} [env]
- * @param {string} [ownDir] the package directory whose bin/ is looked at (tests)
+ * @param {() => ({ path: string } | undefined)} [packaged] the installed platform package's binary (tests)
  */
-export function resolveBinary(options = {}, root = process.cwd(), env = process.env, ownDir = packageDir) {
+export function resolveBinary(options = {}, root = process.cwd(), env = process.env, packaged = () => findBinary({ env: {} })) {
   if (options.binary) return path.resolve(root, options.binary);
   if (env.AGENT_SURFACE_BINARY) return path.resolve(env.AGENT_SURFACE_BINARY);
-  const exe = process.platform === "win32" ? "agent-surface.exe" : "agent-surface";
-  const own = path.join(ownDir, "bin", exe);
-  if (existsSync(own)) return own;
-  return "agent-surface";
+  return packaged()?.path ?? "agent-surface";
 }
 
 /** Splits a module id into file and query. */

@@ -1,11 +1,12 @@
 // Headless Chromium (Debian's /usr/bin/chromium driven by playwright-core) loads the built example
-// app and reads the manifest hash the verified authority module wrote into the page.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+// app and reads the manifest hash the verified authority module wrote into the page, and reads
+// the dev server's error overlay for a broken contract.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
-import { build } from "vite";
+import { build, createServer as createViteServer } from "vite";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import agentSurface from "../src/index.js";
 import { compileManifest, copyApp, viteConfig } from "./helpers.js";
@@ -109,4 +110,30 @@ test("a tampered bundle is refused at run time by the authority module's verifie
   expect(errors[0]).toMatch(/contractHash of "domain:devices\.decommission" does not match its contents/);
   expect(await page.textContent("#manifest-hash")).toBe("");
   await page.close();
+});
+
+test("the dev overlay shows one position for an error: the one its message and the CLI give", async () => {
+  const dev = copyApp();
+  const file = path.join(dev.root, "src/external/reports.ts");
+  writeFileSync(file, readFileSync(file, "utf8").replace('effect: "external-side-effect"', 'effect: "local-state"'));
+  const server = await createViteServer(await viteConfig(dev.root, [agentSurface()], { server: { host: "127.0.0.1", port: 0, strictPort: false, hmr: { host: "127.0.0.1" } } }));
+  try {
+    await server.listen();
+    const { port } = server.httpServer.address();
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForSelector("vite-error-overlay", { state: "attached", timeout: 20000 });
+    const shown = await page.evaluate(() => {
+      const root = document.querySelector("vite-error-overlay").shadowRoot;
+      return { file: root.querySelector(".file")?.textContent ?? "", message: root.querySelector(".message")?.textContent ?? "" };
+    });
+    const positions = [...`${shown.file}\n${shown.message}`.matchAll(/reports\.ts:(\d+):(\d+)/g)].map((m) => `${m[1]}:${m[2]}`);
+    expect(shown.message, JSON.stringify(shown)).toContain("AS0401");
+    expect(positions.length, JSON.stringify(shown)).toBeGreaterThanOrEqual(2);
+    expect(new Set(positions)).toEqual(new Set(["18:11"]));
+    await page.close();
+  } finally {
+    await server.close();
+    dev.cleanup();
+  }
 });

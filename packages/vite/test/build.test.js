@@ -99,7 +99,7 @@ describe("diagnostics fail the build", () => {
       expect(err.message).toContain('> 18 |   effect: "local-state",');
       const first = err.errors?.[0] ?? err;
       expect(first.id).toBe(file);
-      expect(first.loc).toMatchObject({ file, line: 18, column: 10 });
+      expect(first.loc).toMatchObject({ file, line: 18, column: 11 });
       expect(first.plugin).toBe("agent-surface");
     } finally {
       undo();

@@ -168,7 +168,7 @@ describe("dev server", () => {
     expect(err).toBeInstanceOf(Error);
     expect(err.plugin).toBe("agent-surface");
     expect(err.id).toBe(file);
-    expect(err.loc).toMatchObject({ file, line: 18, column: 10 });
+    expect(err.loc).toMatchObject({ file, line: 18, column: 11 });
     expect(err.frame).toContain('> 18 |   effect: "local-state",');
     expect(err.message).toContain("src/external/reports.ts:18:11: error AS0401");
     // The authority module refuses to load too (the manifest is incomplete).
@@ -195,7 +195,7 @@ test("a dev server that starts with an error sends it to the overlay", async () 
   const server = await createServer(await viteConfig(app.root, [agentSurface(), rec.plugin], { server: { middlewareMode: true } }));
   try {
     const payload = await waitFor("an error payload", () => rec.sent.find((p) => p.type === "error"));
-    expect(payload.err).toMatchObject({ plugin: "agent-surface", id: file, loc: { line: 18, column: 10 } });
+    expect(payload.err).toMatchObject({ plugin: "agent-surface", id: file, loc: { line: 18, column: 11 } });
     expect(payload.err.message).toContain("src/external/reports.ts:18:11: error AS0401");
     expect(payload.err.frame).toContain('> 18 |   effect: "local-state",');
   } finally {

@@ -47,19 +47,20 @@ describe("transform filter", () => {
 });
 
 describe("finding the binary", () => {
-  const own = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-surface-own-")));
-  afterAll(() => rmSync(own, { recursive: true, force: true }));
-
-  test("options.binary, then AGENT_SURFACE_BINARY, then the package's bin/, then PATH", () => {
+  test("options.binary, then AGENT_SURFACE_BINARY, then the platform package, then PATH", () => {
     const env = { AGENT_SURFACE_BINARY: "/env/agent-surface" };
-    expect(resolveBinary({ binary: "/opt/as" }, "/r", env, own)).toBe("/opt/as");
-    expect(resolveBinary({ binary: "tools/as" }, "/r", env, own)).toBe("/r/tools/as");
-    expect(resolveBinary({}, "/r", env, own)).toBe("/env/agent-surface");
-    expect(resolveBinary({}, "/r", {}, own)).toBe("agent-surface");
-    mkdirSync(path.join(own, "bin"));
-    writeFileSync(path.join(own, "bin/agent-surface"), "");
-    expect(resolveBinary({}, "/r", {}, own)).toBe(path.join(own, "bin/agent-surface"));
-    expect(resolveBinary({}, "/r", env, own)).toBe("/env/agent-surface");
+    const none = () => undefined;
+    const packaged = () => ({ path: "/app/node_modules/@agent-surface/cli-linux-x64-gnu/bin/agent-surface" });
+    expect(resolveBinary({ binary: "/opt/as" }, "/r", env, packaged)).toBe("/opt/as");
+    expect(resolveBinary({ binary: "tools/as" }, "/r", env, packaged)).toBe("/r/tools/as");
+    expect(resolveBinary({}, "/r", env, packaged)).toBe("/env/agent-surface");
+    expect(resolveBinary({}, "/r", {}, packaged)).toBe(packaged().path);
+    expect(resolveBinary({}, "/r", {}, none)).toBe("agent-surface");
+  });
+
+  test("by default the platform package is looked up through @agent-surface/cli", () => {
+    // In this repository packages/cli is linked without platform packages: PATH is left.
+    expect(resolveBinary({}, "/r", {})).toBe("agent-surface");
   });
 });
 
@@ -132,14 +133,14 @@ describe("the plugin against the real binary", () => {
     }
   });
 
-  test("transform errors carry id, 0-based loc and a code frame; warnings are reported once", async () => {
+  test("transform errors carry id, the diagnostic's loc and a code frame; warnings are reported once", async () => {
     const p = configured();
     try {
       const file = path.join(app.root, "src/external/reports.ts");
       const code = readFileSync(file, "utf8").replace('effect: "external-side-effect"', 'effect: "local-state"');
       const err = await p.transform.handler.call(ctx(), code, file).catch((e) => e);
       expect(err.id).toBe(file);
-      expect(err.loc).toEqual({ file, line: 18, column: 10 });
+      expect(err.loc).toEqual({ file, line: 18, column: 11 });
       expect(err.message).toMatch(/^src\/external\/reports\.ts:18:11: error AS0401: /);
       expect(err.frame).toContain('> 18 |   effect: "local-state",');
 

@@ -60,9 +60,10 @@ pub struct CodeInfo {
 }
 
 impl CodeInfo {
-    /// Where the code is documented (an absolute URL: SARIF viewers and editors link to it).
+    /// Where the code is documented (an absolute URL: SARIF viewers and editors link to it):
+    /// the anchor GitHub gives its heading `## AS0101 invalid-component-type`.
     pub fn docs_url(&self) -> String {
-        format!("{DOCS_BASE}/diagnostics.md#{}", self.id.to_ascii_lowercase())
+        format!("{DOCS_BASE}/diagnostics.md#{}-{}", self.id.to_ascii_lowercase(), self.name)
     }
 }
 
@@ -145,12 +146,28 @@ mod tests {
     fn every_code_is_documented() {
         let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/diagnostics.md"))
             .expect("docs/diagnostics.md");
+        // GitHub's heading anchors: lower case, punctuation other than `-` and `_` dropped,
+        // spaces to `-`.
+        let anchors: Vec<String> = docs
+            .lines()
+            .filter_map(|l| l.strip_prefix("## "))
+            .map(|h| {
+                h.to_lowercase()
+                    .chars()
+                    .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+                    .map(|c| if c == ' ' { '-' } else { c })
+                    .collect()
+            })
+            .collect();
         for info in CODES {
             assert!(
                 docs.contains(&format!("## {} {}", info.id, info.name)),
                 "{} missing from docs/diagnostics.md",
                 info.id
             );
+            let url = info.docs_url();
+            let anchor = url.rsplit_once('#').unwrap().1;
+            assert!(anchors.iter().any(|a| a == anchor), "{url}: no heading of docs/diagnostics.md has this anchor");
         }
     }
 }

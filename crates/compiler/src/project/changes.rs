@@ -4,11 +4,11 @@
 use crate::project::Project;
 use std::path::PathBuf;
 
-fn relevant(path: &std::path::Path) -> bool {
-    crate::discover::is_source_file(path)
-        || path
-            .file_name()
-            .is_some_and(|n| n == "tsconfig.json" || n == "package.json" || n == crate::config::CONFIG_FILE)
+/// A source file, or part of the project's configuration: `agent-surface.config.json`,
+/// `package.json` or any `tsconfig*.json` at the root (create-vite's `tsconfig.app.json`), and
+/// every file its tsconfig chain read (an `extends` target, a referenced project elsewhere).
+fn relevant(project: &Project, path: &std::path::Path) -> bool {
+    crate::discover::is_source_file(path) || project.config.is_input(path)
 }
 
 /// One file-system change, as a project needs to hear it.
@@ -67,7 +67,7 @@ pub fn report(project: &Project, change: &FsChange) -> Reported {
         }
         FsChange::Path { path, structural } => (path, *structural),
     };
-    let relevant_file = relevant(path);
+    let relevant_file = relevant(project, path);
     // A folder's creation, deletion or rename names no file (and a deleted folder cannot be
     // asked whether it was one: no extension is taken to mean a folder).
     let walk = structural && (relevant_file || path.is_dir() || path.extension().is_none());

@@ -81,7 +81,7 @@ struct Session {
     files: PathMap<Result<Arc<SourceFile>, LoadError>>,
     prefiltered: PathMap<Prefiltered>,
     slots: PathMap<Slot>,
-    resolved: HashMap<(PathKey, String), Option<PathBuf>, rustc_hash::FxBuildHasher>,
+    resolved: HashMap<(PathKey, usize, String), Option<PathBuf>, rustc_hash::FxBuildHasher>,
     /// `export *` lookups: (barrel, name) → the module behind it that declares `name`, and the
     /// inputs of that search (a file that reuses the answer depends on them too).
     star_exports: HashMap<(PathKey, String), StarExport, rustc_hash::FxBuildHasher>,
@@ -294,8 +294,8 @@ impl Project {
                     Input::Read { path, file } | Input::Load { path, file } => {
                         s.files.get(path_key_bytes(path)).map(|r| file_id_of(r) == *file)
                     }
-                    Input::Resolve { dir, specifier, found } => {
-                        s.resolved.get(&(PathKey::new(dir), specifier.clone())).map(|r| r == found)
+                    Input::Resolve { dir, scope, specifier, found } => {
+                        s.resolved.get(&(PathKey::new(dir), *scope, specifier.clone())).map(|r| r == found)
                     }
                 };
                 if same.is_none() {
@@ -309,7 +309,7 @@ impl Project {
         }
         pending.into_iter().all(|input| match input {
             Input::Read { path, file } | Input::Load { path, file } => file_id_of(&self.read(path)) == *file,
-            Input::Resolve { dir, specifier, found } => self.resolve_in(dir, specifier) == *found,
+            Input::Resolve { dir, scope, specifier, found } => self.resolve_in(dir, *scope, specifier) == *found,
         })
     }
 }

@@ -1,5 +1,7 @@
 //! The resolver: import specifiers to project files, as TypeScript probes them (relative
-//! paths, `paths` aliases, extensions and index files), once per folder and compile.
+//! paths, `paths` aliases and `baseUrl`, extensions and index files), once per folder, alias
+//! scope and compile. A file's aliases are those of the tsconfig project that owns it
+//! ([`crate::config::Config::scope_of`]).
 
 use super::Project;
 use crate::inputs::{self, Input};
@@ -12,22 +14,29 @@ impl Project {
     /// Resolves an import specifier from the module at `from` to a project file. `None` for
     /// packages (bare specifiers that no `paths` alias maps) and for files that do not exist.
     pub fn resolve(&self, from: &Path, specifier: &str) -> Option<PathBuf> {
-        self.resolve_in(from.parent().unwrap_or(Path::new("")), specifier)
+        // Relative specifiers mean the same in every scope: one cache entry per folder.
+        let scope = if is_relative(specifier) { 0 } else { self.config.scope_of(from) };
+        self.resolve_in(from.parent().unwrap_or(Path::new("")), scope, specifier)
     }
 
-    /// [`Project::resolve`] from a module in folder `dir`.
-    pub fn resolve_in(&self, dir: &Path, specifier: &str) -> Option<PathBuf> {
-        let key = (PathKey::new(dir), specifier.to_string());
+    /// [`Project::resolve`] from a module in folder `dir` whose aliases are `scope`'s.
+    pub fn resolve_in(&self, dir: &Path, scope: usize, specifier: &str) -> Option<PathBuf> {
+        let key = (PathKey::new(dir), scope, specifier.to_string());
         let cached = self.session().resolved.get(&key).cloned();
         let found = match cached {
             Some(r) => r,
             None => {
-                let r = self.resolve_uncached(dir, specifier);
+                let r = self.resolve_uncached(dir, scope, specifier);
                 self.session().resolved.insert(key, r.clone());
                 r
             }
         };
-        inputs::note(Input::Resolve { dir: dir.to_path_buf(), specifier: specifier.to_string(), found: found.clone() });
+        inputs::note(Input::Resolve {
+            dir: dir.to_path_buf(),
+            scope,
+            specifier: specifier.to_string(),
+            found: found.clone(),
+        });
         found
     }
 
@@ -47,14 +56,14 @@ impl Project {
         found
     }
 
-    fn resolve_uncached(&self, dir: &Path, specifier: &str) -> Option<PathBuf> {
-        if specifier.starts_with("./") || specifier.starts_with("../") || specifier == "." || specifier == ".." {
-            return self.probe(&normalize(&dir.join(specifier)));
-        }
+    fn resolve_uncached(&self, dir: &Path, scope: usize, specifier: &str) -> Option<PathBuf> {
         if specifier.starts_with('/') {
             return self.probe(&normalize(Path::new(specifier)));
         }
-        for (alias, targets) in &self.config.paths {
+        if is_relative(specifier) {
+            return self.probe(&normalize(&dir.join(specifier)));
+        }
+        for (alias, targets) in self.config.paths_of(scope) {
             let Some(captured) = match_alias(alias, specifier) else { continue };
             for target in targets {
                 let target = target.to_string_lossy().replacen('*', captured, 1);
@@ -101,6 +110,14 @@ impl Project {
         }
         None
     }
+}
+
+fn is_relative(specifier: &str) -> bool {
+    specifier.starts_with("./")
+        || specifier.starts_with("../")
+        || specifier == "."
+        || specifier == ".."
+        || specifier.starts_with('/')
 }
 
 fn match_alias<'s>(alias: &str, specifier: &'s str) -> Option<&'s str> {

@@ -217,6 +217,13 @@ fn patterns_are_compiled_as_ecmascript() {
     // Lookbehind is valid ECMAScript; Perl's possessive quantifier is not.
     assert_eq!(check(json!({"pattern": "(?<=a)b"})), vec![]);
     assert!(matches!(one(json!({"pattern": "a++"})).kind, K::InvalidPattern { .. }));
+    // `u` mode quantifies no assertion (regress alone would accept these; ECMAScript refuses).
+    for quantified in ["\\b*", "x\\B{2}y", "\\b?", "(?:\\b+)"] {
+        assert!(matches!(one(json!({"pattern": quantified})).kind, K::InvalidPattern { .. }), "{quantified}");
+    }
+    // A backspace class and an escaped backslash are quantifiable.
+    assert_eq!(check(json!({"pattern": "[\\b]*"})), vec![]);
+    assert_eq!(check(json!({"pattern": "\\\\b*"})), vec![]);
     assert!(matches!(one(json!({"pattern": 5})).kind, K::InvalidKeywordValue { .. }));
 }
 

@@ -18,6 +18,7 @@ import {
   type AgentSchema,
   type AgentSurfaceRegistry,
   type JsonValue,
+  type RegistryOptions,
 } from "@agent-surface/core";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -202,6 +203,17 @@ defineAgentComponent({ type: "devices.table", description: "Raw", observations: 
 // JsonValue is the payload constraint.
 // @ts-expect-error undefined is not JSON
 const notJson: JsonValue = undefined;
+
+// ---- onRegister sees { type, instanceId, origin, internal } (what the registry passes at run time)
+
+const guard: RegistryOptions["onRegister"] = (candidate) => {
+  assertType<Equal<typeof candidate.type, string>>(true);
+  assertType<Equal<typeof candidate.internal, Readonly<Record<string, unknown>>>>(true);
+  // @ts-expect-error the candidate's field is `type` (events name it componentType, the candidate does not)
+  void candidate.componentType;
+  return candidate.origin === "first-party" ? "accept" : "reject";
+};
+void guard;
 
 void policyAsksInAuthorize;
 void notJson;

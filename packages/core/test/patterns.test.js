@@ -1,0 +1,134 @@
+// `pattern` in the page is the host's RegExp (crates/wasm/src/pattern.rs), natively it is regress.
+// Both builds must decide every schema and value the same: the engine's SchemaValidator (the
+// export `fromJsonSchema` uses) is run here on the same two files crates/wasm/src/pattern/tests.rs
+// checks natively:
+// - conformance/ecmascript-patterns.json: ECMA-262 answers for patterns only ECMAScript's
+//   Unicode-mode semantics decide (property escapes, lookbehind, named groups, astral characters,
+//   the escapes `u` mode refuses);
+// - conformance/suite-verdicts.json: the native build's answers for every group and test of the
+//   JSON-Schema-Test-Suite under conformance/.
+import { readdirSync, statSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { SchemaValidator, engineError } from "../src/engine.js";
+import { fromJsonSchema } from "../src/index.js";
+import { packageDir, readJson } from "./paths.js";
+
+const conformance = resolve(packageDir, "../../conformance");
+const suiteDir = join(conformance, "json-schema-test-suite/draft2020-12");
+
+// The normalization of crates/wasm/src/pattern/tests.rs: a refusal's violations as "<pointer>
+// pattern|subset" (the engines word invalid patterns differently), a validation's outcome as true
+// or its issues as "<path> <keyword>".
+function compile(schema) {
+  try {
+    return { validator: new SchemaValidator(JSON.stringify(schema)) };
+  } catch (thrown) {
+    const e = engineError(thrown);
+    const refused = e.violations.map((v) => `${v.pointer} ${v.message.startsWith('"pattern" is not a valid ECMAScript regular expression') ? "pattern" : "subset"}`);
+    return { refused, message: e.message };
+  }
+}
+
+function verdict(validator, data) {
+  const out = JSON.parse(validator.validate(JSON.stringify(data)));
+  return out.ok === true ? true : out.issues.map((i) => `${i.path} ${i.keyword}`);
+}
+
+function suiteFiles(dir) {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) return suiteFiles(p);
+      return name.endsWith(".json") ? [p] : [];
+    });
+}
+
+describe("ECMAScript-only patterns (conformance/ecmascript-patterns.json)", () => {
+  const { cases } = readJson(join(conformance, "ecmascript-patterns.json"));
+
+  it("has the cases", () => {
+    expect(cases.length).toBeGreaterThanOrEqual(20);
+    expect(cases.some((c) => !c.valid)).toBe(true);
+  });
+
+  for (const c of cases) {
+    it(`${JSON.stringify(c.pattern)} is ${c.valid ? "accepted and matches as ECMAScript says" : "refused when the schema is built"}`, () => {
+      const r = compile({ type: "string", pattern: c.pattern });
+      if (!c.valid) {
+        expect(r.refused).toEqual(["/pattern pattern"]);
+        // V8's wording: the host's RegExp decided (regress words it differently).
+        expect(r.message).toMatch(/Invalid regular expression: \//);
+        return;
+      }
+      expect(r.refused).toBeUndefined();
+      for (const t of c.tests) expect([t.data, verdict(r.validator, t.data) === true]).toEqual([t.data, t.match]);
+    });
+  }
+
+  it("refuses an invalid pattern through fromJsonSchema, with the violation's pointer", () => {
+    let error;
+    try {
+      fromJsonSchema({ type: "object", properties: { id: { type: "string", pattern: "\\-" } } });
+    } catch (e) {
+      error = e;
+    }
+    expect(error?.name).toBe("AgentSurfaceDefinitionError");
+    expect(error.violations.map((v) => v.pointer)).toEqual(["/properties/id/pattern"]);
+  });
+
+  it("matches with the same compiled pattern across schemas and calls (no lastIndex state)", () => {
+    const a = fromJsonSchema({ type: "string", pattern: "(?<=a)b" });
+    const b = fromJsonSchema({ type: "string", pattern: "(?<=a)b" });
+    for (let i = 0; i < 3; i++) {
+      expect(a.parse("ab")).toBe("ab");
+      expect(() => b.parse("cb")).toThrow(/pattern/);
+    }
+  });
+});
+
+describe("ES2025 syntax: the host's version decides in the page (conformance/ecmascript-patterns.json, hostDependent)", () => {
+  const { hostDependent } = readJson(join(conformance, "ecmascript-patterns.json"));
+  for (const c of hostDependent) {
+    it(`${JSON.stringify(c.pattern)} (${c.note}) is decided as this host's RegExp decides it`, () => {
+      let host;
+      try {
+        host = new RegExp(c.pattern, "u");
+      } catch {
+        host = null;
+      }
+      const r = compile({ type: "string", pattern: c.pattern });
+      if (host === null) {
+        // Refused when the schema is built, as every other invalid pattern (regress accepts it).
+        expect(r.refused).toEqual(["/pattern pattern"]);
+        return;
+      }
+      expect(r.refused).toBeUndefined();
+      for (const t of c.tests) expect([t.data, verdict(r.validator, t.data) === true]).toEqual([t.data, t.match]);
+    });
+  }
+});
+
+describe("JSON-Schema-Test-Suite verdicts equal the native build's (conformance/suite-verdicts.json)", () => {
+  const { groups } = readJson(join(conformance, "suite-verdicts.json"));
+  const files = suiteFiles(suiteDir).map((p) => [relative(suiteDir, p).replaceAll("\\", "/"), readJson(p)]);
+
+  it("covers every group of the suite", () => {
+    const inSuite = files.flatMap(([file, gs]) => gs.map((g) => `${file} :: ${g.description}`));
+    expect(groups.map((g) => `${g.file} :: ${g.group}`)).toEqual(inSuite);
+    expect(files.map(([f]) => f)).toContain("pattern.json");
+    expect(files.map(([f]) => f)).toContain("optional/ecmascript-regex.json");
+  });
+
+  for (const [file, gs] of files) {
+    it(file, () => {
+      for (const g of gs) {
+        const want = groups.find((w) => w.file === file && w.group === g.description);
+        const r = compile(g.schema);
+        const got = r.refused ? { refused: r.refused } : { results: g.tests.map((t) => verdict(r.validator, t.data)) };
+        expect({ group: g.description, ...got }).toEqual({ group: g.description, ...(want.refused ? { refused: want.refused } : { results: want.results }) });
+      }
+    });
+  }
+});

@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# The npm distribution end to end, as a new user meets it:
+#  1. the release build goes into @agent-surface/cli-linux-x64-gnu, and every package is packed
+#     (scripts/npm-pack.sh); `npm publish --dry-run` must be clean for each (the platform
+#     packages without a binary here are checked to refuse packing, and their metadata with a
+#     stand-in file);
+#  2. a fresh Vite + React + TypeScript app in create-vite's exact layout (tsconfig.json
+#     referencing tsconfig.app.json and tsconfig.node.json, the `@/*` alias in
+#     tsconfig.app.json) installs @agent-surface/core, /cli and /vite by name and version from a
+#     local registry serving the tarballs (scripts/local-registry.mjs; the rest from the npm
+#     registry): no `file:` link, no AGENT_SURFACE_BINARY;
+#  3. `npx agent-surface compile`, `npm run build` (tsc -b && vite build), then a bad id fails
+#     both, and Neovim shows it (scripts/test-neovim.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+unset AGENT_SURFACE_BINARY
+WORK="$(mktemp -d)"
+REGISTRY_PID=""
+cleanup() {
+  [ -n "$REGISTRY_PID" ] && kill "$REGISTRY_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() { echo "error: $*" >&2; exit 1; }
+
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) PLATFORM=linux-x64-gnu ;;
+  *) fail "this test packs the binary built here into a platform package; it runs on Linux x64 (glibc)" ;;
+esac
+
+echo "--> cargo build --release (the binary of @agent-surface/cli-$PLATFORM)"
+cargo build --release --locked --bin agent-surface
+TGZ="$WORK/tarballs"
+bash scripts/npm-pack.sh "$TGZ" --binary "$PLATFORM=$ROOT/target/release/agent-surface" >/dev/null
+ls "$TGZ"
+
+echo "--> npm publish --dry-run, every package"
+dry_run() { # dry_run WHAT ARG: `npm publish --dry-run ARG` with nothing to warn about but the login
+  local out
+  out="$(npm publish --dry-run "$2" 2>&1)" || { echo "$out" >&2; fail "npm publish --dry-run $1 failed"; }
+  if echo "$out" | grep -i 'warn' | grep -v 'requires you to be logged in' >&2; then
+    fail "npm publish --dry-run $1 warns (above)"
+  fi
+  echo "$out" | grep -q "^+ @agent-surface/" || { echo "$out" >&2; fail "npm publish --dry-run $1 published nothing"; }
+  echo "  $1: clean"
+}
+for t in "$TGZ"/*.tgz; do dry_run "$(basename "$t")" "$t"; done
+for p in linux-x64-gnu linux-arm64-gnu darwin-x64 darwin-arm64 win32-x64-msvc; do
+  [ "$p" = "$PLATFORM" ] && continue
+  src="packages/cli/platforms/$p"
+  if out="$(cd "$src" && npm pack --dry-run 2>&1)"; then
+    fail "$src packs without its binary"
+  fi
+  echo "$out" | grep -q "is missing: build it for" || { echo "$out" >&2; fail "$src: no reason given"; }
+  exe=agent-surface; [ "${p#win32}" != "$p" ] && exe=agent-surface.exe
+  cp -R "$src" "$WORK/stand-in-$p"
+  cp LICENSE-MIT LICENSE-APACHE "$WORK/stand-in-$p/"
+  mkdir -p "$WORK/stand-in-$p/bin" && echo "stand-in" >"$WORK/stand-in-$p/bin/$exe"
+  dry_run "cli-$p (refuses to pack without the binary; metadata checked with a stand-in)" "$WORK/stand-in-$p"
+done
+
+echo "--> a local registry for @agent-surface/*"
+node scripts/local-registry.mjs "$TGZ" >"$WORK/port" &
+REGISTRY_PID=$!
+for _ in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
+PORT="$(cat "$WORK/port")"
+[ -n "$PORT" ] || fail "the local registry did not start"
+
+echo "--> a fresh Vite + React + TypeScript app (create-vite's react-ts layout)"
+APP="$WORK/vite-project"
+mkdir -p "$APP/src/components" "$APP/src/agent" "$APP/public"
+cd "$APP"
+echo "@agent-surface:registry=http://127.0.0.1:$PORT/" >.npmrc
+cat >package.json <<'JSON'
+{
+  "name": "vite-project",
+  "private": true,
+  "version": "0.0.0",
+  "type": "module",
+  "scripts": {
+    "dev": "vite",
+    "build": "tsc -b && vite build",
+    "preview": "vite preview"
+  },
+  "dependencies": {
+    "@agent-surface/core": "^0.1.0",
+    "react": "19.3.1",
+    "react-dom": "19.3.1"
+  },
+  "devDependencies": {
+    "@agent-surface/cli": "^0.1.0",
+    "@agent-surface/vite": "^0.1.0",
+    "@types/node": "22.20.7",
+    "@types/react": "19.3.3",
+    "@types/react-dom": "19.3.0",
+    "@vitejs/plugin-react": "6.3.0",
+    "typescript": "5.9.3",
+    "vite": "8.3.8"
+  }
+}
+JSON
+cat >tsconfig.json <<'JSON'
+{
+  "files": [],
+  "references": [
+    { "path": "./tsconfig.app.json" },
+    { "path": "./tsconfig.node.json" }
+  ]
+}
+JSON
+cat >tsconfig.app.json <<'JSON'
+{
+  "compilerOptions": {
+    "tsBuildInfoFile": "./node_modules/.tmp/tsconfig.app.tsbuildinfo",
+    "target": "ES2022",
+    "useDefineForClassFields": true,
+    "lib": ["ES2022", "DOM", "DOM.Iterable"],
+    "module": "ESNext",
+    "types": ["vite/client", "@agent-surface/vite/client"],
+    "skipLibCheck": true,
+
+    /* Bundler mode */
+    "moduleResolution": "bundler",
+    "allowImportingTsExtensions": true,
+    "verbatimModuleSyntax": true,
+    "moduleDetection": "force",
+    "noEmit": true,
+    "jsx": "react-jsx",
+
+    /* Linting */
+    "strict": true,
+    "noUnusedLocals": true,
+    "noUnusedParameters": true,
+    "erasableSyntaxOnly": true,
+    "noFallthroughCasesInSwitch": true,
+    "noUncheckedSideEffectImports": true,
+
+    "baseUrl": ".",
+    "paths": {
+      "@/*": ["./src/*"]
+    }
+  },
+  "include": ["src"]
+}
+JSON
+cat >tsconfig.node.json <<'JSON'
+{
+  "compilerOptions": {
+    "tsBuildInfoFile": "./node_modules/.tmp/tsconfig.node.tsbuildinfo",
+    "target": "ES2023",
+    "lib": ["ES2023"],
+    "module": "ESNext",
+    "types": ["node"],
+    "skipLibCheck": true,
+
+    /* Bundler mode */
+    "moduleResolution": "bundler",
+    "allowImportingTsExtensions": true,
+    "verbatimModuleSyntax": true,
+    "moduleDetection": "force",
+    "noEmit": true,
+
+    /* Linting */
+    "strict": true,
+    "noUnusedLocals": true,
+    "noUnusedParameters": true,
+    "erasableSyntaxOnly": true,
+    "noFallthroughCasesInSwitch": true,
+    "noUncheckedSideEffectImports": true
+  },
+  "include": ["vite.config.ts"]
+}
+JSON
+cat >vite.config.ts <<'TS'
+import { defineConfig } from 'vite'
+import react from '@vitejs/plugin-react'
+import agentSurface from '@agent-surface/vite'
+
+// https://vite.dev/config/
+export default defineConfig({
+  plugins: [react(), agentSurface()],
+  resolve: { tsconfigPaths: true },
+})
+TS
+cat >index.html <<'HTML'
+<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="UTF-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1.0" />
+    <title>vite-project</title>
+  </head>
+  <body>
+    <div id="root"></div>
+    <script type="module" src="/src/main.tsx"></script>
+  </body>
+</html>
+HTML
+cat >src/main.tsx <<'TSX'
+import { StrictMode } from 'react'
+import { createRoot } from 'react-dom/client'
+import App from './App.tsx'
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+)
+TSX
+cat >src/App.tsx <<'TSX'
+import authority from 'virtual:agent-surface/authority'
+import { DevicesPanel } from '@/components/DevicesPanel'
+
+function App() {
+  return (
+    <>
+      <p id="manifest-hash">{authority.manifest.manifestHash}</p>
+      <DevicesPanel />
+    </>
+  )
+}
+
+export default App
+TSX
+cat >src/agent/ids.ts <<'TS'
+export const DEVICES_PANEL = 'devices.panel'
+TS
+cat >src/components/DevicesPanel.tsx <<'TSX'
+import { defineAgentComponentContract } from '@agent-surface/core'
+import { DEVICES_PANEL } from '@/agent/ids'
+
+export const devicesPanelContract = defineAgentComponentContract({
+  type: DEVICES_PANEL,
+  description: 'The devices of the account, one row each.',
+})
+
+export function DevicesPanel() {
+  return <section data-agent-id={devicesPanelContract.id}>Devices</section>
+}
+TSX
+
+echo "--> npm install (@agent-surface/* from the local registry)"
+npm install --no-audit --no-fund --loglevel=error
+for p in core cli vite "cli-$PLATFORM"; do
+  d="node_modules/@agent-surface/$p"
+  [ -d "$d" ] && [ ! -L "$d" ] || fail "$d is not an installed package folder"
+done
+for p in linux-x64-gnu linux-arm64-gnu darwin-x64 darwin-arm64 win32-x64-msvc; do
+  [ "$p" = "$PLATFORM" ] && continue
+  [ ! -e "node_modules/@agent-surface/cli-$p" ] || fail "npm installed cli-$p on $PLATFORM"
+done
+grep -q '"@agent-surface/cli-'"$PLATFORM"'"' package-lock.json || fail "the lock file has no platform package"
+if grep -q '"file:' package.json package-lock.json; then fail "a file: dependency in the app"; fi
+
+echo "--> npx agent-surface compile"
+[ "$(npx agent-surface --version)" = "agent-surface $(cd "$ROOT" && cargo pkgid -p agent-surface | sed 's/.*[#@]//')" ] \
+  || fail "npx agent-surface --version: $(npx agent-surface --version)"
+npx agent-surface compile
+grep -q '"view:devices.panel"' agent-surface.manifest.json || fail "the manifest lacks view:devices.panel"
+HASH="$(node -e 'console.log(JSON.parse(require("fs").readFileSync("agent-surface.manifest.json","utf8")).manifestHash)')"
+
+echo "--> npm run build (tsc -b && vite build)"
+npm run build
+grep -rqF "$HASH" dist/assets/ || fail "the built bundle does not carry the manifest ($HASH)"
+
+echo "--> a bad id fails check and build, with its location"
+sed -i "s/'devices.panel'/'Devices.Panel'/" src/agent/ids.ts
+set +e
+out="$(npx agent-surface check 2>&1)"; code=$?
+set -e
+[ "$code" = 1 ] || { echo "$out"; fail "check exited $code, expected 1"; }
+echo "$out" | grep -q "AS0101" || { echo "$out"; fail "check did not report AS0101"; }
+set +e
+out="$(npx vite build 2>&1)"; code=$?
+set -e
+[ "$code" != 0 ] || fail "vite build passed with a bad id"
+echo "$out" | grep -q "src/agent/ids.ts:1:.*AS0101" || { echo "$out"; fail "vite build did not report AS0101 at src/agent/ids.ts"; }
+
+echo "--> Neovim shows the diagnostic (docs/editors.md's configuration)"
+PATH="$APP/node_modules/.bin:$PATH" bash "$ROOT/scripts/test-neovim.sh" "$APP" src/agent/ids.ts AS0101
+
+echo "npm distribution: ok"
