@@ -108,6 +108,12 @@ echo "==> npm ci && npm test (packages/vite)"
 echo "==> npm ci && npm test (packages/ai-sdk: the AI SDK adapter, loops on ai 7's mock model)"
 (cd packages/ai-sdk && npm ci --no-audit --no-fund --loglevel=error && npm test)
 
+# The MCP bridge end to end: the official MCP TypeScript SDK client (pinned 1.32.2 in
+# crates/bridge/e2e) drives the example app in headless Chromium through `agent-surface bridge`;
+# Vite, React and playwright-core come from packages/vite (installed just above).
+echo "==> MCP bridge end to end (crates/bridge/e2e: MCP TypeScript SDK client, headless Chromium)"
+(cd crates/bridge/e2e && npm ci --no-audit --no-fund --loglevel=error && npm test)
+
 # The launcher has no dependencies to install (its optional ones are the platform packages).
 echo "==> npm test (packages/cli: the launcher and the binary lookup)"
 (cd packages/cli && npm test)

@@ -32,6 +32,9 @@ pub enum Command {
     Tools(ToolsArgs),
     /// Run the language server for editors (LSP over stdin/stdout; docs/editors.md)
     Lsp(LspArgs),
+    /// Serve live pages to an MCP client: MCP over stdin/stdout, pages over a loopback WebSocket
+    /// (docs/bridge.md)
+    Bridge(BridgeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
 }
@@ -42,6 +45,20 @@ pub struct LspArgs {
     /// clients pass it)
     #[arg(long)]
     pub stdio: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct BridgeArgs {
+    /// The WebSocket port pages connect to (0 picks a free one; the stderr line says which)
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// The address to listen on (keep it loopback)
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// A page origin allowed to connect, matched exactly (repeatable). Without it only
+    /// http://localhost:* and http://127.0.0.1:* pages are accepted
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -183,6 +200,14 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Compile(a) => Some(a.common.threads),
         Command::Check(a) if a.stdin_filepath.is_none() => Some(a.common.threads),
         Command::Serve(_) | Command::Lsp(_) => Some(None),
+        // The bridge runs its own (tokio) threads and parses nothing.
+        Command::Bridge(args) => {
+            return agent_surface_bridge::run_stdio(agent_surface_bridge::BridgeOptions {
+                host: args.host.clone(),
+                port: args.port,
+                allow_origins: args.allow_origin.clone(),
+            })
+        }
         // One file, one manifest, one completion script: nothing to do in parallel, and a pool
         // of workers costs more to start (about 1.4 ms) than `check --stdin-filepath` takes.
         Command::Check(_) | Command::Verify(_) | Command::Tools(_) | Command::Completions(_) => None,
@@ -217,6 +242,7 @@ fn run_command(command: Command) -> ExitCode {
         Command::Serve(args) => run_serve(args),
         Command::Tools(args) => run_tools(args),
         Command::Lsp(_) => ExitCode::from(agent_surface_lsp::run_stdio()),
+        Command::Bridge(_) => unreachable!("run() serves the bridge itself"),
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut out = Vec::new();

@@ -7,6 +7,7 @@
 mod common;
 
 mod bad_input;
+mod bridge_cli;
 mod cli;
 mod conformance;
 mod diagnostics;

@@ -18,6 +18,17 @@ interface Catalog {
   tools: Array<Omit<AgentTool, "execute">>;
 }
 
+/** The engine's catalog id of each tools() array (the MCP bridge sends it with every call). */
+const catalogIds = new WeakMap<readonly AgentTool[], number>();
+
+/**
+ * @internal The engine's id of the catalog a `tools()` array came from: the same id while every
+ * tool routes to the same registration and surface version, a new one when a route moved.
+ */
+export function catalogIdOf(tools: readonly AgentTool[]): number | undefined {
+  return catalogIds.get(tools);
+}
+
 /** @internal The envelope for a call the engine cannot even read (input that is not JSON). */
 export function notJsonResult(name: string, toolCallId: string | undefined, surfaceVersion: string, message: string): AgentInvocationResult {
   return deepFreeze({
@@ -84,7 +95,7 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
   const version = () => registry.getVersion();
   const materialize = (text: string): AgentTool[] => {
     const c = JSON.parse(text) as Catalog;
-    return Object.freeze(
+    const tools = Object.freeze(
       c.tools.map((t) =>
         Object.freeze({
           ...deepFreeze(t),
@@ -92,6 +103,8 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
         }),
       ),
     ) as AgentTool[];
+    catalogIds.set(tools, c.catalog);
+    return tools;
   };
   const api = {
     tools: () => materialize(toolset.tools()),

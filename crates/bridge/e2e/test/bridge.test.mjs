@@ -1,0 +1,470 @@
+// End to end: the official MCP TypeScript SDK client starts `agent-surface bridge` over stdio;
+// the example app (fixtures/devices-app's contracts, built with Vite and the agent-surface
+// plugin exactly as packages/vite/test/runtime-browser.test.js builds it) runs in headless
+// Chromium and connects with connectAgentBridge. The client lists the page's tools, reads the
+// table, filters, gets CONFIRMATION_REQUIRED for decommission; the test approves in the page
+// (registry.confirmations.resolve, as the page's dialog would) and the retry runs once. Then
+// cancellation, two tabs, a reload (stale → list_changed), and the page killed mid-call.
+// Last, the per-call overhead: client → bridge → page → result against a direct in-page call.
+//
+//   AGENT_SURFACE_BINARY=.../target/debug/agent-surface npm test
+//
+// Vite, the plugin, React and playwright-core come from packages/vite (npm ci there first).
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoDir = path.resolve(here, "../../../..");
+const viteDir = path.join(repoDir, "packages/vite");
+const BIN = process.env.AGENT_SURFACE_BINARY;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+if (!BIN || !existsSync(BIN)) throw new Error("set AGENT_SURFACE_BINARY to the built agent-surface binary");
+if (!existsSync(path.join(viteDir, "node_modules/vite"))) throw new Error("run npm ci in packages/vite first (Vite, React and playwright-core come from there)");
+const fromVite = createRequire(path.join(viteDir, "package.json"));
+const load = async (name) => import(pathToFileURL(fromVite.resolve(name)).href);
+const { build } = await load("vite");
+const playwright = await load("playwright-core");
+const chromium = playwright.chromium ?? playwright.default.chromium;
+const { copyApp, viteConfig } = await import(pathToFileURL(path.join(viteDir, "test/helpers.js")).href);
+const { default: agentSurface } = await import(pathToFileURL(path.join(viteDir, "src/index.js")).href);
+
+const HTML = `<!doctype html>
+<html lang="en">
+  <head><meta charset="UTF-8" /><link rel="icon" href="data:," /><title>devices</title></head>
+  <body><pre id="ready"></pre><script type="module" src="/src/bridge-main.ts"></script></body>
+</html>
+`;
+
+// The app's own code: one registry, the table and the navigation bound to live state, the
+// domain procedures referenced by the table, and the bridge connection. The URL and token
+// come from the host page's configuration (here an init script), never from the page's URL.
+const MAIN = `import authority from "virtual:agent-surface/authority";
+import * as core from "@agent-surface/core";
+import { connectAgentBridge } from "@agent-surface/core/bridge";
+import { devicesTableContract } from "./components/DevicesTable";
+import { decommissionDevices, rebootDevices } from "./domain/devices";
+import { appNavContract } from "./routes/AppNav";
+
+type Row = { id: string; name: string; status: "online" | "offline" | "maintenance"; lastSeen: string | null };
+const state = {
+  rows: [
+    { id: "dev_aaaaaa", name: "router", status: "online", lastSeen: null },
+    { id: "dev_bbbbbb", name: "printer", status: "offline", lastSeen: "2026-11-30T10:00:00Z" },
+    { id: "dev_cccccc", name: "camera", status: "online", lastSeen: null },
+  ] as Row[],
+  selection: [] as string[],
+  sort: "name" as "name" | "status" | "lastSeen",
+  filter: "",
+  path: "/devices",
+  decommissioned: [] as string[],
+  rebootStarted: 0,
+  rebooted: [] as string[],
+  rebootDelayMs: 0,
+  rebootAborted: 0,
+};
+const visible = () => state.rows.filter((r) => r.name.includes(state.filter));
+
+const registry = core.createAgentSurfaceRegistry({ authority, environment: "development" });
+registry.register(
+  devicesTableContract.bind({
+    observations: {
+      readState: { read: () => ({ rows: visible(), sort: state.sort, filter: state.filter }) },
+      readSelection: { read: () => ({ ids: state.selection }) },
+    },
+    actions: {
+      selectRows: { execute: ({ ids }) => { state.selection = ids; } },
+      clearSelection: { execute: () => { state.selection = []; } },
+      sortBy: { execute: ({ column }) => { state.sort = column; } },
+      filter: { execute: ({ text }) => { state.filter = text ?? ""; } },
+    },
+    procedures: [
+      decommissionDevices.bind({
+        execute: async ({ ids }, ctx) => {
+          if (ctx.confirmation === undefined) throw new Error("ran without confirmation evidence");
+          state.decommissioned.push(...ids);
+          state.rows = state.rows.filter((r) => !ids.includes(r.id));
+        },
+      }),
+      rebootDevices.bind({
+        execute: ({ ids }, ctx) =>
+          new Promise((resolve, reject) => {
+            state.rebootStarted += 1;
+            const done = () => { state.rebooted.push(...ids); resolve({ scheduled: ids.length }); };
+            if (state.rebootDelayMs === 0) return done();
+            const t = setTimeout(done, state.rebootDelayMs);
+            ctx.signal.addEventListener("abort", () => { clearTimeout(t); state.rebootAborted += 1; reject(new Error("aborted")); });
+          }),
+        timeoutMs: 60000,
+      }),
+    ],
+  }),
+);
+registry.register(
+  appNavContract.bind({
+    observations: { currentRoute: { read: () => ({ path: state.path }) } },
+    actions: { navigate: { execute: ({ to }) => { state.path = to; } } },
+  }),
+);
+const config = (window as any).__bridgeConfig;
+const bridge = config ? connectAgentBridge(registry, config) : undefined;
+(window as any).__agent = { core, registry, state, bridge };
+document.getElementById("ready")!.textContent = "ready";
+`;
+
+function serveDir(dir) {
+  const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".map": "application/json" };
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, "http://x");
+    const rel = url.pathname === "/" ? "index.html" : decodeURIComponent(url.pathname).replace(/^\/+/, "");
+    const file = path.resolve(dir, rel);
+    if (!file.startsWith(dir + path.sep) || !existsSync(file)) return res.writeHead(404).end("not found");
+    res.writeHead(200, { "content-type": types[path.extname(file)] ?? "application/octet-stream" });
+    res.end(readFileSync(file));
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+/** Resolves with { url, token } once the bridge printed its line; collects every stderr line. */
+function bridgeLine(stderr, lines) {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const timer = setTimeout(() => reject(new Error(`no bridge line on stderr: ${text}`)), 20_000);
+    stderr.setEncoding("utf8");
+    stderr.on("data", (chunk) => {
+      text += chunk;
+      const all = text.split("\n");
+      text = all.pop();
+      for (const line of all) {
+        lines.push(line);
+        const m = line.match(/^bridge: (ws:\/\/127\.0\.0\.1:\d+) token=([0-9a-f]{32})$/);
+        if (m) {
+          clearTimeout(timer);
+          resolve({ url: m[1], token: m[2] });
+        }
+      }
+    });
+  });
+}
+
+async function waitFor(predicate, what, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await predicate();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Our payload of a failed call. */
+function payload(result) {
+  assert.equal(result.isError, true, JSON.stringify(result));
+  const text = JSON.parse(result.content[0].text);
+  assert.deepEqual(result._meta?.["agent-surface/result"], text);
+  return text;
+}
+
+function output(result) {
+  assert.notEqual(result.isError, true, JSON.stringify(result));
+  return JSON.parse(result.content[0].text);
+}
+
+let app, http, browser, page, userDataDir, client, transport, bridge, origin;
+const stderrLines = [];
+const listChanged = [];
+const problems = [];
+const call = (name, args = {}, options) => client.callTool({ name, arguments: args }, undefined, options);
+const inPage = (fn, arg) => page.evaluate(fn, arg);
+
+async function openPage() {
+  const p = await browser.newPage();
+  p.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  await p.addInitScript((cfg) => {
+    window.__bridgeConfig = cfg;
+    // A tap on the page's socket: every frame in and out, for the assertions below.
+    const Native = window.WebSocket;
+    window.__frames = [];
+    window.WebSocket = class extends Native {
+      constructor(url, protocols) {
+        super(url, protocols);
+        this.addEventListener("message", (e) => window.__frames.push(["in", JSON.parse(e.data)]));
+      }
+      send(data) {
+        window.__frames.push(["out", JSON.parse(data)]);
+        super.send(data);
+      }
+    };
+  }, bridge);
+  await p.goto(origin + "/");
+  await p.waitForFunction(() => window.__agent?.bridge?.status === "connected", null, { timeout: 15_000 });
+  return p;
+}
+
+before(async () => {
+  app = copyApp({ entry: false });
+  writeFileSync(path.join(app.root, "index.html"), HTML);
+  writeFileSync(path.join(app.root, "src/bridge-main.ts"), MAIN);
+  await build(await viteConfig(app.root, [agentSurface()]));
+  http = await serveDir(path.join(app.root, "dist"));
+  origin = `http://127.0.0.1:${http.address().port}`;
+
+  transport = new StdioClientTransport({ command: BIN, args: ["bridge", "--port", "0"], stderr: "pipe" });
+  const line = bridgeLine(transport.stderr, stderrLines);
+  client = new Client({ name: "bridge-e2e", version: "0.0.0" });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    listChanged.push(Date.now());
+  });
+  await client.connect(transport);
+  bridge = await line;
+
+  userDataDir = mkdtempSync(path.join(tmpdir(), "agent-surface-bridge-chromium-"));
+  browser = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"],
+  });
+  page = await openPage();
+});
+
+after(async () => {
+  await client?.close();
+  await browser?.close();
+  await new Promise((r) => (http ? http.close(r) : r()));
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  app?.cleanup();
+});
+
+test("the bridge printed one line with a loopback URL and a 128-bit token; the page connected", async () => {
+  assert.match(bridge.url, /^ws:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal(bridge.token.length, 32);
+  assert.equal(client.getServerCapabilities().tools?.listChanged, true);
+  assert.equal(client.getServerVersion().name, "agent-surface-bridge");
+  await waitFor(() => stderrLines.some((l) => /^bridge: page p1 connected \(http:\/\/127\.0\.0\.1:\d+, "devices"\)$/.test(l)), "the connected line");
+  assert.ok(!stderrLines.some((l) => l.includes("refused")), stderrLines.join("\n"));
+});
+
+test("tools/list: the page's toolset with explicit MCP annotations and outputSchema, plus surface_list / surface_select", async () => {
+  const tools = await waitFor(async () => {
+    const { tools } = await client.listTools();
+    return tools.some((t) => t.name === "view_devices_table_readState") && tools;
+  }, "the page's tools");
+  assert.deepEqual(
+    tools.map((t) => t.name),
+    [
+      "domain_devices_decommission",
+      "domain_devices_reboot",
+      "surface_list",
+      "surface_select",
+      "view_app_nav_currentRoute",
+      "view_app_nav_navigate",
+      "view_devices_table_clearSelection",
+      "view_devices_table_filter",
+      "view_devices_table_readSelection",
+      "view_devices_table_readState",
+      "view_devices_table_selectRows",
+      "view_devices_table_sortBy",
+    ],
+  );
+  for (const t of tools) {
+    assert.match(t.name, /^[A-Za-z0-9_-]{1,64}$/);
+    for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) {
+      assert.equal(typeof t.annotations?.[hint], "boolean", `${t.name}.${hint} is explicit`);
+    }
+  }
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+  assert.deepEqual(byName.domain_devices_decommission.annotations, { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
+  assert.equal(byName.view_devices_table_readState.outputSchema.type, "object");
+  assert.equal(byName.domain_devices_decommission.outputSchema, undefined);
+  assert.match(byName.domain_devices_decommission.description, /^\[domain · destructive · required\] /);
+});
+
+test("reads the table, filters, reads again: the page's own state changed", async () => {
+  const r = await call("view_devices_table_readState");
+  const state = output(r);
+  assert.deepEqual(r.structuredContent, state, "validated by the SDK against outputSchema");
+  assert.deepEqual(state.rows.map((row) => row.id), ["dev_aaaaaa", "dev_bbbbbb", "dev_cccccc"]);
+  const meta = r._meta["agent-surface/invocation"];
+  assert.match(meta.invocationId, /^mcp_[0-9a-f]{16}_n\d+$/, "derived from the MCP session and the JSON-RPC id");
+  assert.equal(meta.page, "p1");
+  assert.deepEqual(output(await call("view_devices_table_filter", { text: "ter" })), null);
+  assert.deepEqual(output(await call("view_devices_table_readState")).rows.map((row) => row.name), ["router", "printer"]);
+  assert.equal(await inPage(() => window.__agent.state.filter), "ter");
+  const bad = payload(await call("view_devices_table_sortBy", { column: "color" }));
+  assert.equal(bad.error.code, "INVALID_INPUT");
+});
+
+test("decommission: CONFIRMATION_REQUIRED; approved in the page; the retry runs once; the client cannot approve", async () => {
+  const args = { ids: ["dev_bbbbbb"] };
+  const first = payload(await call("domain_devices_decommission", args));
+  assert.equal(first.error.code, "CONFIRMATION_REQUIRED");
+  assert.equal(first.error.retry, "after-confirmation");
+  const cid = first.error.details.confirmationId;
+  const pending = await inPage(() => window.__agent.registry.confirmations.pending());
+  assert.deepEqual(pending.map((p) => [p.confirmationId, p.capabilityId, p.consumerKey]), [[cid, "domain:devices.decommission", "mcp-bridge:mcp-bridge"]]);
+  // Repeating before the user answered: the same confirmation, nothing ran.
+  const early = payload(await call("domain_devices_decommission", args));
+  assert.equal(early.error.code, "CONFIRMATION_REQUIRED");
+  assert.equal(early.error.details.confirmationId, cid);
+  assert.deepEqual(await inPage(() => window.__agent.state.decommissioned), []);
+  // No tool approves: the bridge's own tools are surface_list and surface_select.
+  const { tools } = await client.listTools();
+  assert.ok(!tools.some((t) => /approve|confirm|resolve|pending/i.test(t.name)));
+  // The user approves in the page.
+  await inPage((id) => window.__agent.registry.confirmations.resolve(id, { approved: true }), cid);
+  const done = await call("domain_devices_decommission", args);
+  assert.equal(done.isError, false, JSON.stringify(done));
+  assert.deepEqual(await inPage(() => window.__agent.state.decommissioned), ["dev_bbbbbb"]);
+  // The evidence was single use: the next identical call asks again.
+  const again = payload(await call("domain_devices_decommission", args));
+  assert.equal(again.error.code, "CONFIRMATION_REQUIRED");
+  assert.notEqual(again.error.details.confirmationId, cid);
+  assert.deepEqual(await inPage(() => window.__agent.state.decommissioned), ["dev_bbbbbb"]);
+});
+
+test("notifications/cancelled → CANCELLED in the page", async () => {
+  await inPage(() => {
+    window.__agent.state.rebootDelayMs = 30_000;
+  });
+  const before = await inPage(() => window.__agent.state.rebootStarted);
+  const abort = new AbortController();
+  const pending = call("domain_devices_reboot", { ids: ["dev_aaaaaa"] }, { signal: abort.signal });
+  await waitFor(async () => (await inPage(() => window.__agent.state.rebootStarted)) === before + 1, "the reboot handler to start");
+  abort.abort();
+  await assert.rejects(pending);
+  // The bridge told the page to cancel; the page's registry settled the call CANCELLED.
+  const [cancel] = await waitFor(async () => {
+    const frames = await inPage(() => window.__frames);
+    const cancels = frames.filter(([dir, f]) => dir === "in" && f.type === "cancel").map(([, f]) => f);
+    return cancels.length > 0 && cancels.slice(-1);
+  }, "the cancel frame");
+  const result = await waitFor(async () => {
+    const frames = await inPage(() => window.__frames);
+    return frames.find(([dir, f]) => dir === "out" && f.type === "result" && f.id === cancel.id)?.[1].result;
+  }, "the page's result for the cancelled call");
+  assert.equal(result.error.code, "CANCELLED");
+  assert.equal(await inPage(() => window.__agent.state.rebootAborted), 1);
+  assert.deepEqual(await inPage(() => window.__agent.state.rebooted), []);
+  await inPage(() => {
+    window.__agent.state.rebootDelayMs = 0;
+  });
+  assert.deepEqual(output(await call("domain_devices_reboot", { ids: ["dev_aaaaaa"] })), { scheduled: 1 });
+});
+
+test("two tabs: surface_list shows both, the newest is active, surface_select switches and announces", async () => {
+  const settled = listChanged.length;
+  const second = await openPage();
+  await waitFor(() => listChanged.length > settled, "list_changed for the new tab");
+  const pages = await waitFor(async () => {
+    const { pages } = output(await call("surface_list"));
+    return pages.every((p) => p.tools > 0) && pages;
+  }, "both pages' tools");
+  assert.deepEqual(pages.map((p) => [p.page, p.active, p.tools]), [["p1", false, 10], ["p2", true, 10]]);
+  assert.notEqual(pages[0].surfaceId, pages[1].surfaceId);
+  // Calls still go where the client last listed (p1) until it lists again.
+  await call("view_app_nav_navigate", { to: "/reports" });
+  assert.equal(await inPage(() => window.__agent.state.path), "/reports");
+  await client.listTools();
+  await call("view_app_nav_navigate", { to: "/settings" });
+  assert.equal(await second.evaluate(() => window.__agent.state.path), "/settings");
+  assert.equal(await inPage(() => window.__agent.state.path), "/reports");
+  // Back to p1, explicitly.
+  const before = listChanged.length;
+  output(await call("surface_select", { page: "p1" }));
+  await waitFor(() => listChanged.length > before, "list_changed after surface_select");
+  await client.listTools();
+  assert.equal(output(await call("view_app_nav_currentRoute")).path, "/reports");
+  assert.equal(payload(await call("surface_select", { page: "p9" })).error.code, "PRECONDITION_FAILED");
+  await second.close();
+  await waitFor(() => stderrLines.some((l) => l === "bridge: page p2 disconnected (0 call(s) in flight)"), "p2 to go");
+  await client.listTools();
+});
+
+test("the page reloads: the old tools are stale, list_changed, the new page serves after listing again", async () => {
+  const oldSurface = await inPage(() => window.__agent.registry.surfaceId);
+  const settled = listChanged.length;
+  await page.reload();
+  await page.waitForFunction(() => window.__agent?.bridge?.status === "connected", null, { timeout: 15_000 });
+  await waitFor(() => listChanged.length > settled, "list_changed after the reload");
+  const stale = payload(await call("view_devices_table_readState"));
+  assert.equal(stale.error.code, "STALE_CAPABILITY");
+  assert.equal(stale.error.retry, "with-changes");
+  const { tools } = await client.listTools();
+  assert.ok(tools.some((t) => t.name === "view_devices_table_readState"));
+  const fresh = output(await call("view_devices_table_readState"));
+  assert.equal(fresh.rows.length, 3, "the reloaded page's own state");
+  assert.notEqual(await inPage(() => window.__agent.registry.surfaceId), oldSurface);
+});
+
+test("per-call overhead: client → bridge → page → result, against a direct in-page tool.execute", async () => {
+  const N = 200;
+  for (let i = 0; i < 20; i++) await call("view_devices_table_readState"); // warm up
+  const viaBridge = [];
+  for (let i = 0; i < N; i++) {
+    const t0 = performance.now();
+    output(await call("view_devices_table_readState"));
+    viaBridge.push(performance.now() - t0);
+  }
+  const direct = await inPage(async (n) => {
+    const { core, registry } = window.__agent;
+    const toolset = core.createAgentToolset(registry, { consumer: { id: "bench", kind: "embedded" }, topology: "remote" });
+    const tool = toolset.tools().find((t) => t.name === "view_devices_table_readState");
+    for (let i = 0; i < 20; i++) await tool.execute({}, { toolCallId: `w${i}` });
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      const r = await tool.execute({}, { toolCallId: `d${i}` });
+      out.push(performance.now() - t0);
+      if (r.status !== "ok") throw new Error(JSON.stringify(r));
+    }
+    return out;
+  }, N);
+  const stats = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+    return { median: +q(0.5).toFixed(3), p95: +q(0.95).toFixed(3), mean: +(s.reduce((a, b) => a + b, 0) / s.length).toFixed(3) };
+  };
+  const b = stats(viaBridge);
+  const d = stats(direct);
+  console.log(`bridge overhead (ms, ${N} calls of view_devices_table_readState): via bridge ${JSON.stringify(b)}; direct in page ${JSON.stringify(d)}; overhead median ${(b.median - d.median).toFixed(3)} ms`);
+  assert.ok(b.median < 50, `a bridged call takes ${b.median} ms (median)`);
+});
+
+test("the page is killed mid-call: a clear error, never a hang; nothing runs twice when a page comes back", async () => {
+  await inPage(() => {
+    window.__agent.state.rebootDelayMs = 30_000;
+  });
+  await client.listTools();
+  const started = await inPage(() => window.__agent.state.rebootStarted);
+  const pending = call("domain_devices_reboot", { ids: ["dev_cccccc"] });
+  await waitFor(async () => (await inPage(() => window.__agent.state.rebootStarted)) === started + 1, "the reboot handler to start");
+  const t0 = Date.now();
+  await page.close();
+  const r = payload(await pending);
+  assert.ok(Date.now() - t0 < 10_000, "answered promptly");
+  assert.equal(r.error.code, "EXECUTION_FAILED");
+  assert.equal(r.error.retry, "never");
+  assert.deepEqual(r.error.details, { reason: "page-disconnected", outcome: "unknown" });
+  assert.match(r.error.message, /disconnected/);
+  // No page: a clear refusal, not a hang.
+  const none = payload(await call("view_devices_table_readState"));
+  assert.equal(none.error.code, "STALE_CAPABILITY");
+  await client.listTools();
+  const nopage = payload(await call("view_devices_table_readState"));
+  assert.equal(nopage.error.code, "CAPABILITY_NOT_AVAILABLE");
+  // A page comes back: the lost call is not replayed into it.
+  page = await openPage();
+  await client.listTools();
+  assert.equal(output(await call("view_devices_table_readState")).rows.length, 3);
+  assert.equal(await inPage(() => window.__agent.state.rebootStarted), 0);
+  assert.deepEqual(problems, []);
+});

@@ -1,0 +1,417 @@
+//! The bridge's state: the connected pages, their tool catalogs, which page is active, the
+//! calls in flight and what the MCP client last listed. Every method takes the one lock
+//! briefly and never awaits under it.
+//!
+//! Addressing (docs/bridge.md): `tools/list` answers the tools of the **active page** — the one
+//! that connected or gained focus most recently, or that `surface_select` chose — plus the
+//! bridge's own `surface_list` and `surface_select`. A `tools/call` goes to the page and the
+//! catalog the client last listed, so a call always reaches the tools the model saw: when that
+//! page reloaded or closed, the call answers STALE_CAPABILITY until the client lists again.
+
+use crate::protocol::{self, PageInfo};
+use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
+use rmcp::{Peer, RoleServer};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::{mpsc, oneshot};
+
+/// Where the bridge's log lines go (stderr in the binary, a buffer in tests).
+pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// What a page's writer task sends.
+#[derive(Debug)]
+pub enum Outgoing {
+    Text(String),
+    Close(u16, String),
+}
+
+/// How a call forwarded to a page ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The page's `AgentInvocationResult`.
+    Result(Value),
+    /// The page's socket closed before it answered.
+    Disconnected,
+}
+
+pub const SURFACE_LIST: &str = "surface_list";
+pub const SURFACE_SELECT: &str = "surface_select";
+/// How many dispatched invocation ids the bridge remembers (so a repeated request id never
+/// reaches a second page).
+const DISPATCHED_MEMORY: usize = 4096;
+
+struct Catalog {
+    id: u32,
+    surface_version: String,
+    tools: Vec<Value>,
+}
+
+struct Page {
+    label: String,
+    info: PageInfo,
+    tx: mpsc::UnboundedSender<Outgoing>,
+    catalog: Option<Catalog>,
+    focus: u64,
+}
+
+struct Pending {
+    page: u64,
+    reply: oneshot::Sender<Outcome>,
+}
+
+/// What `tools/list` answers at one moment: which page, which of its catalogs, which bytes.
+#[derive(Clone, Debug, PartialEq)]
+struct View {
+    page: Option<u64>,
+    catalog: Option<u32>,
+    text: String,
+}
+
+#[derive(Default)]
+struct State {
+    next_page: u64,
+    next_call: u64,
+    clock: u64,
+    pages: BTreeMap<u64, Page>,
+    calls: HashMap<String, Pending>,
+    listed: Option<View>,
+    /// Tools of the last tools/list that declare an `outputSchema` (clients validate
+    /// `structuredContent` against it, even on errors).
+    listed_output_schemas: std::collections::HashSet<String>,
+    announced: Option<View>,
+    dispatched: HashMap<String, u64>,
+    dispatched_order: VecDeque<String>,
+}
+
+/// A call the hub did not forward: the envelope the client gets.
+pub struct Refused {
+    pub envelope: Value,
+}
+
+/// A call the hub forwarded: wait on `reply`.
+pub struct Dispatched {
+    pub call_id: String,
+    pub page_label: String,
+    pub has_output_schema: bool,
+    pub reply: oneshot::Receiver<Outcome>,
+}
+
+pub struct Hub {
+    state: Mutex<State>,
+    pub log: Log,
+    /// Names this MCP session in invocation ids (two bridges never collide in one page).
+    pub session: String,
+    peer: Mutex<Option<Peer<RoleServer>>>,
+}
+
+/// An `AgentInvocationResult` with an error, made by the bridge (same shape as the page's).
+pub fn error_envelope(
+    invocation_id: &str,
+    tool: &str,
+    code: ErrorCode,
+    message: &str,
+    details: &[(&str, Value)],
+    surface_version: &str,
+) -> Value {
+    let mut e = AgentCapabilityError::new(code, message);
+    for (k, v) in details {
+        e = e.detail(k, v.clone());
+    }
+    json!({
+        "status": "error",
+        "invocationId": invocation_id,
+        "capabilityId": tool,
+        "error": e,
+        "surfaceVersion": surface_version,
+    })
+}
+
+/// The bridge's own tools. `surface_select` only changes which page `tools/list` shows; no
+/// bridge tool reaches a page's confirmations.
+fn bridge_tools() -> Vec<Value> {
+    vec![
+        json!({
+            "name": SURFACE_LIST,
+            "description": "[bridge · read] The pages connected to this bridge (one surface each): page id, title, URL, whether it is the active page whose tools are listed, and how many tools it has.",
+            "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false},
+            "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
+        }),
+        json!({
+            "name": SURFACE_SELECT,
+            "description": "[bridge · navigation] Make another connected page the active one: the tool list then shows its tools (list the tools again after this call).",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"page": {"type": "string", "description": "A page id from surface_list, e.g. \"p2\"."}},
+                "required": ["page"],
+                "additionalProperties": false,
+            },
+            "annotations": {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
+        }),
+    ]
+}
+
+impl State {
+    fn active(&self) -> Option<(u64, &Page)> {
+        self.pages.iter().max_by_key(|(_, p)| p.focus).map(|(id, p)| (*id, p))
+    }
+
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// The tool list of this moment: the bridge's tools and the active page's, by name.
+    fn view(&self) -> (View, Vec<Value>) {
+        let mut tools = bridge_tools();
+        let (page, catalog) = match self.active() {
+            Some((id, p)) => {
+                if let Some(c) = &p.catalog {
+                    tools.extend(c.tools.iter().filter(|t| !is_bridge_tool(name_of(t))).cloned());
+                }
+                (Some(id), p.catalog.as_ref().map(|c| c.id))
+            }
+            None => (None, None),
+        };
+        tools.sort_by(|a, b| name_of(a).cmp(name_of(b)));
+        let text = serde_json::to_string(&tools).unwrap_or_default();
+        (View { page, catalog, text }, tools)
+    }
+}
+
+fn name_of(tool: &Value) -> &str {
+    tool.get("name").and_then(Value::as_str).unwrap_or("")
+}
+
+pub fn is_bridge_tool(name: &str) -> bool {
+    name == SURFACE_LIST || name == SURFACE_SELECT
+}
+
+impl Hub {
+    pub fn new(log: Log, session: String) -> Arc<Hub> {
+        Arc::new(Hub { state: Mutex::default(), log, session, peer: Mutex::default() })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn log(&self, line: &str) {
+        (self.log)(line)
+    }
+
+    pub fn set_peer(&self, peer: Peer<RoleServer>) {
+        *self.peer.lock().unwrap_or_else(|e| e.into_inner()) = Some(peer);
+        let mut st = self.lock();
+        self.announce(&mut st);
+    }
+
+    /// Sends `notifications/tools/list_changed` when the list differs from what the client
+    /// last listed and from what was last announced (one notification per change).
+    fn announce(&self, st: &mut State) {
+        let (view, _) = st.view();
+        if st.listed.as_ref() == Some(&view) || st.announced.as_ref() == Some(&view) {
+            return;
+        }
+        let Some(peer) = self.peer.lock().unwrap_or_else(|e| e.into_inner()).clone() else { return };
+        st.announced = Some(view);
+        tokio::spawn(async move {
+            let _ = peer.notify_tool_list_changed().await;
+        });
+    }
+
+    /// A page passed the hello: it becomes the active page. Returns its id and label.
+    pub fn connect(&self, info: PageInfo, tx: mpsc::UnboundedSender<Outgoing>) -> (u64, String) {
+        let mut st = self.lock();
+        st.next_page += 1;
+        let id = st.next_page;
+        let label = format!("p{id}");
+        let focus = st.tick();
+        st.pages.insert(id, Page { label: label.clone(), info, tx, catalog: None, focus });
+        self.announce(&mut st);
+        (id, label)
+    }
+
+    /// The page's socket is gone: its calls in flight end with a clear error.
+    pub fn disconnect(&self, page: u64) {
+        let mut st = self.lock();
+        let Some(p) = st.pages.remove(&page) else { return };
+        let ids: Vec<String> = st.calls.iter().filter(|(_, c)| c.page == page).map(|(id, _)| id.clone()).collect();
+        for id in &ids {
+            if let Some(c) = st.calls.remove(id) {
+                let _ = c.reply.send(Outcome::Disconnected);
+            }
+        }
+        self.log(&format!("bridge: page {} disconnected ({} call(s) in flight)", p.label, ids.len()));
+        self.announce(&mut st);
+    }
+
+    pub fn set_tools(&self, page: u64, catalog: u32, surface_version: String, tools: Vec<Value>) {
+        let mut st = self.lock();
+        if let Some(p) = st.pages.get_mut(&page) {
+            p.catalog = Some(Catalog { id: catalog, surface_version, tools });
+        }
+        self.announce(&mut st);
+    }
+
+    pub fn focus(&self, page: u64) {
+        let mut st = self.lock();
+        let t = st.tick();
+        if let Some(p) = st.pages.get_mut(&page) {
+            p.focus = t;
+        }
+        self.announce(&mut st);
+    }
+
+    /// A page's answer to one of its calls (a page cannot settle another page's call).
+    pub fn settle(&self, page: u64, call_id: &str, result: Value) -> bool {
+        let mut st = self.lock();
+        match st.calls.get(call_id) {
+            Some(c) if c.page == page => {
+                let c = st.calls.remove(call_id).expect("present");
+                let _ = c.reply.send(Outcome::Result(result));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The client cancelled (or the bridge gave up on) a call: the page is told to abort it.
+    pub fn cancel(&self, call_id: &str) {
+        let mut st = self.lock();
+        if let Some(c) = st.calls.remove(call_id) {
+            if let Some(p) = st.pages.get(&c.page) {
+                let _ = p.tx.send(Outgoing::Text(protocol::cancel(call_id)));
+            }
+        }
+    }
+
+    /// `tools/list`: what the client sees from now on (and where its calls go).
+    pub fn list(&self) -> Vec<Value> {
+        let mut st = self.lock();
+        let (view, tools) = st.view();
+        st.listed = Some(view);
+        st.listed_output_schemas =
+            tools.iter().filter(|t| t.get("outputSchema").is_some()).map(|t| name_of(t).to_string()).collect();
+        tools
+    }
+
+    /// Whether the client's last tools/list gave `name` an `outputSchema`.
+    pub fn listed_output_schema(&self, name: &str) -> bool {
+        self.lock().listed_output_schemas.contains(name)
+    }
+
+    /// `surface_list`'s answer.
+    pub fn pages(&self) -> Value {
+        let st = self.lock();
+        let active = st.active().map(|(id, _)| id);
+        let pages: Vec<Value> = st
+            .pages
+            .iter()
+            .map(|(id, p)| {
+                json!({
+                    "page": p.label,
+                    "title": p.info.title,
+                    "url": p.info.url,
+                    "surfaceId": p.info.surface_id,
+                    "active": Some(*id) == active,
+                    "tools": p.catalog.as_ref().map_or(0, |c| c.tools.len()),
+                    "surfaceVersion": p.catalog.as_ref().map(|c| c.surface_version.clone()),
+                })
+            })
+            .collect();
+        json!({ "pages": pages })
+    }
+
+    /// `surface_select`: makes the page with this label the active one.
+    pub fn select(&self, label: &str) -> Result<(), String> {
+        let mut st = self.lock();
+        let t = st.tick();
+        let known: Vec<String> = st.pages.values().map(|p| p.label.clone()).collect();
+        let Some(p) = st.pages.values_mut().find(|p| p.label == label) else {
+            return Err(format!("no connected page {label:?} (connected: {})", known.join(", ")));
+        };
+        p.focus = t;
+        self.announce(&mut st);
+        Ok(())
+    }
+
+    /// Forwards a tools/call to the page (and catalog) the client last listed, or refuses it
+    /// with the envelope the client gets.
+    pub fn dispatch(&self, name: &str, input: &Map<String, Value>, invocation_id: &str) -> Result<Dispatched, Refused> {
+        let mut st = self.lock();
+        let refuse = |code, message: &str, details: &[(&str, Value)]| {
+            Err(Refused { envelope: error_envelope(invocation_id, name, code, message, details, "") })
+        };
+        // A request id already sent to a page is never sent to another one.
+        let earlier = st.dispatched.get(invocation_id).copied();
+        if let Some(p) = earlier {
+            if !st.pages.contains_key(&p) {
+                return refuse(
+                    ErrorCode::ExecutionFailed,
+                    "this call was already sent to a page that disconnected before it answered; it is not sent again (whether it took effect is unknown: observe the page's state before trying again)",
+                    &[("reason", json!("page-disconnected")), ("outcome", json!("unknown"))],
+                );
+            }
+        }
+        let listed = st.listed.clone();
+        let (page, catalog) = match (earlier, &listed) {
+            (Some(p), _) => (p, st.pages.get(&p).and_then(|p| p.catalog.as_ref()).map(|c| c.id)),
+            (None, Some(View { page: Some(p), catalog, .. })) => {
+                if !st.pages.contains_key(p) {
+                    return refuse(
+                        ErrorCode::StaleCapability,
+                        "the page these tools came from reloaded or closed; list the tools again",
+                        &[("reason", json!("page-gone"))],
+                    );
+                }
+                (*p, *catalog)
+            }
+            _ => match st.active() {
+                Some((id, p)) => (id, p.catalog.as_ref().map(|c| c.id)),
+                None => {
+                    return refuse(
+                        ErrorCode::CapabilityNotAvailable,
+                        "no page is connected to the bridge; open the app (it connects with connectAgentBridge) and try again",
+                        &[("reason", json!("no-page"))],
+                    )
+                }
+            },
+        };
+        let p = st.pages.get(&page).expect("checked above");
+        let Some(catalog) = catalog else {
+            return refuse(
+                ErrorCode::CapabilityNotAvailable,
+                "the page has not published its tools yet; try again shortly",
+                &[("reason", json!("no-tools-yet"))],
+            );
+        };
+        let has_output_schema = st.listed_output_schemas.contains(name)
+            || p.catalog
+                .as_ref()
+                .and_then(|c| c.tools.iter().find(|t| name_of(t) == name))
+                .is_some_and(|t| t.get("outputSchema").is_some());
+        let label = p.label.clone();
+        let tx = p.tx.clone();
+        st.next_call += 1;
+        let call_id = format!("c{}", st.next_call);
+        let (reply_tx, reply) = oneshot::channel();
+        st.calls.insert(call_id.clone(), Pending { page, reply: reply_tx });
+        if earlier.is_none() {
+            st.dispatched.insert(invocation_id.to_string(), page);
+            st.dispatched_order.push_back(invocation_id.to_string());
+            while st.dispatched_order.len() > DISPATCHED_MEMORY {
+                if let Some(old) = st.dispatched_order.pop_front() {
+                    st.dispatched.remove(&old);
+                }
+            }
+        }
+        if tx.send(Outgoing::Text(protocol::call(&call_id, catalog, name, input, invocation_id))).is_err() {
+            // The writer is gone: the page is disconnecting right now.
+            if let Some(c) = st.calls.remove(&call_id) {
+                let _ = c.reply.send(Outcome::Disconnected);
+            }
+        }
+        Ok(Dispatched { call_id, page_label: label, has_output_schema, reply })
+    }
+}
