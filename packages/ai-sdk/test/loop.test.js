@@ -188,11 +188,9 @@ describe("aiSdkTools", () => {
     expect(app.state.calls.addNote).toBe(1);
   });
 
-  // Known engine defect (crates/engine toolset, wait mode): the retry after approval carries the
-  // confirmation id, so the stored request's fingerprint is not the delivered call's, and a second
-  // delivery of the same tool call is INVOCATION_CONFLICT instead of the cached result. The
-  // handler still runs once. Remove `.fails` when the engine answers from the cache.
-  it.fails("a second delivery of a confirmed wait-mode call returns the cached result", async () => {
+  // A wait-mode toolset remembers the confirmation a call waited for, so a second delivery of the
+  // same tool call is the same request as the confirmed retry: the idempotency window answers it.
+  it("a second delivery of a confirmed wait-mode call returns the cached result", async () => {
     app = createNotesApp();
     const ui = dialog(app.registry, () => ({ approved: true }));
     const tools = aiSdkTools(app.toolset);

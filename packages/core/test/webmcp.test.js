@@ -169,17 +169,14 @@ describe("exposeToWebMCP over the fixture", () => {
     await settle();
     expect(seen.map((r) => r.error?.code)).toEqual(["CANCELLED"]);
     expect(page.state.decommissionCalls).toBe(0);
-    // The engine leaves the cancelled call's confirmation pending until its TTL (the `.fails`
-    // test below); approving it now runs nothing, since no call is waiting for it.
-    for (const p of page.registry.confirmations.pending()) page.registry.confirmations.resolve(p.confirmationId, { approved: true });
-    await settle();
+    // The cancelled call withdrew its confirmation (test below): nothing is left to approve.
+    expect(page.registry.confirmations.pending()).toEqual([]);
     expect(page.state.decommissionCalls).toBe(0);
   });
 
-  // Known engine defect (crates/engine toolset, wait mode): a call cancelled while waiting leaves
-  // its confirmation pending until the TTL, so the page's dialog stays up for nothing. Remove
-  // `.fails` when the engine withdraws it.
-  it.fails("a call cancelled while waiting withdraws its pending confirmation", async () => {
+  // The page's dialog goes away when the agent stops waiting (the engine resolves the request as
+  // denied, "the call was cancelled while waiting").
+  it("a call cancelled while waiting withdraws its pending confirmation", async () => {
     exposure = exposeToWebMCP(page.registry, { modelContext: mc });
     const ac = new AbortController();
     const call = mc.executeTool(await tool("domain_devices_decommission"), { ids: ["dev_aaaaaa"] }, { signal: ac.signal });

@@ -74,11 +74,9 @@ test("a redelivered add returns the cached result; nothing runs twice", async ()
   expect(count()).toBe(before);
 });
 
-// Known gap (crates/engine/src/expose/toolset.rs): a wait-mode toolset retries the confirmed call
-// with the confirmationId under the same invocation id, so the cached result is keyed by a
-// request the transport never sent; a redelivery of the original tool call is refused
-// INVOCATION_CONFLICT (fail-closed: nothing runs twice). Two-phase toolsets remember the call id.
-test.fails("a redelivered confirmed call returns its cached result", async () => {
+// A wait-mode toolset remembers the confirmation a call waited for: a redelivery of the original
+// tool call is the confirmed request again, answered from the idempotency window.
+test("a redelivered confirmed call returns its cached result", async () => {
   expect(await agent.call("domain:shop.cart.empty", {}, "call-5")).toMatchObject({ status: "ok" });
 });
 
