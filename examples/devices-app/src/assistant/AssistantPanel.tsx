@@ -1,4 +1,4 @@
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { generateText, isStepCount, type ModelMessage, type ToolSet } from "ai";
 import { toolStateText } from "@agent-surface/ai-sdk";
 import { toolset } from "../registry";
@@ -33,6 +33,10 @@ export function AssistantPanel() {
   const [draft, setDraft] = useState("");
   const [busy, setBusy] = useState(false);
   const messages = useRef<ModelMessage[]>([]);
+  const end = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: "end" });
+  }, [entries]);
 
   const log = (e: Entry) =>
     setEntries((list) => {
@@ -83,6 +87,7 @@ export function AssistantPanel() {
             </li>
           ),
         )}
+        <li ref={end} aria-hidden className="end" />
       </ol>
       <form
         onSubmit={(ev) => {
@@ -91,7 +96,7 @@ export function AssistantPanel() {
         }}
       >
         <input aria-label="Ask the assistant" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="e.g. filter printer" />
-        <button type="submit" disabled={busy && false}>
+        <button type="submit">
           Send
         </button>
       </form>
