@@ -11,7 +11,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { build } from "vite";
+import { build, createServer as createViteServer } from "vite";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const artifacts = path.join(root, "test-artifacts");
@@ -57,13 +57,13 @@ after(async () => {
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
 });
 
-async function open(initScript) {
+async function open(initScript, base = origin) {
   const page = await browser.newPage();
   const problems = [];
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
   page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
   if (initScript) await page.addInitScript(initScript);
-  await page.goto(`${origin}/devices`);
+  await page.goto(`${base}/devices`);
   await page.waitForSelector('section.devices[data-agent-status="active"]');
   return { page, problems };
 }
@@ -320,6 +320,34 @@ describe("the same flow through WebMCP (document.modelContext, the draft's fixtu
     assert.equal(nav.status, "ok");
     await page.waitForFunction(async () => (await window.__agent.names()).includes("view_devices_table_readState"));
     assert.equal((await page.evaluate(() => window.__agent.exec("view_devices_table_readState", {}))).status, "ok");
+    assert.deepEqual(problems, []);
+  });
+});
+
+// `npm run dev`: the Vite dev server (development registry, StrictMode's double mount) serves
+// the same app; the assistant reads the table and the dialog gates a decommission.
+describe("the dev server (npm run dev)", () => {
+  let server;
+  let page;
+  let problems;
+  before(async () => {
+    server = await createViteServer({ root, logLevel: "warn", server: { host: "127.0.0.1", port: 0 } });
+    await server.listen();
+    ({ page, problems } = await open(undefined, server.resolvedUrls.local[0].replace(/\/$/, "")));
+  });
+  after(async () => {
+    await page?.close();
+    await server?.close();
+  });
+
+  test("the assistant works in development too", async () => {
+    assert.match(await ask(page, "show devices"), /I see 8 device\(s\)/);
+    await send(page, "decommission dev_ap0002");
+    await page.locator("dialog.confirm").waitFor();
+    await page.click("dialog.confirm button.approve");
+    await page.waitForFunction(() => [...document.querySelectorAll(".log li.tool")].pop()?.dataset.state === "ok");
+    assert.equal((await runs(page)).decommission, 1); // StrictMode's double mount registers once
+    assert.equal(await page.locator('tr[data-id="dev_ap0002"]').count(), 0);
     assert.deepEqual(problems, []);
   });
 });
