@@ -159,8 +159,12 @@ describe("the assistant panel (AI SDK generateText, scripted mock model, aiSdkTo
 
   test("a denied decommission runs zero times and the model reads CONFIRMATION_DENIED", async () => {
     const before = (await runs(page)).decommission;
-    await send(page, "decommission dev_pr1nt2");
+    assert.match(await ask(page, "select dev_pr1nt2"), /view_devices_table_selectRows done/);
+    // Two steps of the loop: the model reads the selection, then asks to decommission it.
+    await send(page, "decommission the selection");
     await page.locator("dialog.confirm").waitFor();
+    assert.match(await page.textContent("dialog.confirm pre"), /"dev_pr1nt2"/);
+    assert.deepEqual(await page.locator(".log li.tool").evaluateAll((ls) => ls.slice(-2).map((l) => l.querySelector("code").textContent)), ["view_devices_table_readSelection", "domain_devices_decommission"]);
     await page.click("dialog.confirm button.deny");
     await page.waitForFunction(() => [...document.querySelectorAll(".log li.tool")].pop()?.dataset.state === "error");
     assert.equal(await lastTool(page).getAttribute("data-code"), "CONFIRMATION_DENIED");
@@ -214,6 +218,7 @@ describe("the assistant panel (AI SDK generateText, scripted mock model, aiSdkTo
     assert.equal(await page.locator(".toolbar .selected").textContent(), "0 selected");
     await page.screenshot({ path: path.join(artifacts, "assistant-panel.png") });
     await page.locator("aside.assistant").screenshot({ path: path.join(artifacts, "assistant-panel-only.png") });
+    assert.deepEqual(problems, []);
   });
 });
 
