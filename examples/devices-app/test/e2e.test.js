@@ -184,14 +184,26 @@ describe("the assistant panel (AI SDK generateText, scripted mock model, aiSdkTo
     assert.equal((await runs(page)).export, 1);
   });
 
+  test("a reboot (no confirmation) runs once; the second delivery of its tool call is the cached result", async () => {
+    assert.match(await ask(page, "reboot dev_r0ut3r"), /domain_devices_reboot done: \{"scheduled":1\}/);
+    assert.equal((await runs(page)).reboot, 1);
+    const toolCallId = await lastTool(page).getAttribute("data-tool-call");
+    const again = await page.evaluate((id) => window.__devicesApp.deliver("domain_devices_reboot", { ids: ["dev_r0ut3r"] }, id), toolCallId);
+    assert.equal(again.status, "ok", JSON.stringify(again));
+    assert.deepEqual(again.output, { scheduled: 1 });
+    assert.equal(again.invocationId, toolCallId);
+    assert.equal((await runs(page)).reboot, 1);
+  });
+
   test("the table unmounted mid-call: the reboot settles COMPONENT_UNMOUNTED and never finishes", async () => {
+    const before = (await runs(page)).reboot;
     await send(page, "reboot dev_cam002");
     await page.waitForSelector(".toolbar .busy"); // the handler is running
     await page.click('nav a[href="/reports"]'); // the user navigates away
     await page.waitForFunction(() => [...document.querySelectorAll(".log li.tool")].pop()?.dataset.state === "error");
     assert.equal(await lastTool(page).getAttribute("data-code"), "COMPONENT_UNMOUNTED");
     await page.waitForTimeout(1800); // longer than the handler's own delay
-    assert.equal((await runs(page)).reboot, 0);
+    assert.equal((await runs(page)).reboot, before);
   });
 
   test("after navigation the old page's tools are gone, and a stale call is refused with STALE_CAPABILITY", async () => {
