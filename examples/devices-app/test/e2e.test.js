@@ -83,27 +83,12 @@ async function send(page, text) {
   await page.click('.assistant button[type="submit"]');
 }
 
-/** An expected failure (vitest's `.fails`): passes while `fn` throws, fails once it does not. */
-function expectedFail(name, fn) {
-  test(`(expected to fail, known defect) ${name}`, async (t) => {
-    try {
-      await fn();
-    } catch (e) {
-      if (e.message.startsWith("precondition")) throw e;
-      t.diagnostic(`still failing as expected: ${e.message.split("\n")[0]}`);
-      return;
-    }
-    throw new Error("this now passes: the defect is fixed, make it a plain test");
-  });
-}
-
 const runs = (page) => page.evaluate(() => ({ ...window.__devicesApp.runs }));
 const lastTool = (page) => page.locator(".log li.tool").last();
 
 describe("the assistant panel (AI SDK generateText, scripted mock model, aiSdkTools over a wait-mode toolset)", () => {
   let page;
   let problems;
-  let redelivered;
   before(async () => ({ page, problems } = await open()));
   after(() => page?.close());
 
@@ -121,7 +106,7 @@ describe("the assistant panel (AI SDK generateText, scripted mock model, aiSdkTo
     assert.deepEqual(problems, []);
   });
 
-  test("decommission: the app's dialog appears, Approve runs the procedure exactly once; a redelivery never runs it again", async () => {
+  test("decommission: the app's dialog appears, Approve runs the procedure exactly once; a redelivery is the cached result", async () => {
     await send(page, "decommission dev_pr1nt1");
     const dialog = page.locator("dialog.confirm");
     await dialog.waitFor();
@@ -142,20 +127,11 @@ describe("the assistant panel (AI SDK generateText, scripted mock model, aiSdkTo
     const again = await page.evaluate((id) => window.__devicesApp.deliver("domain_devices_decommission", { ids: ["dev_pr1nt1"] }, id), toolCallId);
     assert.equal((await runs(page)).decommission, 1);
     assert.equal(await page.locator("dialog.confirm").count(), 0);
+    assert.equal(again.status, "ok", `second delivery: ${JSON.stringify(again)}`);
     assert.equal(again.invocationId, toolCallId);
-    redelivered = again;
     assert.deepEqual(problems, []);
   });
 
-  // Known engine defect (the same one packages/ai-sdk's loop test marks `.fails`): the retry
-  // after approval carries the confirmation id, so the stored request's fingerprint is not the
-  // delivered call's, and a second delivery of a confirmed wait-mode call answers
-  // INVOCATION_CONFLICT instead of the cached result. It still never runs twice (above). This
-  // test fails once the engine answers from the cache: then make it a plain test.
-  expectedFail("a second delivery of the confirmed call returns the cached result", (t) => {
-    if (redelivered === undefined) throw new Error("precondition: the decommission test did not get to the second delivery");
-    assert.equal(redelivered?.status, "ok", `second delivery: ${JSON.stringify(redelivered)}`);
-  });
 
   test("a denied decommission runs zero times and the model reads CONFIRMATION_DENIED", async () => {
     const before = (await runs(page)).decommission;
