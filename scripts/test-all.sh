@@ -140,3 +140,8 @@ bash scripts/test-npm-install.sh
 echo "==> npm ci && npm test (packages/react: React 19 and React 18)"
 (cd packages/react && npm ci --no-audit --no-fund --loglevel=error \
   && (cd test/react18 && npm ci --no-audit --no-fund --loglevel=error) && npm test)
+
+# The example app end to end: examples/devices-app links the packages above (file:), builds with
+# Vite and runs its headless Chromium suite (the AI SDK assistant, the dialog, WebMCP).
+echo "==> npm ci && npm test (examples/devices-app: the example app in headless Chromium)"
+(cd examples/devices-app && npm ci --no-audit --no-fund --loglevel=error && npm test)

@@ -1,0 +1,15 @@
+import { fileURLToPath } from "node:url";
+import react from "@vitejs/plugin-react";
+import agentSurface from "@agent-surface/vite";
+import { defineConfig } from "vite";
+
+export default defineConfig({
+  // agentSurface() runs the compiler: AGENT_SURFACE_BINARY, else @agent-surface/cli's binary, else PATH.
+  plugins: [react(), agentSurface()],
+  resolve: {
+    alias: { "@": fileURLToPath(new URL("./src", import.meta.url)) },
+    // The repository's packages are file: links with their own dev installs of React and the
+    // AI SDK; one copy of each in the bundle.
+    dedupe: ["react", "react-dom", "ai", "@agent-surface/core"],
+  },
+});
