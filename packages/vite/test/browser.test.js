@@ -2,33 +2,14 @@
 // app and reads the manifest hash the verified authority module wrote into the page, and reads
 // the dev server's error overlay for a broken contract.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { build, createServer as createViteServer } from "vite";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import agentSurface from "../src/index.js";
-import { compileManifest, copyApp, viteConfig } from "./helpers.js";
+import { CHROMIUM, compileManifest, copyApp, serveDir, viteConfig } from "./helpers.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".map": "application/json" };
-
-/** A tiny static server for dist/ on 127.0.0.1 (an ephemeral port). */
-function serveDir(dir) {
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, "http://x");
-    const rel = url.pathname === "/" ? "index.html" : decodeURIComponent(url.pathname).replace(/^\/+/, "");
-    const file = path.resolve(dir, rel);
-    if (!file.startsWith(dir + path.sep) || !existsSync(file)) {
-      res.writeHead(404).end("not found");
-      return;
-    }
-    res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" });
-    res.end(readFileSync(file));
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
 
 let app;
 let http;

@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 
 export const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -101,3 +102,24 @@ export async function viteConfig(root, plugins, extra = {}) {
     ...extra,
   };
 }
+
+// Headless Chromium for the browser tests: Debian's /usr/bin/chromium (or $CHROMIUM_PATH).
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".map": "application/json" };
+
+/** A tiny static server for dist/ on 127.0.0.1 (an ephemeral port). */
+export function serveDir(dir) {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, "http://x");
+    const rel = url.pathname === "/" ? "index.html" : decodeURIComponent(url.pathname).replace(/^\/+/, "");
+    const file = path.resolve(dir, rel);
+    if (!file.startsWith(dir + path.sep) || !existsSync(file)) {
+      res.writeHead(404).end("not found");
+      return;
+    }
+    res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" });
+    res.end(readFileSync(file));
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+

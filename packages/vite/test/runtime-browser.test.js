@@ -5,17 +5,14 @@
 // retries once, and builds direct and meta toolsets. The shared engine scenarios
 // (conformance/scenarios) then run through the same page's JavaScript API.
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import agentSurface from "../src/index.js";
-import { copyApp, coreDir, repoDir, viteConfig } from "./helpers.js";
+import { CHROMIUM, copyApp, coreDir, repoDir, serveDir, viteConfig } from "./helpers.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".map": "application/json" };
 
 const HTML = `<!doctype html>
 <html lang="en">
@@ -83,20 +80,6 @@ const nav = registry.register(
 document.getElementById("ready")!.textContent = [table.status, nav.status].join(" ");
 `;
 
-function serveDir(dir) {
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, "http://x");
-    const rel = url.pathname === "/" ? "index.html" : decodeURIComponent(url.pathname).replace(/^\/+/, "");
-    const file = path.resolve(dir, rel);
-    if (!file.startsWith(dir + path.sep) || !existsSync(file)) {
-      res.writeHead(404).end("not found");
-      return;
-    }
-    res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" });
-    res.end(readFileSync(file));
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
 
 let app;
 let http;
