@@ -1,4 +1,4 @@
-// The public types of @agent-surface/core (../shared/spec/core-api.md). Types only: nothing here
+// The public types of @agent-surface/core (the specification's Core API page). Types only: nothing here
 // exists at run time.
 
 /** JSON value constraint: every agent-crossing payload MUST be a JsonValue. */
