@@ -38,6 +38,8 @@ struct Options {
     iterations: usize,
     dir: Option<PathBuf>,
     generate_only: Option<PathBuf>,
+    /// `--inject N`: the tree without contracts, N of its files given one (gen.rs).
+    inject: Option<usize>,
     /// `--profile warm|warm-rescan|cold|floor|check`: only loop that figure (for perf/callgrind), `iterations` times.
     profile: Option<String>,
 }
@@ -53,6 +55,7 @@ fn parse_args() -> Options {
         iterations: if bench { 21 } else { 1 },
         dir: None,
         generate_only: None,
+        inject: None,
         profile: None,
     };
     let value = |i: usize| args.get(i + 1).cloned().unwrap_or_else(|| panic!("{} needs a value", args[i]));
@@ -65,6 +68,7 @@ fn parse_args() -> Options {
             "--dir" => o.dir = Some(value(i).into()),
             "--generate" => o.generate_only = Some(value(i).into()),
             "--profile" => o.profile = Some(value(i)),
+            "--inject" => o.inject = Some(value(i).parse().expect("--inject N")),
             _ => {}
         }
     }
@@ -353,7 +357,7 @@ fn check_manifest(root: &Path, expected_contracts: usize) -> Result<(), String> 
 
 fn main() {
     let o = parse_args();
-    let gen_opts = gen::GenOptions { files: o.files, seed: o.seed, ..Default::default() };
+    let gen_opts = gen::GenOptions { files: o.files, seed: o.seed, inject: o.inject, ..Default::default() };
     if let Some(dir) = &o.generate_only {
         let s = gen::generate(dir, &gen_opts).expect("generate");
         println!(

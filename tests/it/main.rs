@@ -9,6 +9,7 @@ mod common;
 mod bad_input;
 mod cli;
 mod diagnostics;
+mod equivalence;
 mod formats;
 mod fuzz_replay;
 mod incremental;
