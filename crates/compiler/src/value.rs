@@ -4,7 +4,7 @@
 
 use crate::numbers::json_number;
 use crate::source::Span;
-use crate::zod::model::{Check, Regex, ZodId};
+use crate::zod::model::{Check, Regex, ThunkId, ZodId};
 use std::path::PathBuf;
 
 #[derive(Clone, Debug)]
@@ -63,7 +63,7 @@ pub enum Val {
     /// (`() => []`), evaluated only where a value is needed (zod defaults).
     Function(Option<Box<swc_ecma_ast::Expr>>, Option<std::sync::Arc<crate::extract::ModuleInfo>>),
     /// A getter of an object literal (zod shapes use them for recursion): a deferred schema.
-    Getter(usize),
+    Getter(ThunkId),
 }
 
 impl Val {

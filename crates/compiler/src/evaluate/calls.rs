@@ -192,7 +192,7 @@ impl Evaluator<'_> {
         }
         let source = js_regexp_source(strings.first().map(String::as_str).unwrap_or(""));
         let flags = strings.get(1).cloned().unwrap_or_default();
-        Some(Node::new(span, Val::Regex(self.zod.new_regex(source, flags))))
+        Some(Node::new(span, Val::Regex(crate::zod::model::Regex::fresh(source, flags))))
     }
 
     /// The core export a callee refers to (directly, aliased, through a namespace, or through a
@@ -326,15 +326,15 @@ impl Evaluator<'_> {
             ));
         }
         // The validator and the JSON Schema must describe the same zod schema.
-        if let Some((converted, io)) = self.last_converted {
+        if let Some((converted, io)) = self.last_converted.clone() {
             let before = self.diagnostics.len();
             let validated = self.eval(m, &call.args[0].expr);
             self.diagnostics.truncate(before);
             if let Some(Node { val: Val::Zod(v), span: vspan, via, .. }) = validated {
                 // Two spellings of the same schema are fine; a different schema is not.
                 let same = v == converted
-                    || crate::zod::emit::to_json_schema(&self.zod, v, io).ok()
-                        == crate::zod::emit::to_json_schema(&self.zod, converted, io).ok();
+                    || crate::zod::emit::to_json_schema(&self.targets, &v, io).ok()
+                        == crate::zod::emit::to_json_schema(&self.targets, &converted, io).ok();
                 if !same {
                     return self.error(
                         Diagnostic::new(Code::InvalidArguments, via.unwrap_or(vspan), "`fromStandardSchema` validates one zod schema but its `jsonSchema` is converted from another")

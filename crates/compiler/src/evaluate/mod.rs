@@ -48,8 +48,8 @@ pub struct Evaluator<'p> {
     pub diagnostics: Vec<Diagnostic>,
     stack: Vec<(PathKey, String)>,
     cache: HashMap<(PathKey, String), Option<Node>, rustc_hash::FxBuildHasher>,
-    /// The zod schemas built so far (identity matters: see [`crate::zod::model`]).
-    pub(crate) zod: crate::zod::model::Arena,
+    /// What each getter and `z.lazy` evaluated to (once each, where a conversion needs it).
+    pub(crate) targets: crate::zod::model::Targets,
     /// `z.toJSONSchema` calls in output mode → whether input mode would differ.
     pub(crate) zod_output_mode: HashMap<Span, bool>,
     /// `fromStandardSchema(...)` calls whose JSON Schema was converted in output mode and
@@ -69,7 +69,7 @@ impl<'p> Evaluator<'p> {
             diagnostics: Vec::new(),
             stack: Vec::new(),
             cache: HashMap::default(),
-            zod: Default::default(),
+            targets: Default::default(),
             zod_output_mode: HashMap::new(),
             output_mode_schemas: Default::default(),
             last_converted: None,
@@ -143,7 +143,7 @@ impl<'p> Evaluator<'p> {
             Lit::Bool(b) => Val::Bool(b.value),
             Lit::Null(_) => Val::Null,
             Lit::BigInt(_) => return self.not_static(span, "a bigint is not a JSON value"),
-            Lit::Regex(r) => Val::Regex(self.zod.new_regex(r.exp.to_string(), r.flags.to_string())),
+            Lit::Regex(r) => Val::Regex(crate::zod::model::Regex::fresh(r.exp.to_string(), r.flags.to_string())),
             Lit::JSXText(_) => return self.not_static(span, "JSX text is not a JSON value"),
         };
         Some(Node::new(span, val))
@@ -320,7 +320,7 @@ impl<'p> Evaluator<'p> {
                         let body = g.function.body.as_ref().and_then(|b| single_return(&b.stmts));
                         match (key, body) {
                             (Some((key, key_span)), Some(expr)) => {
-                                let t = self.zod.add_thunk(crate::zod::model::Thunk {
+                                let t = crate::zod::model::ThunkId::new(crate::zod::model::Thunk {
                                     module: m.clone(),
                                     expr: Box::new(expr.clone()),
                                     span: key_span,
