@@ -38,22 +38,26 @@ fn bless() -> bool {
     std::env::var_os("AGENT_SURFACE_BLESS_EQUIVALENCE").is_some()
 }
 
-/// (manifest text, JSON diagnostics) of a compile of `root` on `threads` worker threads.
-fn outputs(root: &Path, threads: usize) -> (String, String) {
+/// (manifest text, JSON diagnostics) of a compile of `root` on `threads` worker threads, and
+/// how many files the memo could not reproduce (evaluated alone).
+fn outputs(root: &Path, threads: usize) -> ((String, String), u64) {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).stack_size(64 << 20).build().unwrap();
     pool.install(|| {
         let c = compile(Project::new(Config::load(root).expect("config"))).expect("compile");
-        (manifest_text(&c), json::render(&c.diagnostics, &c.project.db))
+        ((manifest_text(&c), json::render(&c.diagnostics, &c.project.db)), c.project.memo.fallbacks())
     })
 }
 
 /// Compares one project's outputs with its goldens (whole texts, or only their blake3 for the
 /// generated corpora, whose manifests run to megabytes).
 fn check(name: &str, root: &Path, whole: bool, failures: &mut Vec<String>) {
-    let (manifest, diagnostics) = outputs(root, 1);
-    let other = outputs(root, 4);
+    let ((manifest, diagnostics), fallbacks) = outputs(root, 1);
+    let (other, _) = outputs(root, 4);
     if other != (manifest.clone(), diagnostics.clone()) {
         failures.push(format!("{name}: one thread and four threads disagree"));
+    }
+    if fallbacks > 0 {
+        eprintln!("{name}: {fallbacks} files evaluated alone");
     }
     let hash = |s: &str| format!("blake3:{}", blake3::hash(s.as_bytes()).to_hex());
     let files: Vec<(String, String)> = if whole {

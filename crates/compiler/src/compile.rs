@@ -197,7 +197,21 @@ fn assemble(
     }
 }
 
+/// Compiles one candidate file, its constants from the project's memo; evaluated alone if the
+/// memo cannot reproduce what evaluating alone gives (a cycle through a constant, say): the
+/// results are the same either way.
 fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> FileResult {
+    match compile_file_with(project, path, limits, true) {
+        Some(out) => out,
+        None => {
+            project.memo.note_fallback();
+            compile_file_with(project, path, limits, false).expect("alone never diverges")
+        }
+    }
+}
+
+/// `None`: the memo diverged.
+fn compile_file_with(project: &Project, path: &Path, limits: &AgentSurfaceLimits, memo: bool) -> Option<FileResult> {
     let mut out = FileResult::default();
     let file = match project.read(path) {
         Ok(f) => f,
@@ -206,9 +220,9 @@ fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> 
             // cannot claim to be complete.
             let _ = project.load(path);
             out.failed += 1;
-            return out;
+            return Some(out);
         }
-        Err(_) => return out,
+        Err(_) => return Some(out),
     };
     let declares = matches!(project.prefilter(path), Prefiltered::Candidate { declares: true });
     out.candidate = declares;
@@ -218,7 +232,7 @@ fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> 
             // The file mentions the core package but does not parse: whatever contracts it
             // declares are missing, so the manifest must say it is incomplete.
             out.failed += u32::from(declares);
-            return out;
+            return Some(out);
         }
     };
     out.diagnostics.extend(rules::id_grammar::check_bind_calls(project, &module));
@@ -226,13 +240,16 @@ fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> 
     out.diagnostics.extend(imports.diagnostics);
     out.failed += imports.errors;
     if module.index.macro_calls.is_empty() {
-        return out;
+        return Some(out);
     }
     let calls = crate::extract::find_calls(&module);
-    let mut evaluator = Evaluator::new(project);
+    let mut evaluator = if memo { Evaluator::new(project) } else { Evaluator::alone(project) };
     for (call_info, call) in module.index.macro_calls.iter().zip(calls.iter()) {
         let before = evaluator.diagnostics.len();
         let args = evaluator.eval_args(&module, call);
+        if evaluator.diverged() {
+            return None;
+        }
         let mut diags: Vec<Diagnostic> = evaluator.diagnostics.drain(before..).collect();
         let at = file.line_col(call_info.callee_span.lo);
         let source = SourceLocation { file: file.rel.clone(), line: at.line, column: at.column };
@@ -258,7 +275,7 @@ fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> 
             _ => out.failed += 1,
         }
     }
-    out
+    Some(out)
 }
 
 /// The manifest bytes as written to disk (written from the contracts' canonical texts).

@@ -67,6 +67,49 @@ pub enum Val {
 }
 
 impl Val {
+    /// See [`Node::same_as`].
+    pub fn same_as(&self, other: &Val) -> bool {
+        use Val::*;
+        match (self, other) {
+            (Undefined, Undefined) | (Null, Null) | (CoreNamespace, CoreNamespace) => true,
+            (Bool(a), Bool(b)) => a == b,
+            (Num(a), Num(b)) => a.to_bits() == b.to_bits(),
+            (Str(a), Str(b)) | (CoreExport(a), CoreExport(b)) | (ZodFn(a), ZodFn(b)) => a == b,
+            (Array(a), Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_with_via(y)),
+            (Object(a), Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|(x, y)| x.key == y.key && x.key_span == y.key_span && x.value.same_with_via(&y.value))
+            }
+            (Schema(a), Schema(b)) | (Observation(a), Observation(b)) | (Action(a), Action(b)) => a.same_with_via(b),
+            (Namespace(a), Namespace(b)) => a == b,
+            (ZodNs(a), ZodNs(b)) => a == b,
+            (Zod(a), Zod(b)) => a == b,
+            (ZodMethod(a, m), ZodMethod(b, n)) => a == b && m == n,
+            (ZodCheck(a), ZodCheck(b)) => a == b,
+            (Regex(a), Regex(b)) => a == b,
+            (Function(a, m), Function(b, n)) => {
+                let module = match (m, n) {
+                    (Some(m), Some(n)) => std::sync::Arc::ptr_eq(m, n),
+                    (None, None) => true,
+                    _ => false,
+                };
+                let expr = match (a, b) {
+                    (Some(a), Some(b)) => {
+                        use swc_common::Spanned;
+                        a.span() == b.span()
+                    }
+                    (None, None) => true,
+                    _ => false,
+                };
+                module && expr
+            }
+            (Getter(a), Getter(b)) => a == b,
+            _ => false,
+        }
+    }
+
     /// What the value is, in words for diagnostics.
     pub fn describe(&self) -> &'static str {
         match self {
@@ -125,6 +168,29 @@ impl Node {
             _ => None,
         }?;
         child.use_site(rest)
+    }
+
+    /// The zod nodes and thunks this value holds (for the memo's collection of dead thunks).
+    pub fn zod_refs(&self, nodes: &mut Vec<ZodId>, thunks: &mut Vec<ThunkId>) {
+        match &self.val {
+            Val::Zod(z) | Val::ZodMethod(z, _) => nodes.push(z.clone()),
+            Val::Getter(t) => thunks.push(t.clone()),
+            Val::Array(items) => items.iter().for_each(|n| n.zod_refs(nodes, thunks)),
+            Val::Object(props) => props.iter().for_each(|p| p.value.zod_refs(nodes, thunks)),
+            Val::Schema(inner) | Val::Observation(inner) | Val::Action(inner) => inner.zod_refs(nodes, thunks),
+            _ => {}
+        }
+    }
+
+    /// Whether two values are the same, as a later evaluation would see them: the same spans,
+    /// the same schema and regular-expression objects, the same functions; the top-level `via`
+    /// is not compared (every use sets its own).
+    pub fn same_as(&self, other: &Node) -> bool {
+        self.span == other.span && self.val.same_as(&other.val)
+    }
+
+    fn same_with_via(&self, other: &Node) -> bool {
+        self.via == other.via && self.same_as(other)
     }
 
     pub fn get(&self, key: &str) -> Option<&Prop> {

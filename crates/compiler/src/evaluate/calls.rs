@@ -211,9 +211,9 @@ impl Evaluator<'_> {
                 // a project module re-exporting a core function
                 if m.index.imports.contains_key(name) {
                     let span = self.sp(m, id.span);
-                    let before = self.diagnostics.len();
+                    let before = self.mark();
                     let v = self.eval_ident(m, name, span);
-                    self.diagnostics.truncate(before);
+                    self.discard_since(before);
                     if let Some(Node { val: Val::CoreExport(e), .. }) = v {
                         return Some(e);
                     }
@@ -295,7 +295,7 @@ impl Evaluator<'_> {
                 .help("fromStandardSchema(Schema, { jsonSchema: {...} })"),
             );
         };
-        self.last_converted = None;
+        self.set_last_converted(None);
         let json = match json_expr {
             JsonSchemaExpr::Ident(id) => {
                 let s = self.sp(m, id.span);
@@ -326,15 +326,13 @@ impl Evaluator<'_> {
             ));
         }
         // The validator and the JSON Schema must describe the same zod schema.
-        if let Some((converted, io)) = self.last_converted.clone() {
-            let before = self.diagnostics.len();
+        if let Some((converted, io)) = self.observe_last_converted() {
+            let before = self.mark();
             let validated = self.eval(m, &call.args[0].expr);
-            self.diagnostics.truncate(before);
+            self.discard_since(before);
             if let Some(Node { val: Val::Zod(v), span: vspan, via, .. }) = validated {
                 // Two spellings of the same schema are fine; a different schema is not.
-                let same = v == converted
-                    || crate::zod::emit::to_json_schema(&self.targets, &v, io).ok()
-                        == crate::zod::emit::to_json_schema(&self.targets, &converted, io).ok();
+                let same = v == converted || self.same_json_schema(&v, &converted, io);
                 if !same {
                     return self.error(
                         Diagnostic::new(Code::InvalidArguments, via.unwrap_or(vspan), "`fromStandardSchema` validates one zod schema but its `jsonSchema` is converted from another")
@@ -346,11 +344,11 @@ impl Evaluator<'_> {
             }
         }
         // Remember an output-mode conversion on the schema itself, for the `input` warning.
-        let output_mode = self.zod_output_mode.get(&json.span).copied();
+        let output_mode = self.observe_output_mode(json.span);
         let mut schema = Node::new(span, Val::Schema(Box::new(json)));
         if output_mode == Some(true) {
             schema.via = None;
-            self.output_mode_schemas.insert(span);
+            self.note_output_mode_schema(span);
         }
         Some(schema)
     }

@@ -112,6 +112,9 @@ pub struct Project {
     /// Unsaved buffers (stdin, editors, the Vite transform) that replace the file on disk.
     overlays: std::sync::RwLock<HashMap<PathBuf, Arc<str>>>,
     parses: AtomicUsize,
+    /// What evaluating each constant did, shared by every file (and kept across compiles while
+    /// what it read is unchanged).
+    pub memo: crate::memo::Memo,
 }
 
 impl Project {
@@ -130,6 +133,7 @@ impl Project {
             results: Default::default(),
             overlays: Default::default(),
             parses: Default::default(),
+            memo: Default::default(),
         }
     }
 
@@ -206,6 +210,7 @@ impl Project {
     /// each); under [`ChangeTracking::Reported`] only the files reported changed. Parsed
     /// modules whose text did not change are reused either way.
     pub fn begin(&self) {
+        self.memo.begin();
         let mut t = self.tracking();
         let mut s = self.session();
         s.slots.clear();

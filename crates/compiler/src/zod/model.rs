@@ -50,6 +50,33 @@ impl ZodId {
     fn addr(&self) -> usize {
         Arc::as_ptr(&self.0) as usize
     }
+
+    /// The nodes and thunks this node refers to directly (its parent included).
+    pub fn refs(&self, nodes: &mut Vec<ZodId>, thunks: &mut Vec<ThunkId>) {
+        nodes.extend(self.parent.iter().cloned());
+        match &self.kind {
+            Kind::Array { element } => nodes.push(element.clone()),
+            Kind::Object { shape, .. } => {
+                for (_, f) in shape {
+                    match f {
+                        Field::Schema(s) => nodes.push(s.clone()),
+                        Field::Getter(t) => thunks.push(t.clone()),
+                    }
+                }
+            }
+            Kind::Union { options } => nodes.extend(options.iter().cloned()),
+            Kind::Intersection { left, right } => nodes.extend([left.clone(), right.clone()]),
+            Kind::Optional(i) | Kind::ExactOptional(i) | Kind::Nullable(i) | Kind::NonOptional(i) => {
+                nodes.push(i.clone())
+            }
+            Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => {
+                nodes.push(inner.clone())
+            }
+            Kind::Pipe { input, output, .. } => nodes.extend([input.clone(), output.clone()]),
+            Kind::Lazy(t) => thunks.push(t.clone()),
+            _ => {}
+        }
+    }
 }
 
 impl std::ops::Deref for ZodId {
@@ -151,7 +178,7 @@ impl Regex {
     }
 }
 /// A zod check (`def.checks`), reduced to what the JSON Schema emitter reads.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Check {
     MinLength(f64),
     MaxLength(f64),

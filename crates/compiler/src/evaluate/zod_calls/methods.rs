@@ -6,7 +6,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::evaluate::{json_to_node, Evaluator};
 use crate::source::Span;
 use crate::value::{Node, Val};
-use crate::zod::emit::{to_json_schema, Io};
+use crate::zod::emit::Io;
 use crate::zod::model::{Catchall, Check, Field, Kind, ZodId};
 use serde_json::Value as Json;
 use swc_common::Spanned;
@@ -287,25 +287,29 @@ impl Evaluator<'_> {
             }
         };
         self.resolve_thunks(&root)?;
-        let json = match to_json_schema(&self.targets, &root, io) {
+        let converted = self.convert(&root, io);
+        let json = match &*converted {
             Ok(j) => j,
             Err(r) => {
                 return self.error(
                     Diagnostic::new(Code::UnsupportedZod, r.span, format!("{}: {}", r.construct, r.message))
                         .label("outside the supported subset")
                         .related(span, "converted to JSON Schema here")
-                        .help(r.help),
+                        .help(r.help.clone()),
                 )
             }
         };
-        self.last_converted = Some((root.clone(), io));
+        self.set_last_converted(Some((root.clone(), io)));
         if io == Io::Output {
             // An input described in output mode is stricter than what zod parses: note whether
             // the two differ, for the warning on `input` fields.
-            let differs = to_json_schema(&self.targets, &root, Io::Input).map(|i| i != json).unwrap_or(true);
-            self.zod_output_mode.insert(span, differs);
+            let differs = match &*self.convert(&root, Io::Input) {
+                Ok(i) => i != json,
+                Err(_) => true,
+            };
+            self.note_output_mode(span, differs);
         }
-        Some(json_to_node(&json, span))
+        Some(json_to_node(json, span))
     }
 
     /// Evaluates every getter and `z.lazy` reachable from `root` (once each).
@@ -347,7 +351,7 @@ impl Evaluator<'_> {
                     stack.push(target.clone());
                     continue;
                 }
-                let v = self.eval(&t.module, &t.expr)?;
+                let v = self.eval_thunk(&t)?;
                 match v.val {
                     Val::Zod(target) => {
                         self.targets.insert(t, target.clone());

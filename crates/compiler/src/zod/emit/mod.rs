@@ -13,7 +13,7 @@ mod finalize;
 
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Io {
     Input,
     Output,
