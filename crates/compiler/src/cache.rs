@@ -63,6 +63,11 @@ impl ResultCache {
         self.lock().entries.remove(path);
     }
 
+    /// Whether this is a one-shot compile (nothing is kept for a next one).
+    pub(crate) fn disabled(&self) -> bool {
+        self.lock().disabled
+    }
+
     pub(crate) fn disable(&self) {
         *self.lock() = ResultCacheInner { disabled: true, ..Default::default() };
     }

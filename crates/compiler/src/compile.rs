@@ -12,9 +12,7 @@ use crate::project::{LoadError, Project};
 use crate::rules;
 use crate::source::Span;
 use agent_surface_model::limits::AgentSurfaceLimits;
-use agent_surface_model::manifest::{
-    AssembledManifest, CapabilityContractManifest, Generator, HashedContract, SourceLocation,
-};
+use agent_surface_model::manifest::{AssembledManifest, CapabilityContractManifest, Generator, SourceLocation};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -175,7 +173,7 @@ fn assemble(
         // Cross-file rule: a duplicate keeps its first declaration (by path and position).
         contracts.sort_by_cached_key(|c| {
             let f = project.db.get(c.file);
-            (c.built.contract.id().to_string(), f.rel.clone(), c.call.span.lo)
+            (c.contract().id().to_string(), f.rel.clone(), c.call.span.lo)
         });
         let (unique, duplicate_diags) = rules::uniqueness::check(contracts, &project.db);
         failed += duplicate_diags.len() as u32;
@@ -226,7 +224,7 @@ fn compile_file_with(project: &Project, path: &Path, limits: &AgentSurfaceLimits
     };
     let declares = matches!(project.prefilter(path), Prefiltered::Candidate { declares: true });
     out.candidate = declares;
-    let module = match project.load(path) {
+    let module = match project.load_own(path) {
         Ok(m) => m,
         Err(_) => {
             // The file mentions the core package but does not parse: whatever contracts it
@@ -269,8 +267,7 @@ fn compile_file_with(project: &Project, path: &Path, limits: &AgentSurfaceLimits
         out.diagnostics.extend(diags);
         match built {
             Some(built) if clean => {
-                let hashed = HashedContract::new(built.contract.clone());
-                out.contracts.push(Arc::new(CompiledContract { built, hashed, file: file.id, call: call_info.clone() }))
+                out.contracts.push(Arc::new(CompiledContract::new(built, file.id, call_info.clone())))
             }
             _ => out.failed += 1,
         }
