@@ -70,7 +70,11 @@ impl Compilation {
 pub fn compile(project: Project) -> Result<Compilation, ConfigError> {
     // Compiled once: nothing will ask for its results again.
     project.results.disable();
-    compile_shared(Arc::new(project))
+    let c = compile_shared(Arc::new(project))?;
+    // Nor for the evaluations and syntax trees behind them: the manifest is assembled without.
+    c.project.memo.clear();
+    c.project.release_modules();
+    Ok(c)
 }
 
 /// Compiles a long-lived project (server, watch, editor): files whose text did not change are
@@ -133,7 +137,10 @@ fn file_result(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> F
     }
     let (mut result, inputs) = crate::inputs::record(|| compile_file(project, path, limits));
     result.load_diagnostics = inputs.all_diagnostics();
-    result.inputs = inputs;
+    // A one-shot compile never asks whether a result can be reused.
+    if !project.results.disabled() {
+        result.inputs = inputs;
+    }
     let result = Arc::new(result);
     if result.inputs.untracked {
         project.results.forget(path);
@@ -242,6 +249,7 @@ fn compile_file_with(project: &Project, path: &Path, limits: &AgentSurfaceLimits
     }
     let calls = crate::extract::find_calls(&module);
     let mut evaluator = if memo { Evaluator::new(project) } else { Evaluator::alone(project) };
+    evaluator.home = Some(file.id);
     for (call_info, call) in module.index.macro_calls.iter().zip(calls.iter()) {
         let before = evaluator.diagnostics.len();
         let args = evaluator.eval_args(&module, call);

@@ -335,7 +335,8 @@ impl Builder<'_> {
     /// A schema field: must be an `AgentSchema` built by a core constructor.
     fn schema(&mut self, p: &Prop) -> Node {
         match &p.value.val {
-            Val::Schema(json) => (**json).clone(),
+            // Shared, not copied: the schema is written once and used by every contract that names it.
+            Val::Schema(json) => Node { span: json.span, via: json.via, val: Val::Inline(json.clone()) },
             Val::Object(_) => {
                 self.push(
                     Diagnostic::new(Code::InvalidField, p.value.via.unwrap_or(p.value.span), format!("`{}` must be an AgentSchema, found a plain object", p.key))

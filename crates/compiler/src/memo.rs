@@ -156,6 +156,13 @@ impl Memo {
         self.collect_thunks();
     }
 
+    /// Forgets every entry (a one-shot compile, done evaluating).
+    pub fn clear(&self) {
+        lock(&self.consts).clear();
+        lock(&self.thunks).clear();
+        lock(&self.converts).clear();
+    }
+
     pub fn generation(&self) -> u64 {
         self.generation.load(Ordering::Relaxed)
     }

@@ -35,8 +35,11 @@ pub enum Val {
     Array(Vec<Node>),
     /// Properties in insertion order (JS semantics: a repeated key keeps its first position).
     Object(Vec<Prop>),
-    /// An `AgentSchema`: the JSON Schema the agent sees.
-    Schema(Box<Node>),
+    /// An `AgentSchema`: the JSON Schema the agent sees (shared: contracts use it as is).
+    Schema(std::sync::Arc<Node>),
+    /// A value shared by reference, standing for `.0` itself (where a contract holds an
+    /// `AgentSchema`'s JSON Schema): made only by the build step, never by evaluation.
+    Inline(std::sync::Arc<Node>),
     /// `observationContract({...})`: the definition object.
     Observation(Box<Node>),
     /// `actionContract({...})`: the definition object.
@@ -82,7 +85,8 @@ impl Val {
                         .zip(b)
                         .all(|(x, y)| x.key == y.key && x.key_span == y.key_span && x.value.same_with_via(&y.value))
             }
-            (Schema(a), Schema(b)) | (Observation(a), Observation(b)) | (Action(a), Action(b)) => a.same_with_via(b),
+            (Schema(a), Schema(b)) | (Inline(a), Inline(b)) => a.same_with_via(b),
+            (Observation(a), Observation(b)) | (Action(a), Action(b)) => a.same_with_via(b),
             (Namespace(a), Namespace(b)) => a == b,
             (ZodNs(a), ZodNs(b)) => a == b,
             (Zod(a), Zod(b)) => a == b,
@@ -133,6 +137,7 @@ impl Val {
             Val::Regex(_) => "a regular expression",
             Val::Function(..) => "a function",
             Val::Getter(_) => "a getter",
+            Val::Inline(inner) => inner.val.describe(),
         }
     }
 }
@@ -164,7 +169,8 @@ impl Node {
         let child = match &self.val {
             Val::Object(props) => props.iter().find(|p| &p.key == first).map(|p| &p.value),
             Val::Array(items) => first.parse::<usize>().ok().and_then(|i| items.get(i)),
-            Val::Schema(inner) | Val::Observation(inner) | Val::Action(inner) => return inner.use_site(pointer),
+            Val::Schema(inner) | Val::Inline(inner) => return inner.use_site(pointer),
+            Val::Observation(inner) | Val::Action(inner) => return inner.use_site(pointer),
             _ => None,
         }?;
         child.use_site(rest)
@@ -177,7 +183,8 @@ impl Node {
             Val::Getter(t) => thunks.push(t.clone()),
             Val::Array(items) => items.iter().for_each(|n| n.zod_refs(nodes, thunks)),
             Val::Object(props) => props.iter().for_each(|p| p.value.zod_refs(nodes, thunks)),
-            Val::Schema(inner) | Val::Observation(inner) | Val::Action(inner) => inner.zod_refs(nodes, thunks),
+            Val::Schema(inner) | Val::Inline(inner) => inner.zod_refs(nodes, thunks),
+            Val::Observation(inner) | Val::Action(inner) => inner.zod_refs(nodes, thunks),
             _ => {}
         }
     }
@@ -239,6 +246,7 @@ impl Node {
                 }
                 Value::Object(map)
             }
+            Val::Inline(inner) => return inner.to_json(),
             _ => return Err(self),
         })
     }
@@ -250,7 +258,8 @@ impl Node {
         let child = match &self.val {
             Val::Object(props) => props.iter().find(|p| &p.key == first).map(|p| &p.value),
             Val::Array(items) => first.parse::<usize>().ok().and_then(|i| items.get(i)),
-            Val::Schema(inner) | Val::Observation(inner) | Val::Action(inner) => return inner.at_pointer(pointer),
+            Val::Schema(inner) | Val::Inline(inner) => return inner.at_pointer(pointer),
+            Val::Observation(inner) | Val::Action(inner) => return inner.at_pointer(pointer),
             _ => None,
         };
         match child {
@@ -266,8 +275,9 @@ impl Node {
         if !complete {
             return None;
         }
-        let node = match &node.val {
-            Val::Schema(inner) | Val::Observation(inner) | Val::Action(inner) => inner,
+        let node: &Node = match &node.val {
+            Val::Schema(inner) | Val::Inline(inner) => inner,
+            Val::Observation(inner) | Val::Action(inner) => inner,
             _ => node,
         };
         node.get(last).map(|p| p.key_span)

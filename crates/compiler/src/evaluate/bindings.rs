@@ -186,7 +186,7 @@ impl Evaluator<'_> {
     pub(super) fn core_export(&mut self, export: &str, span: Span) -> Option<Node> {
         if export == "emptyObjectSchema" {
             let json = json_to_node(&empty_object_schema(), span);
-            return Some(Node::new(span, Val::Schema(Box::new(json))));
+            return Some(Node::new(span, Val::Schema(Arc::new(json))));
         }
         if CORE_FUNCTIONS.contains(&export) {
             return Some(Node::new(span, Val::CoreExport(export.to_string())));

@@ -97,7 +97,7 @@ impl Evaluator<'_> {
                     match core.as_str() {
                         "observationContract" => Val::Observation(boxed),
                         "actionContract" => Val::Action(boxed),
-                        _ => Val::Schema(boxed),
+                        _ => Val::Schema(std::sync::Arc::new(*boxed)),
                     },
                 ))
             }
@@ -345,7 +345,7 @@ impl Evaluator<'_> {
         }
         // Remember an output-mode conversion on the schema itself, for the `input` warning.
         let output_mode = self.observe_output_mode(json.span);
-        let mut schema = Node::new(span, Val::Schema(Box::new(json)));
+        let mut schema = Node::new(span, Val::Schema(std::sync::Arc::new(json)));
         if output_mode == Some(true) {
             schema.via = None;
             self.note_output_mode_schema(span);

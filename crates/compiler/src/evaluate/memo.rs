@@ -205,12 +205,13 @@ impl<'p> Evaluator<'p> {
             == crate::zod::emit::to_json_schema(&self.targets, b, io).ok()
     }
 
-    /// The conversion of `root` (its thunks resolved): once per compile for every file.
+    /// The conversion of `root` (its thunks resolved): once per compile for every file, unless
+    /// the schema is the compiled file's own (no other file converts it).
     pub(crate) fn convert(&mut self, root: &ZodId, io: Io) -> crate::memo::Converted {
         let convert = || crate::zod::emit::to_json_schema(&self.targets, root, io);
         match self.memo {
-            Some(memo) => memo.convert(root, io, convert),
-            None => Arc::new(convert()),
+            Some(memo) if Some(root.span.file) != self.home => memo.convert(root, io, convert),
+            _ => Arc::new(convert()),
         }
     }
 }

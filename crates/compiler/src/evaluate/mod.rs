@@ -65,6 +65,8 @@ pub struct Evaluator<'p> {
     last_converted: Option<(crate::zod::model::ZodId, crate::zod::emit::Io)>,
     /// The memo constants come from (`None`: evaluated here).
     memo: Option<&'p Memo>,
+    /// The file being compiled: conversions of its own schemas are not kept for other files.
+    pub(crate) home: Option<crate::source::FileId>,
     /// Computing a memo entry: what the evaluation does is recorded, not reported.
     frame: Option<Vec<Event>>,
     /// The memo cannot reproduce what evaluating alone would do here (a cycle through a
@@ -101,6 +103,7 @@ impl<'p> Evaluator<'p> {
             output_mode_schemas: Default::default(),
             last_converted: None,
             memo,
+            home: None,
             frame,
             diverged: false,
         }

@@ -264,6 +264,16 @@ impl Project {
         Ok(d)
     }
 
+    /// Drops every parsed module (a one-shot compile, done evaluating): a later load parses
+    /// again.
+    pub fn release_modules(&self) {
+        let mut s = self.session();
+        s.slots.clear();
+        s.star_exports.clear();
+        drop(s);
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
     /// Drops cached modules of files that were deleted.
     pub fn forget(&self, path: &Path) {
         let path = normalize(path);
