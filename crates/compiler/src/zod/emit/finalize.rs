@@ -5,11 +5,11 @@
 use super::Id;
 use super::{Gen, RefState, DIALECT, R};
 use crate::zod::json::{Obj, J};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 impl Gen<'_> {
     pub(super) fn extract_defs(&mut self, root: Id) -> R<()> {
-        let mut ids: HashMap<String, Id> = HashMap::new();
+        let mut ids: HashMap<String, Id> = HashMap::default();
         for id in self.order.clone() {
             if let Some(sid) = self.own_id(id) {
                 if let Some(other) = ids.get(&sid) {
@@ -482,18 +482,27 @@ impl Gen<'_> {
             J::Num(n) => crate::numbers::json_number(*n).unwrap_or(Value::Null),
             J::Str(s) => Value::String(s.clone()),
             J::Arr(a) => Value::Array(a.iter().map(|x| self.resolve(x, depth + 1)).collect()),
-            J::Obj(o) => {
-                let mut m = serde_json::Map::new();
-                for (k, v) in &o.0 {
-                    m.insert(k.clone(), self.resolve(v, depth + 1));
-                }
-                Value::Object(m)
-            }
+            J::Obj(o) => self.resolve_obj(o, depth),
             J::Ref(r) => match self.seen.get(r) {
-                Some(s) => self.resolve(&J::Obj(s.schema.clone()), depth + 1),
+                // The referenced schema is read in place (copying it first was most of a
+                // conversion's work on schemas that nest others).
+                Some(s) => {
+                    if depth + 1 > 512 {
+                        return Value::Null;
+                    }
+                    self.resolve_obj(&s.schema, depth + 1)
+                }
                 None => Value::Null,
             },
         }
+    }
+
+    fn resolve_obj(&self, o: &Obj, depth: usize) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        for (k, v) in &o.0 {
+            m.insert(k.clone(), self.resolve(v, depth + 1));
+        }
+        serde_json::Value::Object(m)
     }
 }
 

@@ -7,7 +7,7 @@
 use super::json::{Obj, J};
 use super::model::{Catchall, Check, Field, Kind, Targets, ThunkId, ZodId};
 use crate::source::Span;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 mod finalize;
 
@@ -71,13 +71,13 @@ pub fn to_json_schema(targets: &Targets, root: &ZodId, io: Io) -> R<serde_json::
     let mut g = Gen {
         targets,
         nodes: Vec::new(),
-        ids: HashMap::new(),
+        ids: HashMap::default(),
         io,
         order: Vec::new(),
-        seen: HashMap::new(),
+        seen: HashMap::default(),
         counter: 0,
         intersections: Vec::new(),
-        refs: HashMap::new(),
+        refs: HashMap::default(),
     };
     let root = g.index(root);
     let mut path = Vec::new();
