@@ -591,7 +591,14 @@ impl MacroFinder<'_> {
         })
     }
 
-    fn with_scope(&mut self, names: Vec<String>, f: impl FnOnce(&mut Self)) {
+    /// Runs `f` in a scope declaring `names`. Only names of the module's scope can be shadowed
+    /// in a way that matters (imports decide macros, module-level bindings decide `.bind`
+    /// targets), so the others are not tracked: most scopes then track nothing.
+    fn with_scope(&mut self, mut names: Vec<String>, f: impl FnOnce(&mut Self)) {
+        names.retain(|n| self.index.imports.contains_key(n) || self.index.bindings.contains_key(n));
+        if names.is_empty() {
+            return f(self);
+        }
         self.scopes.push(names.into_iter().collect());
         f(self);
         self.scopes.pop();
