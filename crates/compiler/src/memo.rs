@@ -92,7 +92,7 @@ pub enum Event {
 }
 
 /// A conversion's result: the JSON Schema, or why it cannot be converted.
-pub type Converted = Arc<Result<serde_json::Value, Refusal>>;
+pub type Converted = Arc<Result<Arc<serde_json::Value>, Refusal>>;
 
 type Map<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
 
@@ -259,7 +259,7 @@ impl Memo {
         if let Some(c) = lock(&self.converts).get(&key) {
             return c.clone();
         }
-        let c = Arc::new(convert());
+        let c = Arc::new(convert().map(Arc::new));
         lock(&self.converts).entry(key).or_insert(c).clone()
     }
 

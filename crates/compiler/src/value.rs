@@ -40,6 +40,10 @@ pub enum Val {
     /// A value shared by reference, standing for `.0` itself (where a contract holds an
     /// `AgentSchema`'s JSON Schema): made only by the build step, never by evaluation.
     Inline(std::sync::Arc<Node>),
+    /// A JSON value as one leaf: a `z.toJSONSchema(...)` written directly as the `jsonSchema`
+    /// of `fromStandardSchema` (every part of it is at the conversion's span, so a tree of
+    /// nodes would say nothing more). Only the build step reads inside it.
+    Json(std::sync::Arc<serde_json::Value>),
     /// `observationContract({...})`: the definition object.
     Observation(Box<Node>),
     /// `actionContract({...})`: the definition object.
@@ -110,6 +114,7 @@ impl Val {
                 module && expr
             }
             (Getter(a), Getter(b)) => a == b,
+            (Json(a), Json(b)) => std::sync::Arc::ptr_eq(a, b) || a == b,
             _ => false,
         }
     }
@@ -138,6 +143,14 @@ impl Val {
             Val::Function(..) => "a function",
             Val::Getter(_) => "a getter",
             Val::Inline(inner) => inner.val.describe(),
+            Val::Json(j) => match &**j {
+                serde_json::Value::Null => "null",
+                serde_json::Value::Bool(_) => "a boolean",
+                serde_json::Value::Number(_) => "a number",
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Array(_) => "an array",
+                serde_json::Value::Object(_) => "an object",
+            },
         }
     }
 }
@@ -247,6 +260,7 @@ impl Node {
                 Value::Object(map)
             }
             Val::Inline(inner) => return inner.to_json(),
+            Val::Json(j) => (**j).clone(),
             _ => return Err(self),
         })
     }

@@ -302,10 +302,12 @@ impl Evaluator<'_> {
                 self.eval_ident(m, id.sym.as_str(), s)
             }
             JsonSchemaExpr::Expr(e) => {
+                let mut conversion = false;
                 if let Expr::Call(inner) = unwrap_ts(e) {
                     let Callee::Expr(callee) = &inner.callee else { return None };
                     let is_zod =
                         matches!(self.zod_callee(m, callee), Some(Some(Val::ZodFn(ref f))) if f == "toJSONSchema");
+                    conversion = is_zod;
                     if !is_zod {
                         let s = self.sp(m, inner.span);
                         return self.error(
@@ -315,10 +317,18 @@ impl Evaluator<'_> {
                         );
                     }
                 }
-                self.eval(m, e)
+                self.keep_json = conversion;
+                let v = self.eval(m, e);
+                self.keep_json = false;
+                v
             }
         }?;
-        if !matches!(json.val, Val::Object(_)) {
+        let is_object = match &json.val {
+            Val::Object(_) => true,
+            Val::Json(j) => j.is_object(),
+            _ => false,
+        };
+        if !is_object {
             return self.error(Diagnostic::new(
                 Code::InvalidArguments,
                 json.span,

@@ -211,7 +211,7 @@ impl<'p> Evaluator<'p> {
         let convert = || crate::zod::emit::to_json_schema(&self.targets, root, io);
         match self.memo {
             Some(memo) if Some(root.span.file) != self.home => memo.convert(root, io, convert),
-            _ => Arc::new(convert()),
+            _ => Arc::new(convert().map(Arc::new)),
         }
     }
 }

@@ -67,6 +67,9 @@ pub struct Evaluator<'p> {
     memo: Option<&'p Memo>,
     /// The file being compiled: conversions of its own schemas are not kept for other files.
     pub(crate) home: Option<crate::source::FileId>,
+    /// The next `z.toJSONSchema` is the `jsonSchema` of a `fromStandardSchema`: its result can
+    /// stay one JSON leaf ([`Val::Json`]).
+    pub(crate) keep_json: bool,
     /// Computing a memo entry: what the evaluation does is recorded, not reported.
     frame: Option<Vec<Event>>,
     /// The memo cannot reproduce what evaluating alone would do here (a cycle through a
@@ -104,6 +107,7 @@ impl<'p> Evaluator<'p> {
             last_converted: None,
             memo,
             home: None,
+            keep_json: false,
             frame,
             diverged: false,
         }

@@ -263,6 +263,7 @@ impl Evaluator<'_> {
 
     /// `z.toJSONSchema(X, { io })`.
     pub(super) fn convert_to_json_schema(&mut self, m: &M, call: &CallExpr, span: Span) -> Option<Node> {
+        let keep_json = std::mem::take(&mut self.keep_json);
         let root = self.arg_schema(m, call, 0, "z.toJSONSchema")?;
         let io = match self.arg(m, call, 1)? {
             None => Io::Output,
@@ -304,10 +305,17 @@ impl Evaluator<'_> {
             // An input described in output mode is stricter than what zod parses: note whether
             // the two differ, for the warning on `input` fields.
             let differs = match &*self.convert(&root, Io::Input) {
-                Ok(i) => i != json,
+                Ok(i) => **i != **json,
                 Err(_) => true,
             };
             self.note_output_mode(span, differs);
+        }
+        if keep_json {
+            let json = match &*converted {
+                Ok(j) => j,
+                Err(_) => unreachable!("refused above"),
+            };
+            return Some(Node::new(span, Val::Json(json.clone())));
         }
         Some(json_to_node(json, span))
     }
