@@ -14,11 +14,8 @@
 //! `AGENT_SURFACE_BLESS_EQUIVALENCE=1 cargo test --test it equivalence` rewrites the goldens:
 //! only for a change of output that is meant (say why in the commit).
 
-#[path = "../../benches/compiler/gen/mod.rs"]
-#[allow(dead_code)]
-mod gen;
-
 use crate::common::copy_dir;
+use crate::gen;
 use agent_surface_compiler::compile::{compile, manifest_text};
 use agent_surface_compiler::config::Config;
 use agent_surface_compiler::paths::normalize;

@@ -6,6 +6,11 @@
 
 mod common;
 
+/// The compiler bench's generator of synthetic projects (benches/compiler/gen).
+#[path = "../../benches/compiler/gen/mod.rs"]
+#[allow(dead_code)]
+mod gen;
+
 mod bad_input;
 mod cli;
 mod diagnostics;

@@ -183,13 +183,10 @@ impl ResultCache {
     }
 }
 
-/// The files an input list read or loaded (with repeats: a read and a load of one file, or
-/// one file in several shared lookups).
+/// The files an input list read or loaded, watched ones included (with repeats: a read and a
+/// load of one file, or one file in several shared lookups).
 fn read_paths(inputs: &Inputs) -> Vec<&Path> {
     let mut out = Vec::new();
-    inputs.all(|i| {
-        out.extend(i.read_path());
-        true
-    });
+    inputs.all_read_paths(&mut |p| out.push(p));
     out
 }

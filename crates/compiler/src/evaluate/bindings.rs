@@ -293,8 +293,7 @@ impl Evaluator<'_> {
             };
         }
         if name != "default" {
-            let project = self.project;
-            let found = project.star_export(&m.file.path, name, || self.find_star_export(&m, name, &mut Vec::new()));
+            let found = self.project.star_export(&m, name);
             if let Some(target) = found {
                 return self.eval_export(&target, name, use_span);
             }
@@ -326,31 +325,6 @@ impl Evaluator<'_> {
         names.sort();
         names.dedup();
         names
-    }
-
-    /// Which module behind `export *` declares `name` (first match in source order).
-    pub(super) fn find_star_export(
-        &mut self,
-        m: &M,
-        name: &str,
-        visited: &mut Vec<crate::source::FileId>,
-    ) -> Option<PathBuf> {
-        // By file id: a barrel has tens of modules, and hashing paths dominated this search.
-        if visited.contains(&m.file.id) {
-            return None;
-        }
-        visited.push(m.file.id);
-        for (source, _) in &m.index.star_exports {
-            let Some(target) = self.project.resolve(&m.file.path, source) else { continue };
-            let Ok(tm) = self.project.load(&target) else { continue };
-            if tm.index.exports.contains_key(name) {
-                return Some(target);
-            }
-            if let Some(found) = self.find_star_export(&tm, name, visited) {
-                return Some(found);
-            }
-        }
-        None
     }
 }
 

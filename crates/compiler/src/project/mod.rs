@@ -88,7 +88,7 @@ struct Session {
 }
 
 /// What an `export *` search found, and the inputs it read.
-type StarExport = (Option<PathBuf>, Arc<Inputs>);
+pub(crate) type StarExport = (Option<PathBuf>, Arc<Inputs>);
 
 /// Changes reported since the last compile, and the walk they invalidate.
 struct Tracking {
@@ -312,6 +312,9 @@ impl Project {
                     Input::Resolve { dir, specifier, found } => {
                         s.resolved.get(&(PathKey::new(dir), specifier.clone())).map(|r| r == found)
                     }
+                    Input::StarExport { barrel, name, found } => {
+                        s.star_exports.get(&(PathKey::new(barrel), name.clone())).map(|r| r.0 == *found)
+                    }
                 };
                 if same.is_none() {
                     pending.push(input);
@@ -325,6 +328,7 @@ impl Project {
         pending.into_iter().all(|input| match input {
             Input::Read { path, file } | Input::Load { path, file } => file_id_of(&self.read(path)) == *file,
             Input::Resolve { dir, specifier, found } => self.resolve_in(dir, specifier) == *found,
+            Input::StarExport { barrel, name, found } => self.star_export_now(barrel, name) == *found,
         })
     }
 }

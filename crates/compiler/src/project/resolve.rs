@@ -1,7 +1,8 @@
 //! The resolver: import specifiers to project files, as TypeScript probes them (relative
 //! paths, `paths` aliases, extensions and index files), once per folder and compile.
 
-use super::Project;
+use super::{Project, StarExport};
+use crate::extract::ModuleInfo;
 use crate::inputs::{self, Input};
 use crate::paths::normalize;
 use crate::source::PathKey;
@@ -31,20 +32,64 @@ impl Project {
         found
     }
 
-    /// The module behind the `export *` of `barrel` that declares `name`, computed by `find` once
-    /// per compile.
-    pub fn star_export(&self, barrel: &Path, name: &str, find: impl FnOnce() -> Option<PathBuf>) -> Option<PathBuf> {
-        let key = (PathKey::new(barrel), name.to_string());
-        let cached = self.session().star_exports.get(&key).cloned();
-        if let Some((found, searched)) = cached {
-            inputs::replay(&searched);
-            return found;
-        }
-        let (found, searched) = inputs::record(find);
-        let searched = Arc::new(searched);
-        inputs::replay(&searched);
-        self.session().star_exports.insert(key, (found.clone(), searched));
+    /// The module behind the `export *` of the module `barrel` that declares `name` (first
+    /// match in source order), searched once per compile. The caller depends on the answer
+    /// ([`Input::StarExport`]); what the search read is only watched.
+    pub fn star_export(&self, barrel: &ModuleInfo, name: &str) -> Option<PathBuf> {
+        let (found, _) = self.star_export_search(barrel, name);
         found
+    }
+
+    fn star_export_search(&self, barrel: &ModuleInfo, name: &str) -> StarExport {
+        let key = (PathKey::new(&barrel.file.path), name.to_string());
+        let cached = self.session().star_exports.get(&key).cloned();
+        let (found, searched) = match cached {
+            Some(c) => c,
+            None => {
+                let (found, searched) = inputs::record(|| self.find_star_export(barrel, name, &mut Vec::new()));
+                let c = (found, Arc::new(searched));
+                self.session().star_exports.insert(key, c.clone());
+                c
+            }
+        };
+        inputs::watch(&searched);
+        inputs::note(Input::StarExport {
+            barrel: barrel.file.path.clone(),
+            name: name.to_string(),
+            found: found.clone(),
+        });
+        (found, searched)
+    }
+
+    /// What searching `barrel`'s `export *` for `name` finds now (for [`Project::unchanged`]).
+    pub(super) fn star_export_now(&self, barrel: &Path, name: &str) -> Option<PathBuf> {
+        let m = self.load(barrel).ok()?;
+        self.star_export(&m, name)
+    }
+
+    /// Which module behind `export *` declares `name` (first match in source order).
+    fn find_star_export(
+        &self,
+        m: &ModuleInfo,
+        name: &str,
+        visited: &mut Vec<crate::source::FileId>,
+    ) -> Option<PathBuf> {
+        // By file id: a barrel has tens of modules, and hashing paths dominated this search.
+        if visited.contains(&m.file.id) {
+            return None;
+        }
+        visited.push(m.file.id);
+        for (source, _) in &m.index.star_exports {
+            let Some(target) = self.resolve(&m.file.path, source) else { continue };
+            let Ok(tm) = self.load(&target) else { continue };
+            if tm.index.exports.contains_key(name) {
+                return Some(target);
+            }
+            if let Some(found) = self.find_star_export(&tm, name, visited) {
+                return Some(found);
+            }
+        }
+        None
     }
 
     fn resolve_uncached(&self, dir: &Path, specifier: &str) -> Option<PathBuf> {
