@@ -499,7 +499,17 @@ fn contents(plan: &Plan, opts: &GenOptions) -> (Vec<(String, String)>, usize) {
 
 fn summary(root: &Path, plan: &Plan, bytes: u64, contracts: usize, hash: String) -> GenSummary {
     let contract_files: Vec<&Planned> = plan.files.iter().filter(|p| p.contract).collect();
-    let check = plan.files.iter().find(|p| p.lines > 0).or(contract_files.first().copied()).expect("one contract file");
+    // With nothing injected (`--inject 0`) there is no contract file: the targets are then the
+    // first component, which declares none.
+    let first_component = plan.files.iter().find(|p| matches!(p.kind, Kind::Component(..)));
+    let check = plan
+        .files
+        .iter()
+        .find(|p| p.lines > 0)
+        .or(contract_files.iter().find(|p| matches!(p.kind, Kind::Component(..))).copied())
+        .or(contract_files.first().copied())
+        .or(first_component)
+        .expect("one contract file");
     let contract =
         contract_files.iter().rev().find(|p| matches!(p.kind, Kind::Component(..))).copied().unwrap_or(check);
     let plain = plan
