@@ -85,7 +85,14 @@ struct Session {
     /// `export *` lookups: (barrel, name) → the module behind it that declares `name`, and the
     /// inputs of that search (a file that reuses the answer depends on them too).
     star_exports: HashMap<(PathKey, String), StarExport, rustc_hash::FxBuildHasher>,
+    /// Each module's `export *` targets, resolved and loaded once per compile for every search
+    /// that passes through it, with what that read.
+    star_targets: PathMap<StarTargets>,
 }
+
+/// A module's `export *` targets in source order, each resolved and loaded when a search first
+/// reaches it (`None`: it does not resolve or load), with what that read.
+pub(crate) type StarTargets = Arc<Vec<OnceLock<(Option<(PathBuf, Arc<ModuleInfo>)>, Arc<Inputs>)>>>;
 
 /// What an `export *` search found, and the inputs it read.
 pub(crate) type StarExport = (Option<PathBuf>, Arc<Inputs>);
@@ -215,6 +222,7 @@ impl Project {
         let mut s = self.session();
         s.slots.clear();
         s.star_exports.clear();
+        s.star_targets.clear();
         let everything = t.mode == ChangeTracking::Rescan || t.changed.contains(Path::new(""));
         if everything {
             s.files.clear();
@@ -270,6 +278,7 @@ impl Project {
         let mut s = self.session();
         s.slots.clear();
         s.star_exports.clear();
+        s.star_targets.clear();
         drop(s);
         self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }

@@ -1,13 +1,14 @@
 //! The resolver: import specifiers to project files, as TypeScript probes them (relative
 //! paths, `paths` aliases, extensions and index files), once per folder and compile.
 
-use super::{Project, StarExport};
+use super::{Project, StarExport, StarTargets};
 use crate::extract::ModuleInfo;
 use crate::inputs::{self, Input};
 use crate::paths::normalize;
+use crate::source::path_key_bytes;
 use crate::source::PathKey;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 impl Project {
     /// Resolves an import specifier from the module at `from` to a project file. `None` for
@@ -79,17 +80,40 @@ impl Project {
             return None;
         }
         visited.push(m.file.id);
-        for (source, _) in &m.index.star_exports {
-            let Some(target) = self.resolve(&m.file.path, source) else { continue };
-            let Ok(tm) = self.load(&target) else { continue };
+        let targets = self.star_targets(m);
+        for (i, slot) in targets.iter().enumerate() {
+            let (found, read) = slot.get_or_init(|| {
+                let (found, read) = inputs::record(|| {
+                    let source = &m.index.star_exports[i].0;
+                    let target = self.resolve(&m.file.path, source)?;
+                    let tm = self.load(&target).ok()?;
+                    Some((target, tm))
+                });
+                (found, Arc::new(read))
+            });
+            inputs::watch(read);
+            let Some((target, tm)) = found else { continue };
             if tm.index.exports.contains_key(name) {
-                return Some(target);
+                return Some(target.clone());
             }
-            if let Some(found) = self.find_star_export(&tm, name, visited) {
+            if let Some(found) = self.find_star_export(tm, name, visited) {
                 return Some(found);
             }
         }
         None
+    }
+
+    /// `m`'s `export *` targets (each resolved and loaded when first reached), once per compile.
+    fn star_targets(&self, m: &ModuleInfo) -> StarTargets {
+        let mut s = self.session();
+        match s.star_targets.get(path_key_bytes(&m.file.path)) {
+            Some(t) => t.clone(),
+            None => {
+                let t: StarTargets = Arc::new((0..m.index.star_exports.len()).map(|_| OnceLock::new()).collect());
+                s.star_targets.insert(PathKey::new(&m.file.path), t.clone());
+                t
+            }
+        }
     }
 
     fn resolve_uncached(&self, dir: &Path, specifier: &str) -> Option<PathBuf> {
