@@ -105,6 +105,12 @@ pub fn core_suggestion(name: &str) -> Option<String> {
 /// (case-sensitive: npm names are lowercase, and [`crate::prefilter::mentions_core_near_miss`]
 /// guarantees such a file is parsed).
 pub fn is_core_near_miss(source: &str) -> bool {
+    // The edit distance is at least the difference in length (in characters, as strsim counts):
+    // most sources (`react`, `zod`, `./x`) are ruled out without computing it, and this runs for
+    // every call of an imported function.
+    if source.chars().count().abs_diff(CORE_PACKAGE.chars().count()) > 2 {
+        return false;
+    }
     source != CORE_PACKAGE && strsim::levenshtein(source, CORE_PACKAGE) <= 2
 }
 
