@@ -304,9 +304,18 @@ impl Evaluator<'_> {
         if io == Io::Output {
             // An input described in output mode is stricter than what zod parses: note whether
             // the two differ, for the warning on `input` fields.
-            let differs = match &*self.convert(&root, Io::Input) {
-                Ok(i) => **i != **json,
+            let json = json.clone();
+            let quick = strips_in_both_modes(&root, &self.targets);
+            let mut slow = || match &*self.convert(&root, Io::Input) {
+                Ok(i) => **i != *json,
                 Err(_) => true,
+            };
+            let differs = match quick {
+                true => {
+                    debug_assert!(slow(), "a plain z.object reached in both modes makes input and output differ");
+                    true
+                }
+                false => slow(),
             };
             self.note_output_mode(span, differs);
         }
@@ -376,6 +385,35 @@ impl Evaluator<'_> {
         }
         Some(())
     }
+}
+
+/// Whether converting `root` reaches a plain `z.object` in input mode and in output mode alike
+/// (no pipe or codec, whose sides each mode picks differently, anywhere in the graph): output
+/// mode then writes `additionalProperties: false` into it and input mode does not, so the two
+/// JSON Schemas differ, with no need to convert in input mode to find out.
+fn strips_in_both_modes(root: &ZodId, targets: &crate::zod::model::Targets) -> bool {
+    let mut stack = vec![root.clone()];
+    let mut seen: std::collections::HashSet<ZodId, rustc_hash::FxBuildHasher> = Default::default();
+    let mut strip = false;
+    while let Some(z) = stack.pop() {
+        if !seen.insert(z.clone()) {
+            continue;
+        }
+        match &z.kind {
+            Kind::Pipe { .. } | Kind::Transform => return false,
+            Kind::Object { catchall: Catchall::Strip, .. } => strip = true,
+            _ => {}
+        }
+        let mut thunks = Vec::new();
+        z.refs(&mut stack, &mut thunks);
+        for t in thunks {
+            match targets.get(&t) {
+                Some(target) => stack.push(target.clone()),
+                None => return false,
+            }
+        }
+    }
+    strip
 }
 
 fn kind_name(k: &Kind) -> &'static str {
