@@ -105,6 +105,7 @@ pub fn run(o: &Options, r: &mut Report) {
     let base_dir = o.dir.clone().unwrap_or_else(std::env::temp_dir);
     let baseline = o.baseline_bin.clone();
     let own = PathBuf::from(BIN);
+    r.line(format!("corpus: load average {} (start)", crate::loadavg()));
     r.line(format!(
         "corpus: {} files, seed {:#x}, contract files injected N = {}, runs {} (medians){}",
         o.files,
@@ -213,6 +214,7 @@ pub fn run(o: &Options, r: &mut Report) {
             let _ = std::fs::remove_dir_all(&root);
         }
     }
+    r.line(format!("corpus: load average {} (end)", crate::loadavg()));
     // Marginal cost per contract file: between the smallest and the largest N.
     let (Some(lo), Some(hi)) = (results.iter().min_by_key(|s| s.n), results.iter().max_by_key(|s| s.n)) else { return };
     if hi.n > lo.n {

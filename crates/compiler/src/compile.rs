@@ -71,9 +71,11 @@ pub fn compile(project: Project) -> Result<Compilation, ConfigError> {
     // Compiled once: nothing will ask for its results again.
     project.results.disable();
     let c = compile_shared(Arc::new(project))?;
-    // Nor for the evaluations and syntax trees behind them: the manifest is assembled without.
-    c.project.memo.clear();
-    c.project.release_modules();
+    // Nor for the evaluations and syntax trees behind them: the manifest is assembled without
+    // them (peak memory), and they are freed on a thread of their own meanwhile.
+    let held = (c.project.memo.clear(), c.project.release_modules());
+    // Without a thread (none could be started), freed here.
+    let _ = std::thread::Builder::new().name("agent-surface-free".into()).spawn(move || drop(held));
     Ok(c)
 }
 

@@ -156,11 +156,14 @@ impl Memo {
         self.collect_thunks();
     }
 
-    /// Forgets every entry (a one-shot compile, done evaluating).
-    pub fn clear(&self) {
-        lock(&self.consts).clear();
-        lock(&self.thunks).clear();
-        lock(&self.converts).clear();
+    /// Forgets every entry (a one-shot compile, done evaluating); what it held is returned, to
+    /// be dropped wherever that costs least.
+    pub fn clear(&self) -> impl Send {
+        (
+            std::mem::take(&mut *lock(&self.consts)),
+            std::mem::take(&mut *lock(&self.thunks)),
+            std::mem::take(&mut *lock(&self.converts)),
+        )
     }
 
     pub fn generation(&self) -> u64 {

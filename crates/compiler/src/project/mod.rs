@@ -272,15 +272,14 @@ impl Project {
         Ok(d)
     }
 
-    /// Drops every parsed module (a one-shot compile, done evaluating): a later load parses
-    /// again.
-    pub fn release_modules(&self) {
+    /// Forgets every parsed module (a one-shot compile, done evaluating): a later load parses
+    /// again. What they held is returned, to be dropped wherever that costs least.
+    pub fn release_modules(&self) -> impl Send {
         let mut s = self.session();
-        s.slots.clear();
-        s.star_exports.clear();
-        s.star_targets.clear();
+        let held =
+            (std::mem::take(&mut s.slots), std::mem::take(&mut s.star_exports), std::mem::take(&mut s.star_targets));
         drop(s);
-        self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        (held, std::mem::take(&mut *self.cache.lock().unwrap_or_else(|e| e.into_inner())))
     }
 
     /// Drops cached modules of files that were deleted.
