@@ -9,6 +9,7 @@
 //! Under `cargo test` (no `--bench` argument) it runs once on a 10-file project and checks its
 //! own report, so the bench cannot rot. See docs/performance.md.
 
+mod corpus;
 mod gen;
 
 use agent_surface_compiler::compile::{compile_files, compile_shared, project_at};
@@ -29,6 +30,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_agent-surface");
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[derive(Clone)]
 struct Options {
     bench: bool,
     files: usize,
@@ -38,7 +40,17 @@ struct Options {
     iterations: usize,
     dir: Option<PathBuf>,
     generate_only: Option<PathBuf>,
-    /// `--profile warm|warm-rescan|cold|floor|check`: only loop that figure (for perf/callgrind), `iterations` times.
+    /// `--inject N`: the tree without contracts, N of its files given one (gen.rs).
+    inject: Option<usize>,
+    /// `--corpus`: the real-shaped tree at several N (corpus.rs).
+    corpus: bool,
+    /// `--sizes 0,50,200,1000`: the N of `--corpus`.
+    sizes: Vec<usize>,
+    /// `--baseline-bin PATH`: another compiler measured in the same rounds (`--corpus`).
+    baseline_bin: Option<PathBuf>,
+    /// `--callgrind`: instruction counts too (`--corpus`; needs valgrind).
+    callgrind: bool,
+    /// `--profile warm|warm-rescan|warm-shared|cold|floor|check`: only loop that figure (for perf/callgrind), `iterations` times.
     profile: Option<String>,
 }
 
@@ -53,8 +65,16 @@ fn parse_args() -> Options {
         iterations: if bench { 21 } else { 1 },
         dir: None,
         generate_only: None,
+        inject: None,
+        corpus: args.iter().any(|a| a == "--corpus"),
+        sizes: vec![0, 50, 200, 1000],
+        baseline_bin: None,
+        callgrind: args.iter().any(|a| a == "--callgrind"),
         profile: None,
     };
+    if o.corpus && bench {
+        o.files = 3500;
+    }
     let value = |i: usize| args.get(i + 1).cloned().unwrap_or_else(|| panic!("{} needs a value", args[i]));
     for (i, arg) in args.iter().enumerate() {
         match arg.as_str() {
@@ -65,6 +85,9 @@ fn parse_args() -> Options {
             "--dir" => o.dir = Some(value(i).into()),
             "--generate" => o.generate_only = Some(value(i).into()),
             "--profile" => o.profile = Some(value(i)),
+            "--inject" => o.inject = Some(value(i).parse().expect("--inject N")),
+            "--sizes" => o.sizes = value(i).split(',').map(|n| n.trim().parse().expect("--sizes N,N,...")).collect(),
+            "--baseline-bin" => o.baseline_bin = Some(value(i).into()),
             _ => {}
         }
     }
@@ -206,6 +229,11 @@ fn run_check_stdin(root: &Path, file: &Path, text: &str) -> (f64, std::process::
 
 /// Peak resident memory (KiB) of a cold compile: GNU time's `%M` (ru_maxrss of the child).
 fn peak_memory_kib(root: &Path) -> Option<u64> {
+    peak_memory_kib_of(Path::new(BIN), root)
+}
+
+/// [`peak_memory_kib`] of another `agent-surface` binary.
+fn peak_memory_kib_of(bin: &Path, root: &Path) -> Option<u64> {
     let time = Path::new("/usr/bin/time");
     if !time.exists() {
         return None;
@@ -216,7 +244,7 @@ fn peak_memory_kib(root: &Path) -> Option<u64> {
         .arg("%M")
         .arg("-o")
         .arg(&out_file)
-        .arg(BIN)
+        .arg(bin)
         .arg("compile")
         .arg(root)
         .output()
@@ -235,9 +263,20 @@ fn peak_memory_kib(root: &Path) -> Option<u64> {
 /// without the debounce; a save alone publishes nothing new). The first publish (the project's
 /// first compile) is the cold figure.
 fn lsp_latency(root: &Path, file: &Path, text: &str, iterations: usize) -> Result<(f64, Vec<f64>), String> {
+    lsp_latency_with(Path::new(BIN), root, file, text, iterations)
+}
+
+/// [`lsp_latency`] of another `agent-surface` binary.
+fn lsp_latency_with(
+    bin: &Path,
+    root: &Path,
+    file: &Path,
+    text: &str,
+    iterations: usize,
+) -> Result<(f64, Vec<f64>), String> {
     use std::io::{BufRead, BufReader, Read};
     use std::sync::mpsc;
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin)
         .arg("lsp")
         .current_dir(root)
         .stdin(Stdio::piped())
@@ -360,7 +399,7 @@ fn check_manifest(root: &Path, expected_contracts: usize) -> Result<(), String> 
 
 fn main() {
     let o = parse_args();
-    let gen_opts = gen::GenOptions { files: o.files, seed: o.seed, ..Default::default() };
+    let gen_opts = gen::GenOptions { files: o.files, seed: o.seed, inject: o.inject, ..Default::default() };
     if let Some(dir) = &o.generate_only {
         let s = gen::generate(dir, &gen_opts).expect("generate");
         println!(
@@ -379,9 +418,22 @@ fn main() {
         pool.install(|| profile_loop(&o, &gen_opts, what));
         return;
     }
+    if o.corpus {
+        let mut r = Report(String::new());
+        pool.install(|| corpus::run(&o, &mut r));
+        if !o.bench {
+            corpus_checks(&r.0);
+        }
+        return;
+    }
     let report = pool.install(|| run(&o, &gen_opts));
     if !o.bench {
         smoke_checks(&report.0);
+        // The corpus mode too, on a tree small enough for a smoke run.
+        let tiny = Options { files: 150, sizes: vec![0, 6], runs: 1, iterations: 1, dir: None, ..o.clone() };
+        let mut r = Report(String::new());
+        pool.install(|| corpus::run(&tiny, &mut r));
+        corpus_checks(&r.0);
         println!("compiler bench smoke run: ok");
     }
 }
@@ -408,17 +460,19 @@ fn profile_loop(o: &Options, gen_opts: &gen::GenOptions, what: &str) {
                 floor(&config, Floor::PrefilterParse);
             }
         }
-        "warm" | "warm-rescan" => {
-            // One contract file's buffer edited per compile, as in an editor.
+        "warm" | "warm-rescan" | "warm-shared" => {
+            // One contract file's buffer edited per compile, as in an editor (`warm-shared`: the
+            // shared module every barrel lookup passes through).
             let project = Arc::new(project_at(&root).expect("project"));
-            if what == "warm" {
+            if what != "warm-rescan" {
                 project.set_change_tracking(ChangeTracking::Reported);
             }
             compile_shared(project.clone()).expect("prime");
-            let text = std::fs::read_to_string(&s.contract_file).expect("read");
+            let file = if what == "warm-shared" { &s.shared_file } else { &s.contract_file };
+            let text = std::fs::read_to_string(file).expect("read");
             let t = Instant::now();
             for i in 0..o.iterations {
-                project.set_overlay(s.contract_file.clone(), Arc::from(format!("{text}// edit {i}\n").as_str()));
+                project.set_overlay(file.clone(), Arc::from(format!("{text}// edit {i}\n").as_str()));
                 compile_shared(project.clone()).expect("compile");
             }
             println!("{what}: {:.2} ms per compile", ms_since(t) / o.iterations as f64);
@@ -431,7 +485,7 @@ fn profile_loop(o: &Options, gen_opts: &gen::GenOptions, what: &str) {
                 compile_files(project, std::slice::from_ref(&s.check_file));
             }
         }
-        other => panic!("--profile warm|warm-rescan|cold|floor|check, not {other}"),
+        other => panic!("--profile warm|warm-rescan|warm-shared|cold|floor|check, not {other}"),
     }
     println!("{what}: {} iterations in {:.0} ms", o.iterations, ms_since(t));
 }
@@ -458,6 +512,20 @@ fn smoke_checks(report: &str) {
     let line = report.lines().find(|l| l.starts_with("compile/floor ratio: ")).expect("ratio line");
     let ratio: f64 = line["compile/floor ratio: ".len()..].split_whitespace().next().unwrap().parse().expect("a ratio");
     assert!(ratio.is_finite() && ratio > 0.0, "{line}");
+}
+
+/// What the corpus mode's smoke run insists on.
+fn corpus_checks(report: &str) {
+    for needle in [
+        "corpus N=0: compile/floor ratio: ",
+        "corpus N=6: compile/floor ratio: ",
+        "corpus N=6: peak memory",
+        "corpus LSP: didSave of a contract file",
+        "corpus LSP: didSave of the shared module",
+        "corpus marginal cost per contract file",
+    ] {
+        assert!(report.contains(needle), "the corpus report lacks {needle:?}:\n{report}");
+    }
 }
 
 fn run(o: &Options, gen_opts: &gen::GenOptions) -> Report {

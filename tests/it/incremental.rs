@@ -185,6 +185,75 @@ fn incremental_compiles_match_fresh_ones_through_an_edit_script() {
 }
 
 #[test]
+fn editing_a_barrel_member_recompiles_only_the_files_that_use_its_values() {
+    // A generated app with contracts in 60 files, every one importing zod schemas through the
+    // `@/shared/zod` barrel (or straight from a member): each barrel search passes through the
+    // first member, `shared_file`.
+    let dir = tempfile::tempdir().unwrap();
+    let root = agent_surface_compiler::paths::normalize(&std::fs::canonicalize(dir.path()).unwrap()).join("app");
+    let opts = crate::gen::GenOptions { files: 400, inject: Some(60), ..Default::default() };
+    let summary = crate::gen::generate(&root, &opts).unwrap();
+    let rel = summary.shared_file.strip_prefix(&root).unwrap().to_string_lossy().to_string();
+    let rel: &'static str = Box::leak(rel.into_boxed_str());
+    let s = Script::new(&root);
+    let (first, _) = s.step("first compile", vec![]);
+    assert_eq!(first.error_count(), 0);
+    assert_eq!(first.candidates, 60);
+    // The files that use a value of the shared module: its feature's (`Billing0…`), and the
+    // next feature's links, whose module imports its ids.
+    let text = s.read(rel);
+    let feature =
+        text.lines().find_map(|l| l.strip_prefix("export const ")).unwrap().split("IdZ").next().unwrap().to_string();
+    let next = first.manifest().contracts.len();
+    let users = (0..first.files.len())
+        .map(|i| &first.files[i])
+        .filter(|p| {
+            std::fs::read_to_string(p)
+                .is_ok_and(|t| t.contains("@agent-surface/core") && (t.contains(&feature) || t.contains("Link")))
+        })
+        .count();
+    assert!(users < 60 / 2, "{users} of 60 contract files use the shared module");
+
+    let computed = s.reported.memo.computed();
+    let (_, reused) =
+        s.step("a comment added to the shared module", vec![Edit::Write(rel, format!("{text}// edited\n"))]);
+    assert!(reused >= 60 - users, "{reused} results reused; only the {users} users of the module compile again");
+    let recomputed = s.reported.memo.computed() - computed;
+    assert!(recomputed < 60, "{recomputed} memo entries computed again");
+
+    let (c, reused) =
+        s.step("a value of the shared module changed", vec![Edit::Write(rel, text.replacen(".max(", ".max(7 + ", 1))]);
+    assert!(reused >= 60 - users, "{reused} results reused");
+    assert_eq!(c.manifest().contracts.len(), next);
+
+    // An export added to the first member shadows a later member's: every search for that name
+    // now finds the first member, and the files using it get its schema.
+    let shadowed = text.lines().rev().find_map(|l| l.strip_prefix("export const ")).unwrap().split(' ').next().unwrap();
+    let shadowing = format!("{text}\nexport const {shadowed}X = 1;\n");
+    s.step("an unrelated export added", vec![Edit::Write(rel, shadowing)]);
+    // A name some contract file imports through the barrel, declared by a later member.
+    let name = first
+        .files
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .flat_map(|t| t.lines().map(str::to_string).collect::<Vec<_>>())
+        .filter_map(|l| {
+            l.strip_suffix(" } from \"@/shared/zod\";").map(|l| l.trim_start_matches("import { ").to_string())
+        })
+        .flat_map(|names| names.split(", ").map(str::to_string).collect::<Vec<_>>())
+        .find(|n| !n.starts_with(&feature) && n.ends_with("FilterInput"))
+        .expect("a barrel import of a later member's schema");
+    let name = name.as_str();
+    let (c, _) = s.step(
+        "an export shadowing a later barrel member's",
+        vec![Edit::Write(rel, format!("{text}\nexport const {name} = z.string().describe(\"shadowed\");\n"))],
+    );
+    assert!(c.manifest().to_pretty_json().contains("\"shadowed\""), "the shadowing schema is used");
+    let (c, _) = s.step("the shadowing export removed", vec![Edit::Write(rel, text.clone())]);
+    assert_eq!(observable(&c), observable(&first), "back where it started");
+}
+
+#[test]
 fn a_reported_project_trusts_its_reports() {
     let dir = tempfile::tempdir().unwrap();
     let root = agent_surface_compiler::paths::normalize(&std::fs::canonicalize(dir.path()).unwrap());

@@ -6,11 +6,17 @@
 
 mod common;
 
+/// The compiler bench's generator of synthetic projects (benches/compiler/gen).
+#[path = "../../benches/compiler/gen/mod.rs"]
+#[allow(dead_code)]
+mod gen;
+
 mod bad_input;
 mod bridge_cli;
 mod cli;
 mod conformance;
 mod diagnostics;
+mod equivalence;
 mod formats;
 mod fuzz_replay;
 mod incremental;

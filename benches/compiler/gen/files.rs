@@ -484,3 +484,247 @@ pub(super) fn component(
     let _ = writeln!(w, "export default {name};");
     contracts
 }
+
+// ---------------------------------------------------------------------------------------------
+// Injection mode (`--inject N`): the schemas of a real app, and contracts spliced into files
+// ---------------------------------------------------------------------------------------------
+
+/// Features with a recursive category schema (a getter: zod's `$defs` for cycles).
+fn has_category(fi: usize) -> bool {
+    fi % 4 == 0
+}
+
+/// The shared zod module's richer schemas in injection mode: rows, pages, patches, events, a
+/// link to the previous feature's ids, and (every fourth feature) a recursive category tree.
+pub(super) fn shared_zod_app(w: &mut String, plan: &Plan, fi: usize, rng: &mut Rng) {
+    let f = &plan.features[fi];
+    let (p, n) = (&f.pascal, &f.name);
+    let prev = fi.checked_sub(1).filter(|&j| plan.feature_has(j, &Kind::SharedZod)).map(|j| &plan.features[j]);
+    let _ = writeln!(w, "\n// The app's own schemas: rows, pages, patches and events of the {n} feature.");
+    if let Some(q) = prev {
+        let _ = writeln!(w, "import {{ {}IdZ }} from \"./{}\";\n", q.pascal, q.name);
+    }
+    let statuses: Vec<String> = f.statuses.iter().map(|s| format!("\"{s}\"")).collect();
+    let _ = writeln!(w, "export const {p}Tag = z.string().min(1).max({});\n", rng.range(24, 64));
+    let _ = writeln!(
+        w,
+        "export const {p}RowZ = z\n  .object({{\n    id: {p}IdZ,\n    name: z.string().min(1).max({}),\n    status: z.enum([{}]),\n    owner: z.email().nullable(),\n    updatedAt: z.iso.datetime().nullable(),\n    tags: z.array({p}Tag).max(10).default([]),\n    {}: z.number().int().nonnegative().optional(),\n    {}: z.string().max({}).optional(),\n  }})\n  .describe(\"One row of the {n} table\");\n",
+        rng.range(80, 200),
+        statuses.join(", "),
+        f.extra_fields[0],
+        f.extra_fields[1],
+        rng.range(40, 160),
+    );
+    let _ = writeln!(
+        w,
+        "export const {p}PageZ = z\n  .object({{\n    rows: z.array({p}RowZ).max({}),\n    total: z.number().int().min(0),\n    cursor: z.string().nullable(),\n  }})\n  .meta({{ title: \"{p} page\" }});\n",
+        rng.range(50, 200)
+    );
+    let _ = writeln!(w, "export const {p}PageJson = z.toJSONSchema({p}PageZ);\n");
+    let _ = writeln!(
+        w,
+        "export const {p}PatchInput = {p}RowZ.pick({{ name: true, status: true, tags: true }}).partial().strict();\n"
+    );
+    let _ = writeln!(
+        w,
+        "export const {p}Event = z.union([\n  z.object({{ type: z.literal(\"created\"), row: {p}RowZ }}),\n  z.object({{ type: z.literal(\"updated\"), id: {p}IdZ, patch: {p}PatchInput }}),\n  z.object({{ type: z.literal(\"removed\"), id: {p}IdZ }}),\n]);\n"
+    );
+    let _ = writeln!(
+        w,
+        "export const {p}Summary = {p}Job.extend({{\n  rows: z.number().int().min(0),\n  warnings: z.array(z.string().max(200)).max({}),\n}});\n",
+        rng.range(5, 50)
+    );
+    if let Some(q) = prev {
+        let _ = writeln!(
+            w,
+            "export const {p}Link = z.strictObject({{\n  from: {p}IdZ,\n  to: {}IdZ,\n  label: z.string().max(40).optional(),\n}});\n",
+            q.pascal
+        );
+    }
+    if has_category(fi) {
+        let _ = writeln!(
+            w,
+            "export const {p}Category = z.object({{\n  name: z.string().max(60),\n  get children() {{\n    return z.array({p}Category).max(20);\n  }},\n}});\n\nexport const {p}CategoryTree = z.object({{ root: {p}Category, depth: z.number().int().min(1).max(8) }});\n"
+        );
+    }
+}
+
+/// How a contract file imports the shared zod schemas: through the barrel, the module itself
+/// behind the `@/*` alias, or a relative path to the barrel.
+fn zod_source(f: &Feature, rng: &mut Rng, depth: usize) -> String {
+    match rng.below(4) {
+        0 | 1 => "@/shared/zod".to_string(),
+        2 => format!("@/shared/zod/{}", f.name),
+        _ => format!("{}shared/zod", "../".repeat(depth)),
+    }
+}
+
+/// A component contract built from the shared schemas: 1–3 observations and 1–3 actions.
+/// Returns (imports, contract).
+pub(super) fn injected_component(plan: &Plan, fi: usize, name: &str, entity: &str, rng: &mut Rng) -> (String, String) {
+    let f = &plan.features[fi];
+    let (p, u, n) = (&f.pascal, &f.upper, &f.name);
+    let has_constants = plan.feature_has(fi, &Kind::Constants);
+    let prev = fi.checked_sub(1).filter(|&j| plan.feature_has(j, &Kind::SharedZod)).is_some();
+    let c = camel(name);
+    let (max_sel, page) = if has_constants {
+        (format!("{u}_MAX_SELECTION"), format!("{u}_PAGE_SIZE"))
+    } else {
+        ("50".into(), "100".into())
+    };
+
+    let mut observations: Vec<(&str, String)> = vec![
+        ("readPage", if rng.chance(50) {
+            format!("fromStandardSchema({p}PageZ, {{ jsonSchema: {p}PageJson }})")
+        } else {
+            format!("fromStandardSchema({p}PageZ, {{ jsonSchema: z.toJSONSchema({p}PageZ) }})")
+        }),
+        ("readSelection", format!("{c}Selection")),
+        ("readFilter", format!("fromStandardSchema({p}FilterInput, {{ jsonSchema: z.toJSONSchema({p}FilterInput, {{ io: \"output\" }}) }})")),
+        ("readEvents", format!("fromStandardSchema({c}Events, {{ jsonSchema: z.toJSONSchema({c}Events) }})")),
+        ("readRows", format!("fromJsonSchema({{\n        type: \"object\",\n        properties: {{ rows: {{ type: \"array\", items: {p}Row, maxItems: {page} }}, sort: {{ enum: [...{u}_SORT_COLUMNS] }} }},\n        required: [\"rows\"],\n        additionalProperties: false,\n      }})")),
+    ];
+    if has_category(fi) {
+        observations.push((
+            "readCategories",
+            format!("fromStandardSchema({p}CategoryTree, {{ jsonSchema: z.toJSONSchema({p}CategoryTree) }})"),
+        ));
+    }
+    let mut actions: Vec<(&str, String, &str)> = vec![
+        ("sortBy", format!("fromStandardSchema({p}SortInput, {{ jsonSchema: z.toJSONSchema({p}SortInput, {{ io: \"input\" }}) }})"), "local-state"),
+        ("filter", format!("fromStandardSchema({p}FilterInput, {{ jsonSchema: z.toJSONSchema({p}FilterInput, {{ io: \"input\" }}) }})"), "local-state"),
+        ("selectRows", format!("{c}Selection"), "local-state"),
+        ("clearSelection", "emptyObjectSchema".into(), "local-state"),
+        ("openDetail", format!("fromJsonSchema({p}OpenInput)"), "navigation"),
+        ("editDraft", format!("fromStandardSchema({p}PatchInput, {{ jsonSchema: z.toJSONSchema({p}PatchInput, {{ io: \"input\" }}) }})"), "local-state"),
+    ];
+    if prev {
+        actions.push((
+            "followLink",
+            format!("fromStandardSchema({p}Link, {{ jsonSchema: z.toJSONSchema({p}Link, {{ io: \"input\" }}) }})"),
+            "navigation",
+        ));
+    }
+    let k_obs = rng.range(1, 3);
+    let k_act = rng.range(1, 3);
+    let observations = rng.sample(&observations, k_obs);
+    let actions = rng.sample(&actions, k_act);
+    let text_of = |xs: &[String]| xs.join("\n");
+    let all: String = text_of(
+        &observations.iter().map(|o| o.1.clone()).chain(actions.iter().map(|a| a.1.clone())).collect::<Vec<_>>(),
+    );
+    let uses = |s: &str| all.contains(s);
+
+    // Imports: only what the contract uses.
+    let mut core = vec!["defineAgentComponentContract", "observationContract"];
+    if !actions.is_empty() {
+        core.push("actionContract");
+    }
+    for (name, needle) in [
+        ("emptyObjectSchema", "emptyObjectSchema"),
+        ("fromJsonSchema", "fromJsonSchema("),
+        ("fromStandardSchema", "fromStandardSchema("),
+    ] {
+        if uses(needle) || (name == "fromJsonSchema" && uses(&format!("{c}Selection"))) {
+            core.push(name);
+        }
+    }
+    if uses(&format!("{c}Events")) && !core.contains(&"fromStandardSchema") {
+        core.push("fromStandardSchema");
+    }
+    core.sort_unstable();
+    let mut imports = format!("import {{ {} }} from \"@agent-surface/core\";\n", core.join(", "));
+    if uses("z.toJSONSchema") || uses(&format!("{c}Events")) {
+        imports.push_str("import { z } from \"zod\";\n");
+    }
+    let mut zod_names: Vec<String> = Vec::new();
+    for s in ["PageZ", "PageJson", "FilterInput", "SortInput", "PatchInput", "CategoryTree", "Link"] {
+        if uses(&format!("{p}{s}")) {
+            zod_names.push(format!("{p}{s}"));
+        }
+    }
+    if uses(&format!("{c}Events")) {
+        zod_names.push(format!("{p}Event"));
+    }
+    if !zod_names.is_empty() {
+        let _ = writeln!(imports, "import {{ {} }} from \"{}\";", zod_names.join(", "), zod_source(f, rng, 3));
+    }
+    let mut schema_names: Vec<String> = Vec::new();
+    if uses(&format!("{c}Selection")) {
+        schema_names.push(format!("{u}_ID"));
+    }
+    for s in ["_SORT_COLUMNS", "OpenInput", "Row,"] {
+        let needle = if s.starts_with('_') { format!("{u}{s}") } else { format!("{p}{s}") };
+        if uses(&needle) || (s == "Row," && uses(&format!("items: {p}Row"))) {
+            schema_names.push(needle.trim_end_matches(',').to_string());
+        }
+    }
+    schema_names.dedup();
+    if !schema_names.is_empty() {
+        let _ = writeln!(imports, "import {{ {} }} from \"@/shared/schemas\";", schema_names.join(", "));
+    }
+    if has_constants && (uses(&format!("{c}Selection")) || uses(&page)) {
+        let _ = writeln!(imports, "import {{ {u}_MAX_SELECTION, {u}_PAGE_SIZE }} from \"../constants\";");
+    }
+
+    // Local constants, then the contract.
+    let mut w = String::new();
+    if uses(&format!("{c}Selection")) {
+        let _ = writeln!(
+            w,
+            "const {c}Selection = fromJsonSchema({{\n  type: \"object\",\n  properties: {{\n    ids: {{ type: \"array\", items: {u}_ID, maxItems: {max_sel}, uniqueItems: true }},\n  }},\n  required: [\"ids\"],\n  additionalProperties: false,\n}});\n"
+        );
+    }
+    if uses(&format!("{c}Events")) {
+        let _ =
+            writeln!(w, "const {c}Events = z.object({{ events: z.array({p}Event).max({}) }});\n", rng.range(10, 100));
+    }
+    let kebab = format!("{}-{}", entity, name.chars().filter(|ch| ch.is_ascii_digit()).collect::<String>());
+    let _ = writeln!(
+        w,
+        "export const {c}Contract = defineAgentComponentContract({{\n  type: \"{n}.{kebab}\",\n  description: \"{} the {n} {entity}: what is visible and selected, and what can be done with it.\",\n  priority: {},\n  tags: [\"{n}\", \"{entity}\"],\n  observations: {{",
+        rng.pick(VERBS),
+        rng.range(0, 20)
+    );
+    for (name, schema) in &observations {
+        let _ = writeln!(w, "    {name}: observationContract({{\n      description: \"The {entity}'s {}.\",\n      output: {schema},\n    }}),", name.trim_start_matches("read").to_lowercase());
+    }
+    w.push_str("  },\n  actions: {\n");
+    for (name, schema, effect) in &actions {
+        let extra = if rng.chance(30) { "\n      idempotent: true," } else { "" };
+        let _ = writeln!(w, "    {name}: actionContract({{\n      description: \"{} in the {entity}.\",\n      input: {schema},\n      effect: \"{effect}\",{extra}\n    }}),", pascal(name));
+    }
+    w.push_str("  },\n});\n\n");
+    (imports, w)
+}
+
+/// Procedures and an external tool of an API module, built from the shared schemas. Returns
+/// (text, number of contracts).
+pub(super) fn injected_procedures(plan: &Plan, fi: usize, rng: &mut Rng) -> (String, usize) {
+    let f = &plan.features[fi];
+    let (p, n) = (&f.pascal, &f.name);
+    let mut w = String::new();
+    let _ = writeln!(
+        w,
+        "import {{ defineAgentProcedureContract, defineExternalAgentToolContract, fromStandardSchema }} from \"@agent-surface/core\";\nimport * as z from \"zod\";\nimport {{ {p}Event, {p}PatchInput, {p}RowZ, {p}Summary }} from \"{}\";\n",
+        zod_source(f, rng, 2)
+    );
+    let _ = writeln!(
+        w,
+        "const {p}EventsOutput = z.object({{ events: z.array({p}Event).max({}), cursor: z.string().nullable() }});\n",
+        rng.range(20, 200)
+    );
+    let _ = writeln!(
+        w,
+        "export const patch{p}Procedure = defineAgentProcedureContract({{\n  id: \"domain:{n}.patch\",\n  description: \"Patch one {n} record: name, status or tags.\",\n  input: fromStandardSchema({p}PatchInput, {{ jsonSchema: z.toJSONSchema({p}PatchInput, {{ io: \"input\" }}) }}),\n  output: fromStandardSchema({p}RowZ, {{ jsonSchema: z.toJSONSchema({p}RowZ) }}),\n  effect: \"mutation\",\n  tags: [\"{n}\"],\n}});\n"
+    );
+    let _ = writeln!(
+        w,
+        "export const events{p}Procedure = defineAgentProcedureContract({{\n  id: \"domain:{n}.events\",\n  description: \"The latest {n} events, newest first.\",\n  input: fromStandardSchema(z.strictObject({{}}), {{ jsonSchema: z.toJSONSchema(z.strictObject({{}}), {{ io: \"input\" }}) }}),\n  output: fromStandardSchema({p}EventsOutput, {{ jsonSchema: z.toJSONSchema({p}EventsOutput) }}),\n  effect: \"read\",\n}});\n"
+    );
+    let _ = writeln!(
+        w,
+        "export const summarize{p}Tool = defineExternalAgentToolContract({{\n  id: \"external:{n}.summarize\",\n  description: \"Build the {n} summary report and send it to the team.\",\n  input: fromStandardSchema({p}PatchInput, {{ jsonSchema: z.toJSONSchema({p}PatchInput, {{ io: \"input\" }}) }}),\n  output: fromStandardSchema({p}Summary, {{ jsonSchema: z.toJSONSchema({p}Summary) }}),\n  effect: \"external-side-effect\",\n  confirmation: \"required\",\n}});"
+    );
+    (w, 3)
+}

@@ -26,11 +26,16 @@ pub struct GenOptions {
     pub seed: u64,
     /// Lines of the designated single-file `check` target (the first component contract).
     pub check_file_lines: usize,
+    /// Injection mode (`--inject N`): the tree is generated without contracts, its shared zod
+    /// modules carry the richer schema set of a real app, and contracts are injected into N of
+    /// its existing files (mostly components, some API modules with procedures). The files that
+    /// get no contract are byte-identical whatever N is, so N = 0 is the tree's own floor.
+    pub inject: Option<usize>,
 }
 
 impl Default for GenOptions {
     fn default() -> Self {
-        GenOptions { files: 3000, seed: 0x005e_eda9_e75e_face, check_file_lines: 500 }
+        GenOptions { files: 3000, seed: 0x005e_eda9_e75e_face, check_file_lines: 500, inject: None }
     }
 }
 
@@ -51,6 +56,9 @@ pub struct GenSummary {
     /// A component contract file and a plain component file (the warm recompile targets).
     pub contract_file: PathBuf,
     pub plain_file: PathBuf,
+    /// The shared zod module every `@/shared/zod` barrel lookup passes through (the first one
+    /// the barrel re-exports): what the language-server bench saves to measure a shared edit.
+    pub shared_file: PathBuf,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -233,6 +241,8 @@ struct Planned {
     feature: Option<usize>,
     contract: bool,
     lines: usize,
+    /// Injection mode: the contract is spliced into the file's text as generated without one.
+    injected: bool,
 }
 
 struct Feature {
@@ -251,6 +261,8 @@ struct Feature {
 struct Plan {
     features: Vec<Feature>,
     files: Vec<Planned>,
+    /// Injection mode: shared zod modules hold the richer schema set.
+    inject: bool,
 }
 
 impl Plan {
@@ -283,7 +295,7 @@ fn plan(opts: &GenOptions) -> Plan {
     let mut rng = Rng::new(opts.seed);
     let mut files: Vec<Planned> = Vec::new();
     let push = |files: &mut Vec<Planned>, rel: String, kind: Kind, feature: Option<usize>| {
-        files.push(Planned { rel, kind, feature, contract: false, lines: 0 });
+        files.push(Planned { rel, kind, feature, contract: false, lines: 0, injected: false });
     };
     push(&mut files, "src/App.tsx".into(), Kind::App, None);
     push(&mut files, "src/main.tsx".into(), Kind::Main, None);
@@ -314,7 +326,7 @@ fn plan(opts: &GenOptions) -> Plan {
         let add = |files: &mut Vec<Planned>, rel: String, kind: Kind| {
             if quota.get() > 0 {
                 quota.set(quota.get() - 1);
-                files.push(Planned { rel, kind, feature: Some(f), contract: false, lines: 0 });
+                files.push(Planned { rel, kind, feature: Some(f), contract: false, lines: 0, injected: false });
             }
         };
         let mut comp_no = 0;
@@ -356,6 +368,11 @@ fn plan(opts: &GenOptions) -> Plan {
         }
     }
 
+    if let Some(n_inject) = opts.inject {
+        inject_into(&mut files, n_inject);
+        return Plan { features, files, inject: true };
+    }
+
     // 5 % of the files declare contracts: about a fifth of them API modules (procedures and an
     // external tool), the rest components.
     let total_contract_files = ((n as f64) * 0.05).round().max(1.0) as usize;
@@ -374,7 +391,33 @@ fn plan(opts: &GenOptions) -> Plan {
     if let Some(&first) = comps.iter().find(|&&i| files[i].contract) {
         files[first].lines = opts.check_file_lines;
     }
-    Plan { features, files }
+    Plan { features, files, inject: false }
+}
+
+/// Chooses the `n` files that get a contract: one API module in eight (procedures, at most one
+/// per feature), the rest components, spread evenly over the tree.
+fn inject_into(files: &mut [Planned], n: usize) {
+    let apis: Vec<usize> = (0..files.len()).filter(|&i| files[i].kind == Kind::Api).collect();
+    let comps: Vec<usize> = (0..files.len()).filter(|&i| matches!(files[i].kind, Kind::Component(..))).collect();
+    let n_api = (n / 8).min(apis.len());
+    let n_comp = (n - n_api).min(comps.len());
+    assert_eq!(
+        n_api + n_comp,
+        n,
+        "--inject {n}: the tree has only {} components and {} API modules",
+        comps.len(),
+        apis.len()
+    );
+    for k in 0..n_comp {
+        let i = comps[k * comps.len() / n_comp];
+        files[i].contract = true;
+        files[i].injected = true;
+    }
+    for k in 0..n_api {
+        let i = apis[k * apis.len() / n_api];
+        files[i].contract = true;
+        files[i].injected = true;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -456,7 +499,17 @@ fn contents(plan: &Plan, opts: &GenOptions) -> (Vec<(String, String)>, usize) {
 
 fn summary(root: &Path, plan: &Plan, bytes: u64, contracts: usize, hash: String) -> GenSummary {
     let contract_files: Vec<&Planned> = plan.files.iter().filter(|p| p.contract).collect();
-    let check = plan.files.iter().find(|p| p.lines > 0).or(contract_files.first().copied()).expect("one contract file");
+    // With nothing injected (`--inject 0`) there is no contract file: the targets are then the
+    // first component, which declares none.
+    let first_component = plan.files.iter().find(|p| matches!(p.kind, Kind::Component(..)));
+    let check = plan
+        .files
+        .iter()
+        .find(|p| p.lines > 0)
+        .or(contract_files.iter().find(|p| matches!(p.kind, Kind::Component(..))).copied())
+        .or(contract_files.first().copied())
+        .or(first_component)
+        .expect("one contract file");
     let contract =
         contract_files.iter().rev().find(|p| matches!(p.kind, Kind::Component(..))).copied().unwrap_or(check);
     let plain = plan
@@ -465,7 +518,14 @@ fn summary(root: &Path, plan: &Plan, bytes: u64, contracts: usize, hash: String)
         .rev()
         .find(|p| !p.contract && matches!(p.kind, Kind::Component(..)))
         .unwrap_or(&plan.files[0]);
+    let shared = plan
+        .files
+        .iter()
+        .find(|p| p.kind == Kind::SharedZod)
+        .map(|p| p.rel.clone())
+        .unwrap_or_else(|| plan.files[0].rel.clone());
     GenSummary {
+        shared_file: root.join(shared),
         root: root.to_path_buf(),
         files: plan.files.len(),
         bytes,
@@ -476,6 +536,24 @@ fn summary(root: &Path, plan: &Plan, bytes: u64, contracts: usize, hash: String)
         contract_file: root.join(&contract.rel),
         plain_file: root.join(&plain.rel),
     }
+}
+
+/// The injected contract's own random stream: the file's text without it stays what it is
+/// when nothing is injected.
+fn rng_seed_of_injection(p: &Planned) -> u64 {
+    let mut h: u64 = 0x1f83_d9ab_fb41_bd6b;
+    for b in p.rel.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}
+
+/// A component's text with the contract's imports after its first import and the contract
+/// before its props.
+fn splice_component(text: &str, imports: &str, contract: &str, name: &str) -> String {
+    let first_line = text.find('\n').map_or(text.len(), |i| i + 1);
+    let props = text.find(&format!("export interface {name}Props")).expect("a props interface");
+    format!("{}{imports}{}{contract}{}", &text[..first_line], &text[first_line..props], &text[props..])
 }
 
 /// A file's text and the number of contracts it declares.
@@ -498,9 +576,22 @@ fn render(plan: &Plan, p: &Planned, rng: &mut Rng) -> (String, usize) {
         }
         Kind::Ui(name) => ui(&mut w, name, rng),
         Kind::SharedSchemas => shared_schemas(&mut w, &plan.features[p.feature.unwrap()], rng),
-        Kind::SharedZod => shared_zod(&mut w, &plan.features[p.feature.unwrap()], rng),
+        Kind::SharedZod => {
+            shared_zod(&mut w, &plan.features[p.feature.unwrap()], rng);
+            if plan.inject {
+                shared_zod_app(&mut w, plan, p.feature.unwrap(), rng);
+            }
+        }
         Kind::Types => types(&mut w, &plan.features[p.feature.unwrap()], rng),
         Kind::Constants => constants(&mut w, &plan.features[p.feature.unwrap()], rng),
+        Kind::Api if p.injected => {
+            let f = p.feature.unwrap();
+            api(&mut w, plan, f, false, rng);
+            let mut inject_rng = Rng::new(rng_seed_of_injection(p));
+            let contract = injected_procedures(plan, f, &mut inject_rng);
+            contracts += contract.1;
+            w = format!("{}\n{w}", contract.0);
+        }
         Kind::Api => {
             let f = p.feature.unwrap();
             if p.contract {
@@ -525,6 +616,14 @@ fn render(plan: &Plan, p: &Planned, rng: &mut Rng) -> (String, usize) {
             for c in plan.components(p.feature.unwrap()) {
                 let _ = writeln!(w, "export {{ {c} }} from \"./{c}\";");
             }
+        }
+        Kind::Component(name, entity) if p.injected => {
+            let f = p.feature.unwrap();
+            component(&mut w, plan, f, name, entity, false, p.lines, rng);
+            let mut inject_rng = Rng::new(rng_seed_of_injection(p));
+            let (imports, contract) = injected_component(plan, f, name, entity, &mut inject_rng);
+            contracts += 1;
+            w = splice_component(&w, &imports, &contract, name);
         }
         Kind::Component(name, entity) => {
             let f = p.feature.unwrap();

@@ -6,9 +6,13 @@ use crate::contracts::CompiledContract;
 use crate::diagnostics::Diagnostic;
 use crate::discover::Discovered;
 use crate::inputs::Inputs;
-use std::collections::HashMap;
+use crate::source::{path_key_bytes, PathKey, PathMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+/// Paths as a set, compared by their bytes ([`PathKey`]): shared modules have a reader in
+/// nearly every contract file, and comparing `PathBuf`s parses their components.
+type PathSet = std::collections::HashSet<PathKey, rustc_hash::FxBuildHasher>;
 
 /// What compiling one candidate file produced, and what it read to produce it.
 #[derive(Default)]
@@ -38,15 +42,15 @@ pub(crate) struct ResultCache(Mutex<ResultCacheInner>);
 struct ResultCacheInner {
     /// A one-shot compile keeps nothing (building the reader index is not free).
     disabled: bool,
-    entries: HashMap<PathBuf, CachedResult>,
+    entries: PathMap<CachedResult>,
     /// The last whole-project compile: its walk and every file's result, in walk order.
     last: Option<(Arc<Discovered>, Vec<FileOutcome>)>,
     /// Files whose result may differ from `last`'s (reported changed, or readers of one);
     /// `None`: unknown, every file is looked at.
-    dirty: Option<std::collections::HashSet<PathBuf>>,
+    dirty: Option<PathSet>,
     /// File → the cached results that read it: a change of the file distrusts them (without
     /// looking at the inputs of every other result).
-    readers: HashMap<PathBuf, Vec<PathBuf>>,
+    readers: PathMap<PathSet>,
 }
 
 struct CachedResult {
@@ -60,7 +64,12 @@ impl ResultCache {
     }
 
     pub(crate) fn forget(&self, path: &Path) {
-        self.lock().entries.remove(path);
+        self.lock().entries.remove(path_key_bytes(path));
+    }
+
+    /// Whether this is a one-shot compile (nothing is kept for a next one).
+    pub(crate) fn disabled(&self) -> bool {
+        self.lock().disabled
     }
 
     pub(crate) fn disable(&self) {
@@ -74,11 +83,11 @@ impl ResultCache {
         let inner = &mut *inner;
         for p in paths {
             if let Some(dirty) = &mut inner.dirty {
-                dirty.insert(p.clone());
+                dirty.insert(PathKey::new(p));
             }
             // Kept: a result found unchanged is trusted again and must hear of the next change.
-            for reader in inner.readers.get(p).into_iter().flatten() {
-                if let Some(e) = inner.entries.get_mut(reader) {
+            for reader in inner.readers.get(path_key_bytes(p)).into_iter().flatten() {
+                if let Some(e) = inner.entries.get_mut(path_key_bytes(&reader.0)) {
                     e.trusted = false;
                 }
                 if let Some(dirty) = &mut inner.dirty {
@@ -106,7 +115,7 @@ impl ResultCache {
             return None;
         }
         let (_, results) = inner.last.take()?;
-        let dirty = inner.dirty.replace(Default::default())?.into_iter().collect();
+        let dirty = inner.dirty.replace(Default::default())?.into_iter().map(|k| k.0).collect();
         Some((results, dirty))
     }
 
@@ -128,7 +137,7 @@ impl ResultCache {
     pub(crate) fn reusable(&self, path: &Path, unchanged: impl FnOnce(&Inputs) -> bool) -> Option<Arc<FileResult>> {
         let (result, trusted) = {
             let inner = self.lock();
-            let e = inner.entries.get(path)?;
+            let e = inner.entries.get(path_key_bytes(path))?;
             (e.result.clone(), e.trusted)
         };
         if trusted {
@@ -137,7 +146,7 @@ impl ResultCache {
         if !unchanged(&result.inputs) {
             return None;
         }
-        if let Some(e) = self.lock().entries.get_mut(path) {
+        if let Some(e) = self.lock().entries.get_mut(path_key_bytes(path)) {
             e.trusted = Arc::ptr_eq(&e.result, &result);
         }
         Some(result)
@@ -150,41 +159,44 @@ impl ResultCache {
             return;
         }
         // A result replaced: it is no longer a reader of what only the old one read.
-        if let Some(old) = inner.entries.remove(path) {
+        let key = PathKey::new(path);
+        if let Some(old) = inner.entries.remove(path_key_bytes(path)) {
             for read in read_paths(&old.result.inputs) {
-                if let Some(readers) = inner.readers.get_mut(read) {
-                    readers.retain(|r| r != path);
+                if let Some(readers) = inner.readers.get_mut(path_key_bytes(read)) {
+                    readers.remove(&key);
                 }
             }
         }
-        let mut reads = read_paths(&result.inputs);
-        reads.sort_unstable_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
-        reads.dedup();
-        for read in reads {
-            inner.readers.entry(read.to_path_buf()).or_default().push(path.to_path_buf());
+        for read in read_paths(&result.inputs) {
+            match inner.readers.get_mut(path_key_bytes(read)) {
+                Some(readers) => {
+                    readers.insert(key.clone());
+                }
+                None => {
+                    inner.readers.insert(PathKey::new(read), std::iter::once(key.clone()).collect());
+                }
+            }
         }
-        inner.entries.insert(path.to_path_buf(), CachedResult { result, trusted: true });
+        inner.entries.insert(key, CachedResult { result, trusted: true });
     }
 
     /// Drops the results of files that are no longer part of the project.
     pub(crate) fn retain(&self, files: &[PathBuf]) {
-        let keep: std::collections::HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
+        let keep: std::collections::HashSet<&[u8], rustc_hash::FxBuildHasher> =
+            files.iter().map(|p| path_key_bytes(p)).collect();
         let mut inner = self.lock();
-        inner.entries.retain(|p, _| keep.contains(p.as_path()));
+        inner.entries.retain(|p, _| keep.contains(path_key_bytes(&p.0)));
         inner.readers.retain(|_, readers| {
-            readers.retain(|r| keep.contains(r.as_path()));
+            readers.retain(|r| keep.contains(path_key_bytes(&r.0)));
             !readers.is_empty()
         });
     }
 }
 
-/// The files an input list read or loaded (with repeats: a read and a load of one file, or
-/// one file in several shared lookups).
+/// The files an input list read or loaded, watched ones included (with repeats: a read and a
+/// load of one file, or one file in several shared lookups).
 fn read_paths(inputs: &Inputs) -> Vec<&Path> {
     let mut out = Vec::new();
-    inputs.all(|i| {
-        out.extend(i.read_path());
-        true
-    });
+    inputs.all_read_paths(&mut |p| out.push(p));
     out
 }

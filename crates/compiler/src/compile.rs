@@ -12,9 +12,7 @@ use crate::project::{LoadError, Project};
 use crate::rules;
 use crate::source::Span;
 use agent_surface_model::limits::AgentSurfaceLimits;
-use agent_surface_model::manifest::{
-    AssembledManifest, CapabilityContractManifest, Generator, HashedContract, SourceLocation,
-};
+use agent_surface_model::manifest::{AssembledManifest, CapabilityContractManifest, Generator, SourceLocation};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -72,7 +70,13 @@ impl Compilation {
 pub fn compile(project: Project) -> Result<Compilation, ConfigError> {
     // Compiled once: nothing will ask for its results again.
     project.results.disable();
-    compile_shared(Arc::new(project))
+    let c = compile_shared(Arc::new(project))?;
+    // Nor for the evaluations and syntax trees behind them: the manifest is assembled without
+    // them (peak memory), and they are freed on a thread of their own meanwhile.
+    let held = (c.project.memo.clear(), c.project.release_modules());
+    // Without a thread (none could be started), freed here.
+    let _ = std::thread::Builder::new().name("agent-surface-free".into()).spawn(move || drop(held));
+    Ok(c)
 }
 
 /// Compiles a long-lived project (server, watch, editor): files whose text did not change are
@@ -135,7 +139,10 @@ fn file_result(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> F
     }
     let (mut result, inputs) = crate::inputs::record(|| compile_file(project, path, limits));
     result.load_diagnostics = inputs.all_diagnostics();
-    result.inputs = inputs;
+    // A one-shot compile never asks whether a result can be reused.
+    if !project.results.disabled() {
+        result.inputs = inputs;
+    }
     let result = Arc::new(result);
     if result.inputs.untracked {
         project.results.forget(path);
@@ -175,7 +182,7 @@ fn assemble(
         // Cross-file rule: a duplicate keeps its first declaration (by path and position).
         contracts.sort_by_cached_key(|c| {
             let f = project.db.get(c.file);
-            (c.built.contract.id().to_string(), f.rel.clone(), c.call.span.lo)
+            (c.contract().id().to_string(), f.rel.clone(), c.call.span.lo)
         });
         let (unique, duplicate_diags) = rules::uniqueness::check(contracts, &project.db);
         failed += duplicate_diags.len() as u32;
@@ -197,7 +204,21 @@ fn assemble(
     }
 }
 
+/// Compiles one candidate file, its constants from the project's memo; evaluated alone if the
+/// memo cannot reproduce what evaluating alone gives (a cycle through a constant, say): the
+/// results are the same either way.
 fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> FileResult {
+    match compile_file_with(project, path, limits, true) {
+        Some(out) => out,
+        None => {
+            project.memo.note_fallback();
+            compile_file_with(project, path, limits, false).expect("alone never diverges")
+        }
+    }
+}
+
+/// `None`: the memo diverged.
+fn compile_file_with(project: &Project, path: &Path, limits: &AgentSurfaceLimits, memo: bool) -> Option<FileResult> {
     let mut out = FileResult::default();
     let file = match project.read(path) {
         Ok(f) => f,
@@ -206,19 +227,19 @@ fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> 
             // cannot claim to be complete.
             let _ = project.load(path);
             out.failed += 1;
-            return out;
+            return Some(out);
         }
-        Err(_) => return out,
+        Err(_) => return Some(out),
     };
     let declares = matches!(project.prefilter(path), Prefiltered::Candidate { declares: true });
     out.candidate = declares;
-    let module = match project.load(path) {
+    let module = match project.load_own(path) {
         Ok(m) => m,
         Err(_) => {
             // The file mentions the core package but does not parse: whatever contracts it
             // declares are missing, so the manifest must say it is incomplete.
             out.failed += u32::from(declares);
-            return out;
+            return Some(out);
         }
     };
     out.diagnostics.extend(rules::id_grammar::check_bind_calls(project, &module));
@@ -226,13 +247,17 @@ fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> 
     out.diagnostics.extend(imports.diagnostics);
     out.failed += imports.errors;
     if module.index.macro_calls.is_empty() {
-        return out;
+        return Some(out);
     }
     let calls = crate::extract::find_calls(&module);
-    let mut evaluator = Evaluator::new(project);
+    let mut evaluator = if memo { Evaluator::new(project) } else { Evaluator::alone(project) };
+    evaluator.home = Some(file.id);
     for (call_info, call) in module.index.macro_calls.iter().zip(calls.iter()) {
         let before = evaluator.diagnostics.len();
         let args = evaluator.eval_args(&module, call);
+        if evaluator.diverged() {
+            return None;
+        }
         let mut diags: Vec<Diagnostic> = evaluator.diagnostics.drain(before..).collect();
         let at = file.line_col(call_info.callee_span.lo);
         let source = SourceLocation { file: file.rel.clone(), line: at.line, column: at.column };
@@ -252,13 +277,12 @@ fn compile_file(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> 
         out.diagnostics.extend(diags);
         match built {
             Some(built) if clean => {
-                let hashed = HashedContract::new(built.contract.clone());
-                out.contracts.push(Arc::new(CompiledContract { built, hashed, file: file.id, call: call_info.clone() }))
+                out.contracts.push(Arc::new(CompiledContract::new(built, file.id, call_info.clone())))
             }
             _ => out.failed += 1,
         }
     }
-    out
+    Some(out)
 }
 
 /// The manifest bytes as written to disk (written from the contracts' canonical texts).

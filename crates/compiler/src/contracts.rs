@@ -36,11 +36,40 @@ impl BuiltContract {
 /// A contract that compiled, with where it came from.
 #[derive(Debug, Clone)]
 pub struct CompiledContract {
-    pub built: BuiltContract,
     /// The manifest's form of it, hashed once (results are reused across compiles).
     pub hashed: HashedContract,
+    /// The spans of its top-level fields (all the project-wide uniqueness rule points at; the
+    /// whole span tree is dropped once the per-contract rules ran).
+    spans: Node,
     pub file: FileId,
     pub call: MacroCall,
+}
+
+impl CompiledContract {
+    /// A contract that passed its rules: `built` is consumed (its contract is hashed, its span
+    /// tree cut to the top-level fields).
+    pub fn new(built: BuiltContract, file: FileId, call: MacroCall) -> CompiledContract {
+        let BuiltContract { contract, tree, .. } = built;
+        let spans = match tree.val {
+            Val::Object(props) => Node::new(
+                tree.span,
+                Val::Object(
+                    props.into_iter().map(|p| Prop { value: Node::new(p.value.span, Val::Null), ..p }).collect(),
+                ),
+            ),
+            _ => Node::new(tree.span, Val::Null),
+        };
+        CompiledContract { hashed: HashedContract::new(contract), spans, file, call }
+    }
+
+    pub fn contract(&self) -> &ManifestContract {
+        self.hashed.contract()
+    }
+
+    /// The span of a top-level field (`["id"]`, `["type"]`).
+    pub fn span_at(&self, pointer: &[String]) -> Span {
+        self.spans.at_pointer(pointer).0.span
+    }
 }
 
 const COMPONENT_FIELDS: &[&str] =
@@ -306,7 +335,8 @@ impl Builder<'_> {
     /// A schema field: must be an `AgentSchema` built by a core constructor.
     fn schema(&mut self, p: &Prop) -> Node {
         match &p.value.val {
-            Val::Schema(json) => (**json).clone(),
+            // Shared, not copied: the schema is written once and used by every contract that names it.
+            Val::Schema(json) => Node { span: json.span, via: json.via, val: Val::Inline(json.clone()) },
             Val::Object(_) => {
                 self.push(
                     Diagnostic::new(Code::InvalidField, p.value.via.unwrap_or(p.value.span), format!("`{}` must be an AgentSchema, found a plain object", p.key))

@@ -163,6 +163,12 @@ pub fn core_suggestion(name: &str) -> Option<String> {
 /// (case-sensitive: npm names are lowercase, and [`crate::prefilter::mentions_core_near_miss`]
 /// guarantees such a file is parsed).
 pub fn is_core_near_miss(source: &str) -> bool {
+    // The edit distance is at least the difference in length (in characters, as strsim counts):
+    // most sources (`react`, `zod`, `./x`) are ruled out without computing it, and this runs for
+    // every call of an imported function.
+    if source.chars().count().abs_diff(CORE_PACKAGE.chars().count()) > 2 {
+        return false;
+    }
     source != CORE_PACKAGE && strsim::levenshtein(source, CORE_PACKAGE) <= 2
 }
 
@@ -649,7 +655,14 @@ impl MacroFinder<'_> {
         })
     }
 
-    fn with_scope(&mut self, names: Vec<String>, f: impl FnOnce(&mut Self)) {
+    /// Runs `f` in a scope declaring `names`. Only names of the module's scope can be shadowed
+    /// in a way that matters (imports decide macros, module-level bindings decide `.bind`
+    /// targets), so the others are not tracked: most scopes then track nothing.
+    fn with_scope(&mut self, mut names: Vec<String>, f: impl FnOnce(&mut Self)) {
+        names.retain(|n| self.index.imports.contains_key(n) || self.index.bindings.contains_key(n));
+        if names.is_empty() {
+            return f(self);
+        }
         self.scopes.push(names.into_iter().collect());
         f(self);
         self.scopes.pop();

@@ -27,6 +27,10 @@ pub enum Input {
     /// `specifier` imported from a module in folder `dir` resolved to `found`, with the aliases
     /// of `scope` ([`crate::config::Config::scope_of`]).
     Resolve { dir: PathBuf, scope: usize, specifier: String, found: Option<PathBuf> },
+    /// Searching the `export *` of `barrel` for `name` found the module `found`. What the
+    /// search read is *watched* ([`Inputs::watched`]), not an input itself: a barrel member
+    /// edited without changing which module declares `name` leaves this unchanged.
+    StarExport { barrel: PathBuf, name: String, found: Option<PathBuf> },
 }
 
 /// The inputs one computation used.
@@ -34,9 +38,12 @@ pub enum Input {
 pub struct Inputs {
     /// Its own inputs: sorted, without duplicates.
     pub list: Vec<Input>,
-    /// The inputs of memoized lookups it reused (an `export *` search), shared rather than
-    /// copied: a contract file reuses the same barrel searches many times.
+    /// The inputs of memoized evaluations it reused (the memo's entries), shared rather than
+    /// copied: a contract file reuses the same constants many times.
     pub shared: Vec<Arc<Inputs>>,
+    /// What the `export *` searches it relied on read: a change there makes the result be looked
+    /// at again (its [`Input::StarExport`] searched again), but does not by itself change it.
+    pub watched: Vec<Arc<Inputs>>,
     /// It also consulted something no input describes (a folder listing for a "did you mean"):
     /// its result must not be reused.
     pub untracked: bool,
@@ -66,6 +73,9 @@ impl Input {
                 .then(ka.cmp(kc))
                 .then_with(|| sa.cmp(sc))
                 .then_with(|| fa.as_deref().map(b).cmp(&fc.as_deref().map(b))),
+            (StarExport { barrel: a, name: sa, found: fa }, StarExport { barrel: c, name: sc, found: fc }) => {
+                b(a).cmp(b(c)).then_with(|| sa.cmp(sc)).then_with(|| fa.as_deref().map(b).cmp(&fc.as_deref().map(b)))
+            }
             _ => self.rank().cmp(&other.rank()),
         }
     }
@@ -75,6 +85,7 @@ impl Input {
             Input::Read { .. } => 0,
             Input::Load { .. } => 1,
             Input::Resolve { .. } => 2,
+            Input::StarExport { .. } => 3,
         }
     }
 
@@ -82,7 +93,7 @@ impl Input {
     pub fn read_path(&self) -> Option<&Path> {
         match self {
             Input::Read { path, .. } | Input::Load { path, .. } => Some(path),
-            Input::Resolve { .. } => None,
+            Input::Resolve { .. } | Input::StarExport { .. } => None,
         }
     }
 }
@@ -112,11 +123,29 @@ impl Inputs {
         true
     }
 
-    /// Every load diagnostic, its own and the shared ones' (repeats are possible: sorting the
-    /// compile's diagnostics drops them).
+    /// Every file it read or loaded, watched ones included (with repeats), until `f` returns
+    /// false: the files whose change means the result must be looked at again.
+    pub fn all_read_paths<'a>(&'a self, f: &mut impl FnMut(&'a Path)) {
+        let mut seen: Vec<*const Inputs> = Vec::new();
+        self.read_paths_inner(f, &mut seen);
+    }
+
+    fn read_paths_inner<'a>(&'a self, f: &mut impl FnMut(&'a Path), seen: &mut Vec<*const Inputs>) {
+        self.list.iter().filter_map(Input::read_path).for_each(&mut *f);
+        for s in self.shared.iter().chain(&self.watched) {
+            let p = Arc::as_ptr(s);
+            if !seen.contains(&p) {
+                seen.push(p);
+                s.read_paths_inner(f, seen);
+            }
+        }
+    }
+
+    /// Every load diagnostic, its own and the shared and watched ones' (repeats are possible:
+    /// sorting the compile's diagnostics drops them).
     pub fn all_diagnostics(&self) -> Vec<Diagnostic> {
         let mut out = self.diagnostics.clone();
-        for s in &self.shared {
+        for s in self.shared.iter().chain(&self.watched) {
             out.extend(s.all_diagnostics());
         }
         out
@@ -124,7 +153,7 @@ impl Inputs {
 
     /// Whether anything it reused consulted untracked state.
     fn is_untracked(&self) -> bool {
-        self.untracked || self.shared.iter().any(|s| s.is_untracked())
+        self.untracked || self.shared.iter().chain(&self.watched).any(|s| s.is_untracked())
     }
 }
 
@@ -168,6 +197,16 @@ pub fn replay(inputs: &Arc<Inputs>) {
     with_recording(|i| {
         if !i.shared.iter().any(|s| Arc::ptr_eq(s, inputs)) {
             i.shared.push(inputs.clone());
+        }
+    });
+}
+
+/// Notes what an `export *` search read, watched by whatever is being recorded (its answer is
+/// an [`Input::StarExport`]).
+pub fn watch(inputs: &Arc<Inputs>) {
+    with_recording(|i| {
+        if !i.watched.iter().any(|s| Arc::ptr_eq(s, inputs)) {
+            i.watched.push(inputs.clone());
         }
     });
 }

@@ -15,7 +15,8 @@
 //!   evaluation produces), [`contracts`] (build: evaluated macro arguments to a manifest
 //!   contract);
 //! - [`config`], [`discover`] (the project's files), [`inputs`] (what a result was computed
-//!   from), [`cache`] (results across compiles), [`project`] (loader, resolver, overlays, change
+//!   from), [`memo`] (what evaluating each constant did, shared by every file), [`cache`]
+//!   (results across compiles), [`project`] (loader, resolver, overlays, change
 //!   tracking; [`project::changes`] for watcher events);
 //! - [`evaluate`] (static evaluation, zod builder calls included), [`rules`] (the checks),
 //!   [`compile`] (the pipeline, in parallel, sorted output);
@@ -32,6 +33,7 @@ pub mod emit;
 pub mod evaluate;
 pub mod extract;
 pub mod inputs;
+pub mod memo;
 pub mod numbers;
 pub mod parse;
 pub mod paths;

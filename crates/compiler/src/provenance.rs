@@ -30,7 +30,7 @@ pub fn provenance_edits(c: &Compilation, path: &Path) -> Vec<Edit> {
         .iter()
         .filter(|cc| cc.file == file.id)
         .map(|cc| {
-            let id = cc.built.contract.id();
+            let id = cc.contract().id();
             let hash = cc.hashed.contract().contract_hash();
             // A compiled contract always has its one definition argument: append after it.
             Edit { offset: cc.call.insert_at as usize, text: format!(", {}", provenance_literal(id, hash)) }

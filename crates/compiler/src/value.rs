@@ -4,7 +4,7 @@
 
 use crate::numbers::json_number;
 use crate::source::Span;
-use crate::zod::model::{Check, Regex, ZodId};
+use crate::zod::model::{Check, Regex, ThunkId, ZodId};
 use std::path::PathBuf;
 
 #[derive(Clone, Debug)]
@@ -35,8 +35,15 @@ pub enum Val {
     Array(Vec<Node>),
     /// Properties in insertion order (JS semantics: a repeated key keeps its first position).
     Object(Vec<Prop>),
-    /// An `AgentSchema`: the JSON Schema the agent sees.
-    Schema(Box<Node>),
+    /// An `AgentSchema`: the JSON Schema the agent sees (shared: contracts use it as is).
+    Schema(std::sync::Arc<Node>),
+    /// A value shared by reference, standing for `.0` itself (where a contract holds an
+    /// `AgentSchema`'s JSON Schema): made only by the build step, never by evaluation.
+    Inline(std::sync::Arc<Node>),
+    /// A JSON value as one leaf: a `z.toJSONSchema(...)` written directly as the `jsonSchema`
+    /// of `fromStandardSchema` (every part of it is at the conversion's span, so a tree of
+    /// nodes would say nothing more). Only the build step reads inside it.
+    Json(std::sync::Arc<serde_json::Value>),
     /// `observationContract({...})`: the definition object.
     Observation(Box<Node>),
     /// `actionContract({...})`: the definition object.
@@ -63,10 +70,55 @@ pub enum Val {
     /// (`() => []`), evaluated only where a value is needed (zod defaults).
     Function(Option<Box<swc_ecma_ast::Expr>>, Option<std::sync::Arc<crate::extract::ModuleInfo>>),
     /// A getter of an object literal (zod shapes use them for recursion): a deferred schema.
-    Getter(usize),
+    Getter(ThunkId),
 }
 
 impl Val {
+    /// See [`Node::same_as`].
+    pub fn same_as(&self, other: &Val) -> bool {
+        use Val::*;
+        match (self, other) {
+            (Undefined, Undefined) | (Null, Null) | (CoreNamespace, CoreNamespace) => true,
+            (Bool(a), Bool(b)) => a == b,
+            (Num(a), Num(b)) => a.to_bits() == b.to_bits(),
+            (Str(a), Str(b)) | (CoreExport(a), CoreExport(b)) | (ZodFn(a), ZodFn(b)) => a == b,
+            (Array(a), Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_with_via(y)),
+            (Object(a), Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|(x, y)| x.key == y.key && x.key_span == y.key_span && x.value.same_with_via(&y.value))
+            }
+            (Schema(a), Schema(b)) | (Inline(a), Inline(b)) => a.same_with_via(b),
+            (Observation(a), Observation(b)) | (Action(a), Action(b)) => a.same_with_via(b),
+            (Namespace(a), Namespace(b)) => a == b,
+            (ZodNs(a), ZodNs(b)) => a == b,
+            (Zod(a), Zod(b)) => a == b,
+            (ZodMethod(a, m), ZodMethod(b, n)) => a == b && m == n,
+            (ZodCheck(a), ZodCheck(b)) => a == b,
+            (Regex(a), Regex(b)) => a == b,
+            (Function(a, m), Function(b, n)) => {
+                let module = match (m, n) {
+                    (Some(m), Some(n)) => std::sync::Arc::ptr_eq(m, n),
+                    (None, None) => true,
+                    _ => false,
+                };
+                let expr = match (a, b) {
+                    (Some(a), Some(b)) => {
+                        use swc_common::Spanned;
+                        a.span() == b.span()
+                    }
+                    (None, None) => true,
+                    _ => false,
+                };
+                module && expr
+            }
+            (Getter(a), Getter(b)) => a == b,
+            (Json(a), Json(b)) => std::sync::Arc::ptr_eq(a, b) || a == b,
+            _ => false,
+        }
+    }
+
     /// What the value is, in words for diagnostics.
     pub fn describe(&self) -> &'static str {
         match self {
@@ -90,6 +142,15 @@ impl Val {
             Val::Regex(_) => "a regular expression",
             Val::Function(..) => "a function",
             Val::Getter(_) => "a getter",
+            Val::Inline(inner) => inner.val.describe(),
+            Val::Json(j) => match &**j {
+                serde_json::Value::Null => "null",
+                serde_json::Value::Bool(_) => "a boolean",
+                serde_json::Value::Number(_) => "a number",
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Array(_) => "an array",
+                serde_json::Value::Object(_) => "an object",
+            },
         }
     }
 }
@@ -121,10 +182,35 @@ impl Node {
         let child = match &self.val {
             Val::Object(props) => props.iter().find(|p| &p.key == first).map(|p| &p.value),
             Val::Array(items) => first.parse::<usize>().ok().and_then(|i| items.get(i)),
-            Val::Schema(inner) | Val::Observation(inner) | Val::Action(inner) => return inner.use_site(pointer),
+            Val::Schema(inner) | Val::Inline(inner) => return inner.use_site(pointer),
+            Val::Observation(inner) | Val::Action(inner) => return inner.use_site(pointer),
             _ => None,
         }?;
         child.use_site(rest)
+    }
+
+    /// The zod nodes and thunks this value holds (for the memo's collection of dead thunks).
+    pub fn zod_refs(&self, nodes: &mut Vec<ZodId>, thunks: &mut Vec<ThunkId>) {
+        match &self.val {
+            Val::Zod(z) | Val::ZodMethod(z, _) => nodes.push(z.clone()),
+            Val::Getter(t) => thunks.push(t.clone()),
+            Val::Array(items) => items.iter().for_each(|n| n.zod_refs(nodes, thunks)),
+            Val::Object(props) => props.iter().for_each(|p| p.value.zod_refs(nodes, thunks)),
+            Val::Schema(inner) | Val::Inline(inner) => inner.zod_refs(nodes, thunks),
+            Val::Observation(inner) | Val::Action(inner) => inner.zod_refs(nodes, thunks),
+            _ => {}
+        }
+    }
+
+    /// Whether two values are the same, as a later evaluation would see them: the same spans,
+    /// the same schema and regular-expression objects, the same functions; the top-level `via`
+    /// is not compared (every use sets its own).
+    pub fn same_as(&self, other: &Node) -> bool {
+        self.span == other.span && self.val.same_as(&other.val)
+    }
+
+    fn same_with_via(&self, other: &Node) -> bool {
+        self.via == other.via && self.same_as(other)
     }
 
     pub fn get(&self, key: &str) -> Option<&Prop> {
@@ -173,6 +259,8 @@ impl Node {
                 }
                 Value::Object(map)
             }
+            Val::Inline(inner) => return inner.to_json(),
+            Val::Json(j) => (**j).clone(),
             _ => return Err(self),
         })
     }
@@ -184,7 +272,8 @@ impl Node {
         let child = match &self.val {
             Val::Object(props) => props.iter().find(|p| &p.key == first).map(|p| &p.value),
             Val::Array(items) => first.parse::<usize>().ok().and_then(|i| items.get(i)),
-            Val::Schema(inner) | Val::Observation(inner) | Val::Action(inner) => return inner.at_pointer(pointer),
+            Val::Schema(inner) | Val::Inline(inner) => return inner.at_pointer(pointer),
+            Val::Observation(inner) | Val::Action(inner) => return inner.at_pointer(pointer),
             _ => None,
         };
         match child {
@@ -200,8 +289,9 @@ impl Node {
         if !complete {
             return None;
         }
-        let node = match &node.val {
-            Val::Schema(inner) | Val::Observation(inner) | Val::Action(inner) => inner,
+        let node: &Node = match &node.val {
+            Val::Schema(inner) | Val::Inline(inner) => inner,
+            Val::Observation(inner) | Val::Action(inner) => inner,
             _ => node,
         };
         node.get(last).map(|p| p.key_span)

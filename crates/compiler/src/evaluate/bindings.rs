@@ -5,12 +5,14 @@
 use super::{empty_object_schema, json_to_node, Evaluator, CORE_FUNCTIONS, M};
 use crate::diagnostics::{closest, Code, Diagnostic};
 use crate::extract::{str_value, Binding, Export, ImportKind, CORE_PACKAGE};
+use crate::memo::{CacheKey, Event};
 use crate::numbers::js_number_string;
 use crate::project::LoadError;
 use crate::source::{PathKey, Span};
 use crate::value::{Node, Prop as VProp, Val};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use swc_ecma_ast::*;
 
 impl Evaluator<'_> {
@@ -75,12 +77,12 @@ impl Evaluator<'_> {
                     _ => return self.not_static(use_span, "internal: constant not found"),
                 };
                 let init = decl.init.as_ref().expect("const with initializer");
-                self.with_cache(key, use_span, |ev| ev.eval(m, init))
+                self.with_memo(key, m, use_span, |ev| ev.eval(m, init))
             }
             Binding::Enum { item, span } => {
                 let key = (PathKey::new(&m.file.path), name.to_string());
                 let (item, span) = (*item, *span);
-                self.with_cache(key, use_span, |ev| ev.eval_enum(m, item, span))
+                self.with_memo(key, m, use_span, |ev| ev.eval_enum(m, item, span))
             }
             Binding::Const { init: None, span } => self.error(
                 Diagnostic::new(Code::NotStatic, use_span, format!("`{name}` is declared without a value"))
@@ -146,14 +148,19 @@ impl Evaluator<'_> {
     /// Runs `f` with cycle detection and caching under `key`.
     pub(super) fn with_cache(
         &mut self,
-        key: (PathKey, String),
+        key: CacheKey,
         use_span: Span,
         f: impl FnOnce(&mut Self) -> Option<Node>,
     ) -> Option<Node> {
         if let Some(cached) = self.cache.get(&key) {
-            return cached.clone();
+            return (**cached).clone();
         }
         if self.stack.contains(&key) {
+            if self.frame.is_some() {
+                // Which way round the cycle is reported depends on where the file entered it.
+                self.diverged = true;
+                return None;
+            }
             let mut chain: Vec<String> = Vec::new();
             for (p, n) in self.stack.iter().skip_while(|k| **k != key).chain(std::iter::once(&key)) {
                 let step = format!("`{}` ({})", n.trim_start_matches("export:"), self.project.rel(&p.0));
@@ -166,17 +173,20 @@ impl Evaluator<'_> {
                 .help("a value cannot contain itself; for recursive data use `$defs` and `{ $ref: \"#/$defs/Node\" }` in the JSON Schema, or move the shared part into a constant both sides import");
             return self.error(d);
         }
+        self.record(|| Event::Begin(key.clone()));
         self.stack.push(key.clone());
         let result = f(self);
         self.stack.pop();
-        self.cache.insert(key, result.clone());
+        let cached = Arc::new(result.clone());
+        self.record(|| Event::End(key.clone(), cached.clone()));
+        self.cache.insert(key, cached);
         result
     }
 
     pub(super) fn core_export(&mut self, export: &str, span: Span) -> Option<Node> {
         if export == "emptyObjectSchema" {
             let json = json_to_node(&empty_object_schema(), span);
-            return Some(Node::new(span, Val::Schema(Box::new(json))));
+            return Some(Node::new(span, Val::Schema(Arc::new(json))));
         }
         if CORE_FUNCTIONS.contains(&export) {
             return Some(Node::new(span, Val::CoreExport(export.to_string())));
@@ -283,8 +293,7 @@ impl Evaluator<'_> {
             };
         }
         if name != "default" {
-            let project = self.project;
-            let found = project.star_export(&m.file.path, name, || self.find_star_export(&m, name, &mut Vec::new()));
+            let found = self.project.star_export(&m, name);
             if let Some(target) = found {
                 return self.eval_export(&target, name, use_span);
             }
@@ -316,31 +325,6 @@ impl Evaluator<'_> {
         names.sort();
         names.dedup();
         names
-    }
-
-    /// Which module behind `export *` declares `name` (first match in source order).
-    pub(super) fn find_star_export(
-        &mut self,
-        m: &M,
-        name: &str,
-        visited: &mut Vec<crate::source::FileId>,
-    ) -> Option<PathBuf> {
-        // By file id: a barrel has tens of modules, and hashing paths dominated this search.
-        if visited.contains(&m.file.id) {
-            return None;
-        }
-        visited.push(m.file.id);
-        for (source, _) in &m.index.star_exports {
-            let Some(target) = self.project.resolve(&m.file.path, source) else { continue };
-            let Ok(tm) = self.project.load(&target) else { continue };
-            if tm.index.exports.contains_key(name) {
-                return Some(target);
-            }
-            if let Some(found) = self.find_star_export(&tm, name, visited) {
-                return Some(found);
-            }
-        }
-        None
     }
 }
 

@@ -97,7 +97,7 @@ impl Evaluator<'_> {
                     match core.as_str() {
                         "observationContract" => Val::Observation(boxed),
                         "actionContract" => Val::Action(boxed),
-                        _ => Val::Schema(boxed),
+                        _ => Val::Schema(std::sync::Arc::new(*boxed)),
                     },
                 ))
             }
@@ -192,7 +192,7 @@ impl Evaluator<'_> {
         }
         let source = js_regexp_source(strings.first().map(String::as_str).unwrap_or(""));
         let flags = strings.get(1).cloned().unwrap_or_default();
-        Some(Node::new(span, Val::Regex(self.zod.new_regex(source, flags))))
+        Some(Node::new(span, Val::Regex(crate::zod::model::Regex::fresh(source, flags))))
     }
 
     /// The core export a callee refers to (directly, aliased, through a namespace, or through a
@@ -211,9 +211,9 @@ impl Evaluator<'_> {
                 // a project module re-exporting a core function
                 if m.index.imports.contains_key(name) {
                     let span = self.sp(m, id.span);
-                    let before = self.diagnostics.len();
+                    let before = self.mark();
                     let v = self.eval_ident(m, name, span);
-                    self.diagnostics.truncate(before);
+                    self.discard_since(before);
                     if let Some(Node { val: Val::CoreExport(e), .. }) = v {
                         return Some(e);
                     }
@@ -295,17 +295,19 @@ impl Evaluator<'_> {
                 .help("fromStandardSchema(Schema, { jsonSchema: {...} })"),
             );
         };
-        self.last_converted = None;
+        self.set_last_converted(None);
         let json = match json_expr {
             JsonSchemaExpr::Ident(id) => {
                 let s = self.sp(m, id.span);
                 self.eval_ident(m, id.sym.as_str(), s)
             }
             JsonSchemaExpr::Expr(e) => {
+                let mut conversion = false;
                 if let Expr::Call(inner) = unwrap_ts(e) {
                     let Callee::Expr(callee) = &inner.callee else { return None };
                     let is_zod =
                         matches!(self.zod_callee(m, callee), Some(Some(Val::ZodFn(ref f))) if f == "toJSONSchema");
+                    conversion = is_zod;
                     if !is_zod {
                         let s = self.sp(m, inner.span);
                         return self.error(
@@ -315,10 +317,18 @@ impl Evaluator<'_> {
                         );
                     }
                 }
-                self.eval(m, e)
+                self.keep_json = conversion;
+                let v = self.eval(m, e);
+                self.keep_json = false;
+                v
             }
         }?;
-        if !matches!(json.val, Val::Object(_)) {
+        let is_object = match &json.val {
+            Val::Object(_) => true,
+            Val::Json(j) => j.is_object(),
+            _ => false,
+        };
+        if !is_object {
             return self.error(Diagnostic::new(
                 Code::InvalidArguments,
                 json.span,
@@ -326,15 +336,13 @@ impl Evaluator<'_> {
             ));
         }
         // The validator and the JSON Schema must describe the same zod schema.
-        if let Some((converted, io)) = self.last_converted {
-            let before = self.diagnostics.len();
+        if let Some((converted, io)) = self.observe_last_converted() {
+            let before = self.mark();
             let validated = self.eval(m, &call.args[0].expr);
-            self.diagnostics.truncate(before);
+            self.discard_since(before);
             if let Some(Node { val: Val::Zod(v), span: vspan, via, .. }) = validated {
                 // Two spellings of the same schema are fine; a different schema is not.
-                let same = v == converted
-                    || crate::zod::emit::to_json_schema(&self.zod, v, io).ok()
-                        == crate::zod::emit::to_json_schema(&self.zod, converted, io).ok();
+                let same = v == converted || self.same_json_schema(&v, &converted, io);
                 if !same {
                     return self.error(
                         Diagnostic::new(Code::InvalidArguments, via.unwrap_or(vspan), "`fromStandardSchema` validates one zod schema but its `jsonSchema` is converted from another")
@@ -346,11 +354,11 @@ impl Evaluator<'_> {
             }
         }
         // Remember an output-mode conversion on the schema itself, for the `input` warning.
-        let output_mode = self.zod_output_mode.get(&json.span).copied();
-        let mut schema = Node::new(span, Val::Schema(Box::new(json)));
+        let output_mode = self.observe_output_mode(json.span);
+        let mut schema = Node::new(span, Val::Schema(std::sync::Arc::new(json)));
         if output_mode == Some(true) {
             schema.via = None;
-            self.output_mode_schemas.insert(span);
+            self.note_output_mode_schema(span);
         }
         Some(schema)
     }

@@ -12,10 +12,11 @@
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::extract::{str_value, ModuleInfo};
+use crate::memo::{CacheKey, Cached, Event, Memo};
 use crate::numbers::js_number_string;
 use crate::parse::span_of;
 use crate::project::Project;
-use crate::source::{PathKey, Span};
+use crate::source::Span;
 use crate::value::{Node, Prop as VProp, Val};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -24,6 +25,7 @@ use swc_ecma_ast::*;
 
 mod bindings;
 mod calls;
+mod memo;
 mod zod_calls;
 
 /// The JSON Schema `emptyObjectSchema` stands for.
@@ -42,38 +44,146 @@ const CORE_FUNCTIONS: &[&str] = &[
     "fromStandardSchema",
 ];
 
-/// One evaluation session; caches constants so each is evaluated (and reported) once.
+/// One evaluation session (one contract file); caches constants so each is evaluated (and
+/// reported) once. With the project's memo ([`crate::memo`]) a constant is evaluated once per
+/// compile for every file, and replayed into each file's session as if the file had evaluated
+/// it; without it ([`Evaluator::alone`]) the file evaluates everything itself.
 pub struct Evaluator<'p> {
     pub(crate) project: &'p Project,
     pub diagnostics: Vec<Diagnostic>,
-    stack: Vec<(PathKey, String)>,
-    cache: HashMap<(PathKey, String), Option<Node>, rustc_hash::FxBuildHasher>,
-    /// The zod schemas built so far (identity matters: see [`crate::zod::model`]).
-    pub(crate) zod: crate::zod::model::Arena,
+    stack: Vec<CacheKey>,
+    cache: HashMap<CacheKey, Cached, rustc_hash::FxBuildHasher>,
+    /// What each getter and `z.lazy` evaluated to (once each, where a conversion needs it).
+    pub(crate) targets: crate::zod::model::Targets,
     /// `z.toJSONSchema` calls in output mode → whether input mode would differ.
-    pub(crate) zod_output_mode: HashMap<Span, bool>,
+    zod_output_mode: HashMap<Span, bool>,
     /// `fromStandardSchema(...)` calls whose JSON Schema was converted in output mode and
     /// would differ in input mode.
     pub output_mode_schemas: std::collections::HashSet<Span>,
     /// The root of the last `z.toJSONSchema` conversion (to check it converts the schema that
     /// `fromStandardSchema` validates with).
-    pub(crate) last_converted: Option<(crate::zod::model::ZodId, crate::zod::emit::Io)>,
+    last_converted: Option<(crate::zod::model::ZodId, crate::zod::emit::Io)>,
+    /// The memo constants come from (`None`: evaluated here).
+    memo: Option<&'p Memo>,
+    /// The file being compiled: conversions of its own schemas are not kept for other files.
+    pub(crate) home: Option<crate::source::FileId>,
+    /// The next `z.toJSONSchema` is the `jsonSchema` of a `fromStandardSchema`: its result can
+    /// stay one JSON leaf ([`Val::Json`]).
+    pub(crate) keep_json: bool,
+    /// Computing a memo entry: what the evaluation does is recorded, not reported.
+    frame: Option<Vec<Event>>,
+    /// The memo cannot reproduce what evaluating alone would do here (a cycle through a
+    /// constant, a replay that does not fit): the file must be evaluated alone.
+    diverged: bool,
 }
 
 type M = Arc<ModuleInfo>;
 
 impl<'p> Evaluator<'p> {
+    /// A file's session, with constants from the project's memo.
     pub fn new(project: &'p Project) -> Self {
+        Self::with(project, Some(&project.memo), None)
+    }
+
+    /// A file's session that evaluates everything itself (what [`Evaluator::new`] must equal).
+    pub fn alone(project: &'p Project) -> Self {
+        Self::with(project, None, None)
+    }
+
+    /// A session computing one memo entry: an empty cache, its events recorded.
+    fn frame(project: &'p Project) -> Self {
+        Self::with(project, Some(&project.memo), Some(Vec::new()))
+    }
+
+    fn with(project: &'p Project, memo: Option<&'p Memo>, frame: Option<Vec<Event>>) -> Self {
         Evaluator {
             project,
             diagnostics: Vec::new(),
             stack: Vec::new(),
             cache: HashMap::default(),
-            zod: Default::default(),
+            targets: Default::default(),
             zod_output_mode: HashMap::new(),
             output_mode_schemas: Default::default(),
             last_converted: None,
+            memo,
+            home: None,
+            keep_json: false,
+            frame,
+            diverged: false,
         }
+    }
+
+    /// Whether the memo could not reproduce this session: its results must not be used, and
+    /// the file must be evaluated [`Evaluator::alone`].
+    pub fn diverged(&self) -> bool {
+        self.diverged
+    }
+
+    /// Reports a diagnostic (records it, in a frame).
+    pub(crate) fn report(&mut self, d: Diagnostic) {
+        match &mut self.frame {
+            Some(events) => events.push(Event::Diag(d)),
+            None => self.diagnostics.push(d),
+        }
+    }
+
+    /// A point to discard the diagnostics reported after ([`Evaluator::discard_since`]).
+    pub(crate) fn mark(&self) -> usize {
+        match &self.frame {
+            Some(events) => events.len(),
+            None => self.diagnostics.len(),
+        }
+    }
+
+    /// Drops the diagnostics reported since `mark`; what was cached meanwhile stays cached.
+    pub(crate) fn discard_since(&mut self, mark: usize) {
+        match &mut self.frame {
+            Some(events) => {
+                let tail: Vec<Event> = events.drain(mark..).collect();
+                for e in tail {
+                    match e {
+                        Event::Diag(_) => {}
+                        Event::Memo(entry, _) => events.push(Event::Memo(entry, true)),
+                        Event::Thunk(t, entry, _) => events.push(Event::Thunk(t, entry, true)),
+                        other => events.push(other),
+                    }
+                }
+            }
+            None => self.diagnostics.truncate(mark),
+        }
+    }
+
+    fn record(&mut self, e: impl FnOnce() -> Event) {
+        if let Some(events) = &mut self.frame {
+            events.push(e());
+        }
+    }
+
+    pub(crate) fn set_last_converted(&mut self, v: Option<(crate::zod::model::ZodId, crate::zod::emit::Io)>) {
+        self.record(|| Event::SetLastConverted(v.clone()));
+        self.last_converted = v;
+    }
+
+    pub(crate) fn observe_last_converted(&mut self) -> Option<(crate::zod::model::ZodId, crate::zod::emit::Io)> {
+        let v = self.last_converted.clone();
+        self.record(|| Event::ObserveLastConverted(v.clone()));
+        v
+    }
+
+    pub(crate) fn note_output_mode(&mut self, span: Span, differs: bool) {
+        self.record(|| Event::OutputMode(span, differs));
+        self.zod_output_mode.insert(span, differs);
+    }
+
+    pub(crate) fn observe_output_mode(&mut self, span: Span) -> Option<bool> {
+        let v = self.zod_output_mode.get(&span).copied();
+        self.record(|| Event::ObserveOutputMode(span, v));
+        v
+    }
+
+    pub(crate) fn note_output_mode_schema(&mut self, span: Span) {
+        self.record(|| Event::OutputModeSchema(span));
+        self.output_mode_schemas.insert(span);
     }
 
     pub(crate) fn sp(&self, m: &M, s: swc_common::Span) -> Span {
@@ -81,7 +191,7 @@ impl<'p> Evaluator<'p> {
     }
 
     pub(crate) fn error<T>(&mut self, d: Diagnostic) -> Option<T> {
-        self.diagnostics.push(d);
+        self.report(d);
         None
     }
 
@@ -105,6 +215,9 @@ impl<'p> Evaluator<'p> {
 
     /// Evaluates an expression of module `m`.
     pub fn eval(&mut self, m: &M, expr: &Expr) -> Option<Node> {
+        if self.diverged {
+            return None;
+        }
         let span = self.sp(m, expr.span());
         match expr {
             Expr::Lit(lit) => self.eval_lit(m, lit),
@@ -143,7 +256,7 @@ impl<'p> Evaluator<'p> {
             Lit::Bool(b) => Val::Bool(b.value),
             Lit::Null(_) => Val::Null,
             Lit::BigInt(_) => return self.not_static(span, "a bigint is not a JSON value"),
-            Lit::Regex(r) => Val::Regex(self.zod.new_regex(r.exp.to_string(), r.flags.to_string())),
+            Lit::Regex(r) => Val::Regex(crate::zod::model::Regex::fresh(r.exp.to_string(), r.flags.to_string())),
             Lit::JSXText(_) => return self.not_static(span, "JSX text is not a JSON value"),
         };
         Some(Node::new(span, val))
@@ -320,7 +433,7 @@ impl<'p> Evaluator<'p> {
                         let body = g.function.body.as_ref().and_then(|b| single_return(&b.stmts));
                         match (key, body) {
                             (Some((key, key_span)), Some(expr)) => {
-                                let t = self.zod.add_thunk(crate::zod::model::Thunk {
+                                let t = crate::zod::model::ThunkId::new(crate::zod::model::Thunk {
                                     module: m.clone(),
                                     expr: Box::new(expr.clone()),
                                     span: key_span,

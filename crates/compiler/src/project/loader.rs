@@ -124,6 +124,47 @@ impl Project {
         loaded.result.clone()
     }
 
+    /// [`Project::load`] for the file being compiled. In a one-shot compile its syntax tree is
+    /// not kept for others (nothing else usually imports a contract file; one that does parses
+    /// it again): it is dropped as soon as the file is compiled, so a compile holds at most a
+    /// thread's worth of contract files' trees at once.
+    pub fn load_own(&self, path: &Path) -> Result<Arc<ModuleInfo>, LoadError> {
+        if !self.results.disabled() {
+            return self.load(path);
+        }
+        let path = normalize(path);
+        let existing = self.session().slots.get(path_key_bytes(&path)).cloned();
+        let loaded = match existing.as_ref().and_then(|slot| slot.get()) {
+            Some(loaded) => loaded.clone(),
+            None => self.parse_file(&path),
+        };
+        let file = match &loaded.result {
+            Ok(m) => Some(m.file.id),
+            Err(e) => e.file().map(|f| f.id),
+        };
+        inputs::note(Input::Load { path, file });
+        inputs::note_diagnostics(&loaded.diagnostics);
+        loaded.result
+    }
+
+    /// Reads and parses a file, not kept anywhere.
+    fn parse_file(&self, path: &Path) -> Loaded {
+        match self.read(path) {
+            Ok(file) => {
+                self.parses.fetch_add(1, Ordering::Relaxed);
+                match crate::parse::parse_module(&file) {
+                    Ok(module) => {
+                        let index = index_module(&file, &module);
+                        Loaded { result: Ok(Arc::new(ModuleInfo { file, module, index })), diagnostics: Vec::new() }
+                    }
+                    Err(diagnostics) => Loaded { result: Err(LoadError::Syntax { file }), diagnostics },
+                }
+            }
+            // Unreadable files are reported by `load`, once.
+            Err(_) => self.load_cached(path),
+        }
+    }
+
     fn load_cached(&self, path: &Path) -> Loaded {
         let file = match self.read(path) {
             Ok(f) => f,

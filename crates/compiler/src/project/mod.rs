@@ -85,10 +85,17 @@ struct Session {
     /// `export *` lookups: (barrel, name) → the module behind it that declares `name`, and the
     /// inputs of that search (a file that reuses the answer depends on them too).
     star_exports: HashMap<(PathKey, String), StarExport, rustc_hash::FxBuildHasher>,
+    /// Each module's `export *` targets, resolved and loaded once per compile for every search
+    /// that passes through it, with what that read.
+    star_targets: PathMap<StarTargets>,
 }
 
+/// A module's `export *` targets in source order, each resolved and loaded when a search first
+/// reaches it (`None`: it does not resolve or load), with what that read.
+pub(crate) type StarTargets = Arc<Vec<OnceLock<(Option<(PathBuf, Arc<ModuleInfo>)>, Arc<Inputs>)>>>;
+
 /// What an `export *` search found, and the inputs it read.
-type StarExport = (Option<PathBuf>, Arc<Inputs>);
+pub(crate) type StarExport = (Option<PathBuf>, Arc<Inputs>);
 
 /// Changes reported since the last compile, and the walk they invalidate.
 struct Tracking {
@@ -112,6 +119,9 @@ pub struct Project {
     /// Unsaved buffers (stdin, editors, the Vite transform) that replace the file on disk.
     overlays: std::sync::RwLock<HashMap<PathBuf, Arc<str>>>,
     parses: AtomicUsize,
+    /// What evaluating each constant did, shared by every file (and kept across compiles while
+    /// what it read is unchanged).
+    pub memo: crate::memo::Memo,
 }
 
 impl Project {
@@ -130,6 +140,7 @@ impl Project {
             results: Default::default(),
             overlays: Default::default(),
             parses: Default::default(),
+            memo: Default::default(),
         }
     }
 
@@ -206,10 +217,12 @@ impl Project {
     /// each); under [`ChangeTracking::Reported`] only the files reported changed. Parsed
     /// modules whose text did not change are reused either way.
     pub fn begin(&self) {
+        self.memo.begin();
         let mut t = self.tracking();
         let mut s = self.session();
         s.slots.clear();
         s.star_exports.clear();
+        s.star_targets.clear();
         let everything = t.mode == ChangeTracking::Rescan || t.changed.contains(Path::new(""));
         if everything {
             s.files.clear();
@@ -259,6 +272,16 @@ impl Project {
         Ok(d)
     }
 
+    /// Forgets every parsed module (a one-shot compile, done evaluating): a later load parses
+    /// again. What they held is returned, to be dropped wherever that costs least.
+    pub fn release_modules(&self) -> impl Send {
+        let mut s = self.session();
+        let held =
+            (std::mem::take(&mut s.slots), std::mem::take(&mut s.star_exports), std::mem::take(&mut s.star_targets));
+        drop(s);
+        (held, std::mem::take(&mut *self.cache.lock().unwrap_or_else(|e| e.into_inner())))
+    }
+
     /// Drops cached modules of files that were deleted.
     pub fn forget(&self, path: &Path) {
         let path = normalize(path);
@@ -297,6 +320,9 @@ impl Project {
                     Input::Resolve { dir, scope, specifier, found } => {
                         s.resolved.get(&(PathKey::new(dir), *scope, specifier.clone())).map(|r| r == found)
                     }
+                    Input::StarExport { barrel, name, found } => {
+                        s.star_exports.get(&(PathKey::new(barrel), name.clone())).map(|r| r.0 == *found)
+                    }
                 };
                 if same.is_none() {
                     pending.push(input);
@@ -310,6 +336,7 @@ impl Project {
         pending.into_iter().all(|input| match input {
             Input::Read { path, file } | Input::Load { path, file } => file_id_of(&self.read(path)) == *file,
             Input::Resolve { dir, scope, specifier, found } => self.resolve_in(dir, *scope, specifier) == *found,
+            Input::StarExport { barrel, name, found } => self.star_export_now(barrel, name) == *found,
         })
     }
 }

@@ -3,12 +3,14 @@
 //! scope and compile. A file's aliases are those of the tsconfig project that owns it
 //! ([`crate::config::Config::scope_of`]).
 
-use super::Project;
+use super::{Project, StarExport, StarTargets};
+use crate::extract::ModuleInfo;
 use crate::inputs::{self, Input};
 use crate::paths::normalize;
+use crate::source::path_key_bytes;
 use crate::source::PathKey;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 impl Project {
     /// Resolves an import specifier from the module at `from` to a project file. `None` for
@@ -40,20 +42,87 @@ impl Project {
         found
     }
 
-    /// The module behind the `export *` of `barrel` that declares `name`, computed by `find` once
-    /// per compile.
-    pub fn star_export(&self, barrel: &Path, name: &str, find: impl FnOnce() -> Option<PathBuf>) -> Option<PathBuf> {
-        let key = (PathKey::new(barrel), name.to_string());
-        let cached = self.session().star_exports.get(&key).cloned();
-        if let Some((found, searched)) = cached {
-            inputs::replay(&searched);
-            return found;
-        }
-        let (found, searched) = inputs::record(find);
-        let searched = Arc::new(searched);
-        inputs::replay(&searched);
-        self.session().star_exports.insert(key, (found.clone(), searched));
+    /// The module behind the `export *` of the module `barrel` that declares `name` (first
+    /// match in source order), searched once per compile. The caller depends on the answer
+    /// ([`Input::StarExport`]); what the search read is only watched.
+    pub fn star_export(&self, barrel: &ModuleInfo, name: &str) -> Option<PathBuf> {
+        let (found, _) = self.star_export_search(barrel, name);
         found
+    }
+
+    fn star_export_search(&self, barrel: &ModuleInfo, name: &str) -> StarExport {
+        let key = (PathKey::new(&barrel.file.path), name.to_string());
+        let cached = self.session().star_exports.get(&key).cloned();
+        let (found, searched) = match cached {
+            Some(c) => c,
+            None => {
+                let (found, searched) = inputs::record(|| self.find_star_export(barrel, name, &mut Vec::new()));
+                let c = (found, Arc::new(searched));
+                self.session().star_exports.insert(key, c.clone());
+                c
+            }
+        };
+        inputs::watch(&searched);
+        inputs::note(Input::StarExport {
+            barrel: barrel.file.path.clone(),
+            name: name.to_string(),
+            found: found.clone(),
+        });
+        (found, searched)
+    }
+
+    /// What searching `barrel`'s `export *` for `name` finds now (for [`Project::unchanged`]).
+    pub(super) fn star_export_now(&self, barrel: &Path, name: &str) -> Option<PathBuf> {
+        let m = self.load(barrel).ok()?;
+        self.star_export(&m, name)
+    }
+
+    /// Which module behind `export *` declares `name` (first match in source order).
+    fn find_star_export(
+        &self,
+        m: &ModuleInfo,
+        name: &str,
+        visited: &mut Vec<crate::source::FileId>,
+    ) -> Option<PathBuf> {
+        // By file id: a barrel has tens of modules, and hashing paths dominated this search.
+        if visited.contains(&m.file.id) {
+            return None;
+        }
+        visited.push(m.file.id);
+        let targets = self.star_targets(m);
+        for (i, slot) in targets.iter().enumerate() {
+            let (found, read) = slot.get_or_init(|| {
+                let (found, read) = inputs::record(|| {
+                    let source = &m.index.star_exports[i].0;
+                    let target = self.resolve(&m.file.path, source)?;
+                    let tm = self.load(&target).ok()?;
+                    Some((target, tm))
+                });
+                (found, Arc::new(read))
+            });
+            inputs::watch(read);
+            let Some((target, tm)) = found else { continue };
+            if tm.index.exports.contains_key(name) {
+                return Some(target.clone());
+            }
+            if let Some(found) = self.find_star_export(tm, name, visited) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// `m`'s `export *` targets (each resolved and loaded when first reached), once per compile.
+    fn star_targets(&self, m: &ModuleInfo) -> StarTargets {
+        let mut s = self.session();
+        match s.star_targets.get(path_key_bytes(&m.file.path)) {
+            Some(t) => t.clone(),
+            None => {
+                let t: StarTargets = Arc::new((0..m.index.star_exports.len()).map(|_| OnceLock::new()).collect());
+                s.star_targets.insert(PathKey::new(&m.file.path), t.clone());
+                t
+            }
+        }
     }
 
     fn resolve_uncached(&self, dir: &Path, scope: usize, specifier: &str) -> Option<PathBuf> {

@@ -30,27 +30,27 @@ pub fn check(contracts: Vec<Arc<CompiledContract>>, db: &SourceDb) -> (Vec<Arc<C
     let mut kept: Vec<Arc<CompiledContract>> = Vec::with_capacity(contracts.len());
     let mut diags = Vec::new();
     for c in contracts {
-        if let Some(first) = kept.last().filter(|k| k.built.contract.id() == c.built.contract.id()) {
-            let (code, what) = match &c.built.contract {
+        if let Some(first) = kept.last().filter(|k| k.contract().id() == c.contract().id()) {
+            let (code, what) = match c.contract() {
                 ManifestContract::Component(_) => (Code::DuplicateComponentType, "component type"),
                 ManifestContract::Procedure(_) => (Code::DuplicateOperationId, "procedure id"),
                 ManifestContract::ExternalTool(_) => (Code::DuplicateOperationId, "external tool id"),
             };
-            let id_ptr = match &c.built.contract {
+            let id_ptr = match c.contract() {
                 ManifestContract::Component(_) => "type",
                 _ => "id",
             };
-            let name = match &c.built.contract {
+            let name = match c.contract() {
                 ManifestContract::Component(cc) => cc.r#type.clone(),
                 other => other.id().to_string(),
             };
-            let first_span = first.built.span_at(&[id_ptr.to_string()]);
+            let first_span = first.span_at(&[id_ptr.to_string()]);
             let first_file = db.get(first_span.file);
             let lc = first_file.line_col(first_span.lo);
             diags.push(
                 Diagnostic::new(
                     code,
-                    c.built.span_at(&[id_ptr.to_string()]),
+                    c.span_at(&[id_ptr.to_string()]),
                     format!("the {what} \"{name}\" is already declared in {}:{}", first_file.rel, lc.line),
                 )
                 .label("declared again here")

@@ -2,8 +2,6 @@
 //! then strings in insertion order) and placeholders for schemas that are still being
 //! processed, so the emitter can mirror zod's in-place, shared-reference algorithm.
 
-use super::model::ZodId;
-
 #[derive(Clone, Debug, PartialEq)]
 pub enum J {
     Null,
@@ -12,8 +10,8 @@ pub enum J {
     Str(String),
     Arr(Vec<J>),
     Obj(Obj),
-    /// The (current) schema object of a processed node.
-    Ref(ZodId),
+    /// The (current) schema object of a processed node (its index in the conversion).
+    Ref(u32),
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -9,7 +9,148 @@ use serde_json::Value as Json;
 use std::sync::Arc;
 use swc_ecma_ast::Expr;
 
-pub type ZodId = u32;
+/// A zod schema object. Its identity is the allocation, as a JS object's is: a `const`
+/// evaluated once is one node wherever it is used, and a clone (`.describe()`, checks) is a new
+/// node. Nodes are immutable and shared (`Arc`), so a schema evaluated once per compile can be
+/// used by every contract file that imports it, from any thread.
+#[derive(Clone)]
+pub struct ZodId(Arc<ZNode>);
+
+impl ZodId {
+    pub fn new(node: ZNode) -> ZodId {
+        ZodId(Arc::new(node))
+    }
+
+    /// A node of `kind` with no checks, parent or metadata.
+    pub fn of(kind: Kind, span: Span) -> ZodId {
+        ZodId::new(ZNode { kind, checks: Vec::new(), parent: None, meta: Vec::new(), span })
+    }
+
+    /// A clone with `parent` (what zod's check methods, `.describe` and `.meta` return), its
+    /// own metadata and one more check if given.
+    pub fn child(&self, span: Span, meta: Vec<(String, Json)>, check: Option<Check>) -> ZodId {
+        let mut n = (*self.0).clone();
+        n.parent = Some(self.clone());
+        n.meta = meta;
+        n.span = span;
+        n.checks.extend(check);
+        ZodId::new(n)
+    }
+
+    /// A clone with a changed definition and no parent (`.extend`, `.partial`, `.strict`...).
+    pub fn with_kind(&self, kind: Kind, span: Span) -> ZodId {
+        let mut n = (*self.0).clone();
+        n.kind = kind;
+        n.parent = None;
+        n.meta = Vec::new();
+        n.span = span;
+        ZodId::new(n)
+    }
+
+    fn addr(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
+    /// The nodes and thunks this node refers to directly (its parent included).
+    pub fn refs(&self, nodes: &mut Vec<ZodId>, thunks: &mut Vec<ThunkId>) {
+        nodes.extend(self.parent.iter().cloned());
+        match &self.kind {
+            Kind::Array { element } => nodes.push(element.clone()),
+            Kind::Object { shape, .. } => {
+                for (_, f) in shape {
+                    match f {
+                        Field::Schema(s) => nodes.push(s.clone()),
+                        Field::Getter(t) => thunks.push(t.clone()),
+                    }
+                }
+            }
+            Kind::Union { options } => nodes.extend(options.iter().cloned()),
+            Kind::Intersection { left, right } => nodes.extend([left.clone(), right.clone()]),
+            Kind::Optional(i) | Kind::ExactOptional(i) | Kind::Nullable(i) | Kind::NonOptional(i) => {
+                nodes.push(i.clone())
+            }
+            Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => {
+                nodes.push(inner.clone())
+            }
+            Kind::Pipe { input, output, .. } => nodes.extend([input.clone(), output.clone()]),
+            Kind::Lazy(t) => thunks.push(t.clone()),
+            _ => {}
+        }
+    }
+}
+
+impl std::ops::Deref for ZodId {
+    type Target = ZNode;
+    fn deref(&self) -> &ZNode {
+        &self.0
+    }
+}
+
+impl PartialEq for ZodId {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ZodId {}
+
+impl std::hash::Hash for ZodId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.addr().hash(state)
+    }
+}
+
+impl std::fmt::Debug for ZodId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ZodId({:#x})", self.addr())
+    }
+}
+
+/// A deferred schema (a getter of an object shape, the function of `z.lazy`), by identity like
+/// [`ZodId`]. Which node it resolves to is kept outside it ([`Targets`]): per evaluation, as
+/// zod evaluates a getter where the schema is used.
+#[derive(Clone)]
+pub struct ThunkId(Arc<Thunk>);
+
+impl ThunkId {
+    pub fn new(t: Thunk) -> ThunkId {
+        ThunkId(Arc::new(t))
+    }
+
+    fn addr(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+}
+
+impl std::ops::Deref for ThunkId {
+    type Target = Thunk;
+    fn deref(&self) -> &Thunk {
+        &self.0
+    }
+}
+
+impl PartialEq for ThunkId {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ThunkId {}
+
+impl std::hash::Hash for ThunkId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.addr().hash(state)
+    }
+}
+
+impl std::fmt::Debug for ThunkId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ThunkId({:#x})", self.addr())
+    }
+}
+
+/// What each resolved thunk evaluated to.
+pub type Targets = rustc_hash::FxHashMap<ThunkId, ZodId>;
 
 /// A regular expression object. `id` is its identity: zod deduplicates patterns by object, so
 /// `.regex(R).regex(R)` is one pattern and `.regex(/a/).regex(/a/)` two.
@@ -20,8 +161,24 @@ pub struct Regex {
     pub flags: String,
 }
 
+impl Regex {
+    /// A new regular expression object (unique in the process).
+    pub fn fresh(source: String, flags: String) -> Regex {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Regex { id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), source, flags }
+    }
+
+    /// A regex constant of zod itself (shared object, stable identity by name).
+    pub fn builtin(name: &str, source: &str) -> Regex {
+        let mut h: u64 = 0xcbf29ce484222325;
+        for b in name.bytes() {
+            h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+        }
+        Regex { id: h | (1 << 63), source: source.to_string(), flags: String::new() }
+    }
+}
 /// A zod check (`def.checks`), reduced to what the JSON Schema emitter reads.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Check {
     MinLength(f64),
     MaxLength(f64),
@@ -59,7 +216,7 @@ pub struct Thunk {
 #[derive(Clone, Debug)]
 pub enum Field {
     Schema(ZodId),
-    Getter(usize),
+    Getter(ThunkId),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -117,8 +274,8 @@ pub enum Kind {
         codec: bool,
     },
     Transform,
-    /// `z.lazy(() => X)`: the thunk index.
-    Lazy(usize),
+    /// `z.lazy(() => X)`.
+    Lazy(ThunkId),
     /// A construct whose JSON Schema leaves the supported subset (or that zod cannot convert):
     /// refused if the emitter reaches it.
     Unsupported {
@@ -138,77 +295,4 @@ pub struct ZNode {
     pub meta: Vec<(String, Json)>,
     /// The expression that built it.
     pub span: Span,
-}
-
-/// Every zod node of one evaluation session.
-#[derive(Default, Debug)]
-pub struct Arena {
-    pub nodes: Vec<ZNode>,
-    pub thunks: Vec<Thunk>,
-    /// Resolved thunks (index → node).
-    pub resolved: Vec<Option<ZodId>>,
-    next_regex: u64,
-}
-
-impl Arena {
-    pub fn add(&mut self, kind: Kind, span: Span) -> ZodId {
-        self.nodes.push(ZNode { kind, checks: Vec::new(), parent: None, meta: Vec::new(), span });
-        (self.nodes.len() - 1) as ZodId
-    }
-
-    pub fn get(&self, id: ZodId) -> &ZNode {
-        &self.nodes[id as usize]
-    }
-
-    /// A clone with `parent` (what zod's check methods, `.describe` and `.meta` return).
-    pub fn clone_with_parent(&mut self, id: ZodId, span: Span) -> ZodId {
-        let mut n = self.get(id).clone();
-        n.parent = Some(id);
-        n.meta = Vec::new();
-        n.span = span;
-        self.nodes.push(n);
-        (self.nodes.len() - 1) as ZodId
-    }
-
-    /// A clone with a changed definition and no parent (`.extend`, `.partial`, `.strict`...).
-    pub fn clone_def(&mut self, id: ZodId, kind: Kind, span: Span) -> ZodId {
-        let mut n = self.get(id).clone();
-        n.kind = kind;
-        n.parent = None;
-        n.meta = Vec::new();
-        n.span = span;
-        self.nodes.push(n);
-        (self.nodes.len() - 1) as ZodId
-    }
-
-    pub fn with_check(&mut self, id: ZodId, check: Check, span: Span) -> ZodId {
-        let c = self.clone_with_parent(id, span);
-        self.nodes[c as usize].checks.push(check);
-        c
-    }
-
-    pub fn add_thunk(&mut self, t: Thunk) -> usize {
-        self.thunks.push(t);
-        self.resolved.push(None);
-        self.thunks.len() - 1
-    }
-
-    pub fn new_regex(&mut self, source: String, flags: String) -> Regex {
-        self.next_regex += 1;
-        Regex { id: self.next_regex, source, flags }
-    }
-
-    /// A regex constant of zod itself (shared object, stable identity by name).
-    pub fn builtin_regex(name: &str, source: &str) -> Regex {
-        let mut h: u64 = 0xcbf29ce484222325;
-        for b in name.bytes() {
-            h = (h ^ b as u64).wrapping_mul(0x100000001b3);
-        }
-        Regex { id: h | (1 << 63), source: source.to_string(), flags: String::new() }
-    }
-
-    /// The node a lazy or getter resolves to (after the evaluator's `resolve_thunks`).
-    pub fn thunk_target(&self, thunk: usize) -> Option<ZodId> {
-        self.resolved.get(thunk).copied().flatten()
-    }
 }

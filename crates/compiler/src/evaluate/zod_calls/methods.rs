@@ -6,7 +6,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::evaluate::{json_to_node, Evaluator};
 use crate::source::Span;
 use crate::value::{Node, Val};
-use crate::zod::emit::{to_json_schema, Io};
+use crate::zod::emit::Io;
 use crate::zod::model::{Catchall, Check, Field, Kind, ZodId};
 use serde_json::Value as Json;
 use swc_common::Spanned;
@@ -14,17 +14,17 @@ use swc_ecma_ast::*;
 
 impl Evaluator<'_> {
     pub(super) fn zod_method(&mut self, m: &M, id: ZodId, name: &str, call: &CallExpr, span: Span) -> Option<Node> {
-        let kind = self.zod.get(id).kind.clone();
+        let kind = id.kind.clone();
         let is_string = matches!(kind, Kind::String);
         let is_number = matches!(kind, Kind::Number);
         let is_array = matches!(kind, Kind::Array { .. });
-        let with = |ev: &mut Self, c: Check| Some(Node::new(span, Val::Zod(ev.zod.with_check(id, c, span))));
+        let with = |_: &mut Self, c: Check| Some(Node::new(span, Val::Zod(id.child(span, Vec::new(), Some(c)))));
         match name {
             "optional" => self.new_node(Kind::Optional(id), span),
             "exactOptional" => self.new_node(Kind::ExactOptional(id), span),
             "nullable" => self.new_node(Kind::Nullable(id), span),
             "nullish" => {
-                let n = self.zod.add(Kind::Nullable(id), span);
+                let n = crate::zod::model::ZodId::of(Kind::Nullable(id), span);
                 self.new_node(Kind::Optional(n), span)
             }
             "nonoptional" => self.new_node(Kind::NonOptional(id), span),
@@ -42,8 +42,7 @@ impl Evaluator<'_> {
                     Some(Val::Str(s)) => s,
                     _ => return self.not_static(span, ".describe() expects a string"),
                 };
-                let c = self.zod.clone_with_parent(id, span);
-                self.zod.nodes[c as usize].meta = vec![("description".into(), Json::String(d))];
+                let c = id.child(span, vec![("description".into(), Json::String(d))], None);
                 Some(Node::new(span, Val::Zod(c)))
             }
             "meta" => {
@@ -60,8 +59,7 @@ impl Evaluator<'_> {
                         Err(bad) => return self.not_static(bad.span, format!("metadata must be JSON, found {}", bad.val.describe())),
                     }
                 }
-                let c = self.zod.clone_with_parent(id, span);
-                self.zod.nodes[c as usize].meta = meta;
+                let c = id.child(span, meta, None);
                 Some(Node::new(span, Val::Zod(c)))
             }
             "brand" => Some(Node::new(span, Val::Zod(id))),
@@ -77,20 +75,20 @@ impl Evaluator<'_> {
                         match self.arg(m, call, i)?.map(|n| n.val) {
                             Some(Val::ZodCheck(c)) => c,
                             // A refused check (e.g. z.regex with flags) refuses the schema.
-                            Some(Val::Zod(u)) if matches!(self.zod.get(u).kind, Kind::Unsupported { .. }) => return Some(Node::new(span, Val::Zod(u))),
+                            Some(Val::Zod(u)) if matches!(u.kind, Kind::Unsupported { .. }) => return Some(Node::new(span, Val::Zod(u))),
                             Some(other) => return self.not_static(arg_span, format!(".check() takes checks such as z.minLength(2) or functions, found {}", other.describe())),
                             None => Check::Opaque,
                         }
                     };
-                    cur = self.zod.with_check(cur, check, span);
+                    cur = cur.child(span, Vec::new(), Some(check));
                 }
                 if call.args.is_empty() {
-                    cur = self.zod.with_check(cur, Check::Opaque, span);
+                    cur = cur.child(span, Vec::new(), Some(Check::Opaque));
                 }
                 Some(Node::new(span, Val::Zod(cur)))
             }
             "transform" => {
-                let t = self.zod.add(Kind::Transform, span);
+                let t = crate::zod::model::ZodId::of(Kind::Transform, span);
                 self.new_node(Kind::Pipe { input: id, output: t, codec: false }, span)
             }
             "pipe" => {
@@ -175,9 +173,9 @@ impl Evaluator<'_> {
     }
 
     pub(super) fn object_method(&mut self, m: &M, id: ZodId, name: &str, call: &CallExpr, span: Span) -> Option<Node> {
-        let Kind::Object { shape, catchall } = self.zod.get(id).kind.clone() else { unreachable!() };
-        let new = |ev: &mut Self, shape: Vec<(String, Field)>, catchall: Catchall| {
-            let c = ev.zod.clone_def(id, Kind::Object { shape, catchall }, span);
+        let Kind::Object { shape, catchall } = id.kind.clone() else { unreachable!() };
+        let new = |_ev: &mut Self, shape: Vec<(String, Field)>, catchall: Catchall| {
+            let c = id.with_kind(Kind::Object { shape, catchall }, span);
             Some(Node::new(span, Val::Zod(c)))
         };
         let mask = |ev: &mut Self| -> Option<Option<Vec<String>>> {
@@ -196,7 +194,7 @@ impl Evaluator<'_> {
             }
             "merge" => {
                 let other = self.arg_schema(m, call, 0, ".merge()")?;
-                let Kind::Object { shape: extra, catchall: c2 } = self.zod.get(other).kind.clone() else {
+                let Kind::Object { shape: extra, catchall: c2 } = other.kind.clone() else {
                     return self.not_static(span, ".merge() expects an object schema");
                 };
                 new(self, merge_shape(shape, extra), c2)
@@ -218,7 +216,7 @@ impl Evaluator<'_> {
                     let f = match (selected, f) {
                         (true, Field::Schema(s)) => {
                             let wrapped = if name == "partial" { Kind::Optional(s) } else { Kind::NonOptional(s) };
-                            Field::Schema(self.zod.add(wrapped, span))
+                            Field::Schema(crate::zod::model::ZodId::of(wrapped, span))
                         }
                         (_, f) => f,
                     };
@@ -230,7 +228,7 @@ impl Evaluator<'_> {
             "strip" => new(self, shape, Catchall::Strip),
             "catchall" => {
                 let c = self.arg_schema(m, call, 0, ".catchall()")?;
-                if matches!(&self.zod.get(c).kind, Kind::Unsupported { construct, .. } if construct == "z.never()") {
+                if matches!(&c.kind, Kind::Unsupported { construct, .. } if construct == "z.never()") {
                     return new(self, shape, Catchall::Strict);
                 }
                 let at = self.name_span(m, call, span);
@@ -265,6 +263,7 @@ impl Evaluator<'_> {
 
     /// `z.toJSONSchema(X, { io })`.
     pub(super) fn convert_to_json_schema(&mut self, m: &M, call: &CallExpr, span: Span) -> Option<Node> {
+        let keep_json = std::mem::take(&mut self.keep_json);
         let root = self.arg_schema(m, call, 0, "z.toJSONSchema")?;
         let io = match self.arg(m, call, 1)? {
             None => Io::Output,
@@ -288,71 +287,91 @@ impl Evaluator<'_> {
                 io
             }
         };
-        self.resolve_thunks(root)?;
-        let json = match to_json_schema(&self.zod, root, io) {
+        self.resolve_thunks(&root)?;
+        let converted = self.convert(&root, io);
+        let json = match &*converted {
             Ok(j) => j,
             Err(r) => {
                 return self.error(
                     Diagnostic::new(Code::UnsupportedZod, r.span, format!("{}: {}", r.construct, r.message))
                         .label("outside the supported subset")
                         .related(span, "converted to JSON Schema here")
-                        .help(r.help),
+                        .help(r.help.clone()),
                 )
             }
         };
-        self.last_converted = Some((root, io));
+        self.set_last_converted(Some((root.clone(), io)));
         if io == Io::Output {
             // An input described in output mode is stricter than what zod parses: note whether
             // the two differ, for the warning on `input` fields.
-            let differs = to_json_schema(&self.zod, root, Io::Input).map(|i| i != json).unwrap_or(true);
-            self.zod_output_mode.insert(span, differs);
+            let json = json.clone();
+            let quick = strips_in_both_modes(&root, &self.targets);
+            let mut slow = || match &*self.convert(&root, Io::Input) {
+                Ok(i) => **i != *json,
+                Err(_) => true,
+            };
+            let differs = match quick {
+                true => {
+                    debug_assert!(slow(), "a plain z.object reached in both modes makes input and output differ");
+                    true
+                }
+                false => slow(),
+            };
+            self.note_output_mode(span, differs);
         }
-        Some(json_to_node(&json, span))
+        if keep_json {
+            let json = match &*converted {
+                Ok(j) => j,
+                Err(_) => unreachable!("refused above"),
+            };
+            return Some(Node::new(span, Val::Json(json.clone())));
+        }
+        Some(json_to_node(json, span))
     }
 
     /// Evaluates every getter and `z.lazy` reachable from `root` (once each).
-    pub(super) fn resolve_thunks(&mut self, root: ZodId) -> Option<()> {
-        let mut stack = vec![root];
+    pub(super) fn resolve_thunks(&mut self, root: &ZodId) -> Option<()> {
+        let mut stack = vec![root.clone()];
         let mut visited = std::collections::HashSet::new();
-        while let Some(id) = stack.pop() {
-            if !visited.insert(id) {
+        while let Some(n) = stack.pop() {
+            if !visited.insert(n.clone()) {
                 continue;
             }
-            let n = self.zod.get(id).clone();
-            if let Some(p) = n.parent {
-                stack.push(p);
+            if let Some(p) = &n.parent {
+                stack.push(p.clone());
             }
             let mut thunks = Vec::new();
             match &n.kind {
-                Kind::Array { element } => stack.push(*element),
+                Kind::Array { element } => stack.push(element.clone()),
                 Kind::Object { shape, .. } => {
                     for (_, f) in shape {
                         match f {
-                            Field::Schema(s) => stack.push(*s),
-                            Field::Getter(t) => thunks.push(*t),
+                            Field::Schema(s) => stack.push(s.clone()),
+                            Field::Getter(t) => thunks.push(t.clone()),
                         }
                     }
                 }
-                Kind::Union { options } => stack.extend(options),
-                Kind::Intersection { left, right } => stack.extend([*left, *right]),
-                Kind::Optional(i) | Kind::ExactOptional(i) | Kind::Nullable(i) | Kind::NonOptional(i) => stack.push(*i),
-                Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => {
-                    stack.push(*inner)
+                Kind::Union { options } => stack.extend(options.iter().cloned()),
+                Kind::Intersection { left, right } => stack.extend([left.clone(), right.clone()]),
+                Kind::Optional(i) | Kind::ExactOptional(i) | Kind::Nullable(i) | Kind::NonOptional(i) => {
+                    stack.push(i.clone())
                 }
-                Kind::Pipe { input, output, .. } => stack.extend([*input, *output]),
-                Kind::Lazy(t) => thunks.push(*t),
+                Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => {
+                    stack.push(inner.clone())
+                }
+                Kind::Pipe { input, output, .. } => stack.extend([input.clone(), output.clone()]),
+                Kind::Lazy(t) => thunks.push(t.clone()),
                 _ => {}
             }
             for t in thunks {
-                if let Some(target) = self.zod.thunk_target(t) {
-                    stack.push(target);
+                if let Some(target) = self.targets.get(&t) {
+                    stack.push(target.clone());
                     continue;
                 }
-                let thunk = self.zod.thunks[t].clone();
-                let v = self.eval(&thunk.module, &thunk.expr)?;
+                let v = self.eval_thunk(&t)?;
                 match v.val {
                     Val::Zod(target) => {
-                        self.zod.resolved[t] = Some(target);
+                        self.targets.insert(t, target.clone());
                         stack.push(target);
                     }
                     other => {
@@ -366,6 +385,35 @@ impl Evaluator<'_> {
         }
         Some(())
     }
+}
+
+/// Whether converting `root` reaches a plain `z.object` in input mode and in output mode alike
+/// (no pipe or codec, whose sides each mode picks differently, anywhere in the graph): output
+/// mode then writes `additionalProperties: false` into it and input mode does not, so the two
+/// JSON Schemas differ, with no need to convert in input mode to find out.
+fn strips_in_both_modes(root: &ZodId, targets: &crate::zod::model::Targets) -> bool {
+    let mut stack = vec![root.clone()];
+    let mut seen: std::collections::HashSet<ZodId, rustc_hash::FxBuildHasher> = Default::default();
+    let mut strip = false;
+    while let Some(z) = stack.pop() {
+        if !seen.insert(z.clone()) {
+            continue;
+        }
+        match &z.kind {
+            Kind::Pipe { .. } | Kind::Transform => return false,
+            Kind::Object { catchall: Catchall::Strip, .. } => strip = true,
+            _ => {}
+        }
+        let mut thunks = Vec::new();
+        z.refs(&mut stack, &mut thunks);
+        for t in thunks {
+            match targets.get(&t) {
+                Some(target) => stack.push(target.clone()),
+                None => return false,
+            }
+        }
+    }
+    strip
 }
 
 fn kind_name(k: &Kind) -> &'static str {

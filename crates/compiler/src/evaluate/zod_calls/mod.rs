@@ -128,9 +128,9 @@ impl Evaluator<'_> {
                 Some(Node::new(span, val))
             }
             Val::Zod(id) => {
-                let id = *id;
+                let id = id.clone();
                 if key == "shape" {
-                    if let Kind::Object { shape, .. } = &self.zod.get(id).kind {
+                    if let Kind::Object { shape, .. } = &id.kind {
                         let props = shape
                             .iter()
                             .map(|(k, f)| Prop {
@@ -139,8 +139,8 @@ impl Evaluator<'_> {
                                 value: Node::new(
                                     span,
                                     match f {
-                                        Field::Schema(s) => Val::Zod(*s),
-                                        Field::Getter(t) => Val::Getter(*t),
+                                        Field::Schema(s) => Val::Zod(s.clone()),
+                                        Field::Getter(t) => Val::Getter(t.clone()),
                                     },
                                 ),
                             })
@@ -189,13 +189,18 @@ impl Evaluator<'_> {
     }
 
     fn new_node(&mut self, kind: Kind, span: Span) -> Option<Node> {
-        let id = self.zod.add(kind, span);
+        let id = crate::zod::model::ZodId::of(kind, span);
         Some(Node::new(span, Val::Zod(id)))
     }
 
     fn checked(&mut self, kind: Kind, checks: Vec<Check>, span: Span) -> Option<Node> {
-        let id = self.zod.add(kind, span);
-        self.zod.nodes[id as usize].checks = checks;
+        let id = crate::zod::model::ZodId::new(crate::zod::model::ZNode {
+            kind,
+            checks,
+            parent: None,
+            meta: Vec::new(),
+            span,
+        });
         Some(Node::new(span, Val::Zod(id)))
     }
 
@@ -297,7 +302,7 @@ impl Evaluator<'_> {
             }
             "nullish" => {
                 let i = self.arg_schema(m, call, 0, "z.nullish")?;
-                let n = self.zod.add(Kind::Nullable(i), span);
+                let n = crate::zod::model::ZodId::of(Kind::Nullable(i), span);
                 self.new_node(Kind::Optional(n), span)
             }
             "lazy" => {
@@ -307,7 +312,7 @@ impl Evaluator<'_> {
             "transform" => self.new_node(Kind::Transform, span),
             "preprocess" => {
                 let out = self.arg_schema(m, call, 1, "z.preprocess")?;
-                let t = self.zod.add(Kind::Transform, span);
+                let t = crate::zod::model::ZodId::of(Kind::Transform, span);
                 self.new_node(Kind::Pipe { input: t, output: out, codec: false }, span)
             }
             "pipe" => {
@@ -321,8 +326,8 @@ impl Evaluator<'_> {
                 self.new_node(Kind::Pipe { input: a, output: b, codec: true }, span)
             }
             "stringbool" => {
-                let a = self.zod.add(Kind::String, span);
-                let b = self.zod.add(Kind::Boolean, span);
+                let a = crate::zod::model::ZodId::of(Kind::String, span);
+                let b = crate::zod::model::ZodId::of(Kind::Boolean, span);
                 self.new_node(Kind::Pipe { input: a, output: b, codec: true }, span)
             }
             "templateLiteral" => self.template_literal(m, call, span),
@@ -378,7 +383,7 @@ impl Evaluator<'_> {
         let num = |n: Option<Node>| n.and_then(|n| if let Val::Num(x) = n.val { Some(x as i64) } else { None });
         let flag = |n: Option<Node>| matches!(n.map(|n| n.val), Some(Val::Bool(true)));
         let fmt = |f: &str, source: Option<String>, lax: bool| {
-            let pattern = source.map(|s| crate::zod::model::Arena::builtin_regex(&format!("{f}:{s}"), &s));
+            let pattern = source.map(|s| crate::zod::model::Regex::builtin(&format!("{f}:{s}"), &s));
             Check::Format { format: f.to_string(), pattern, lax }
         };
         Some(match name {
@@ -390,7 +395,7 @@ impl Evaluator<'_> {
                         return None;
                     }
                     Some(Val::Regex(r)) => r,
-                    _ => crate::zod::model::Arena::builtin_regex("email", patterns::EMAIL),
+                    _ => crate::zod::model::Regex::builtin("email", patterns::EMAIL),
                 };
                 Check::Format { format: "email".into(), pattern: Some(pattern), lax: false }
             }
@@ -402,7 +407,7 @@ impl Evaluator<'_> {
                 }
                 _ => Check::Format {
                     format: "uuid".into(),
-                    pattern: Some(crate::zod::model::Arena::builtin_regex("uuid", patterns::UUID)),
+                    pattern: Some(crate::zod::model::Regex::builtin("uuid", patterns::UUID)),
                     lax: false,
                 },
             },
@@ -421,7 +426,7 @@ impl Evaluator<'_> {
                 let offset = flag(opt("offset"));
                 // Each call builds a new RegExp in zod: a fresh identity.
                 let source = patterns::datetime(p, offset, local);
-                let r = self.zod.new_regex(source, String::new());
+                let r = crate::zod::model::Regex::fresh(source, String::new());
                 Check::Format { format: "datetime".into(), pattern: Some(r), lax: local || p == Some(-1) }
             }
             "iso.duration" | "duration" => Check::Format { format: "duration".into(), pattern: None, lax: false },
@@ -489,18 +494,24 @@ impl Evaluator<'_> {
         Some(out)
     }
 
-    fn thunk_of_function(&mut self, m: &M, call: &CallExpr, i: usize, span: Span) -> Option<usize> {
+    fn thunk_of_function(
+        &mut self,
+        m: &M,
+        call: &CallExpr,
+        i: usize,
+        span: Span,
+    ) -> Option<crate::zod::model::ThunkId> {
         let v = self.arg(m, call, i)?;
         match v.map(|n| n.val) {
             Some(Val::Function(Some(body), Some(module))) => {
-                Some(self.zod.add_thunk(Thunk { module, expr: body, span }))
+                Some(crate::zod::model::ThunkId::new(Thunk { module, expr: body, span }))
             }
             _ => self.not_static(span, "z.lazy expects `() => schema`"),
         }
     }
 
     fn keyof(&mut self, id: ZodId, span: Span) -> Option<Node> {
-        match &self.zod.get(id).kind {
+        match &id.kind {
             Kind::Object { shape, .. } => {
                 let mut keys: Vec<Prop> = Vec::new();
                 for (k, _) in shape {
@@ -524,7 +535,7 @@ impl Evaluator<'_> {
                 Val::Num(n) => pattern.push_str(&patterns::escape_regex(&crate::numbers::js_number_string(*n))),
                 Val::Bool(b) => pattern.push_str(if *b { "true" } else { "false" }),
                 Val::Null => pattern.push_str("null"),
-                Val::Zod(id) => match self.template_part(*id) {
+                Val::Zod(id) => match self.template_part(id) {
                     Some(s) => pattern.push_str(&s),
                     None => {
                         return self.new_node(
@@ -548,8 +559,8 @@ impl Evaluator<'_> {
         self.new_node(Kind::TemplateLiteral(pattern), span)
     }
 
-    fn template_part(&self, id: ZodId) -> Option<String> {
-        let n = self.zod.get(id);
+    fn template_part(&self, id: &ZodId) -> Option<String> {
+        let n = id;
         let bounds = || {
             let (mut min, mut max) = (None::<f64>, None::<f64>);
             for c in &n.checks {
@@ -639,7 +650,7 @@ fn builtin_regex(name: &str) -> Option<Regex> {
         "guid" => patterns::GUID,
         _ => return None,
     };
-    let mut r = crate::zod::model::Arena::builtin_regex(name, src);
+    let mut r = crate::zod::model::Regex::builtin(name, src);
     if name == "unicodeEmail" {
         // zod's unicodeEmail carries the `u` flag, which the JSON Schema drops.
         r.flags = String::new();

@@ -2,14 +2,14 @@
 //! reference flattening, cycle handling, compacting and intersection folding, and the final
 //! JSON value (as zod's `finalize` and `extractDefs` produce them).
 
+use super::Id;
 use super::{Gen, RefState, DIALECT, R};
 use crate::zod::json::{Obj, J};
-use crate::zod::model::ZodId;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 impl Gen<'_> {
-    pub(super) fn extract_defs(&mut self, root: ZodId) -> R<()> {
-        let mut ids: HashMap<String, ZodId> = HashMap::new();
+    pub(super) fn extract_defs(&mut self, root: Id) -> R<()> {
+        let mut ids: HashMap<String, Id> = HashMap::default();
         for id in self.order.clone() {
             if let Some(sid) = self.own_id(id) {
                 if let Some(other) = ids.get(&sid) {
@@ -34,7 +34,7 @@ impl Gen<'_> {
         Ok(())
     }
 
-    pub(super) fn extract_to_def(&mut self, id: ZodId, root: ZodId) {
+    pub(super) fn extract_to_def(&mut self, id: Id, root: Id) {
         let s = self.seen.get(&id).expect("seen");
         if s.schema.has("$ref") {
             return;
@@ -61,7 +61,7 @@ impl Gen<'_> {
     }
 
     /// The object flattening writes into: the extracted body, else the schema.
-    pub(super) fn target(&mut self, id: ZodId) -> &mut Obj {
+    pub(super) fn target(&mut self, id: Id) -> &mut Obj {
         let s = self.seen.get_mut(&id).expect("seen");
         match &mut s.def {
             Some(d) => d,
@@ -69,14 +69,14 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn flatten(&mut self, id: ZodId) {
+    pub(super) fn flatten(&mut self, id: Id) {
         let state = self.seen[&id].ref_;
         if state == RefState::Done {
             return;
         }
         let cached = self.target(id).clone();
         self.seen.get_mut(&id).expect("seen").ref_ = RefState::Done;
-        let parent = self.arena.get(id).parent;
+        let parent = self.node(id).parent.as_ref().map(|p| self.id(p));
         let mut ref_target = None;
         if let RefState::To(r) = state {
             ref_target = Some(r);
@@ -196,7 +196,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn compact_entry(&mut self, id: ZodId, visiting: &mut Vec<ZodId>) {
+    pub(super) fn compact_entry(&mut self, id: Id, visiting: &mut Vec<Id>) {
         if visiting.contains(&id) {
             return;
         }
@@ -208,7 +208,7 @@ impl Gen<'_> {
     }
 
     /// `anyOf` of bare `{type}` branches → a `type` array.
-    pub(super) fn compact(&mut self, schema: &mut Obj, visiting: &mut Vec<ZodId>) {
+    pub(super) fn compact(&mut self, schema: &mut Obj, visiting: &mut Vec<Id>) {
         let Some(J::Arr(options)) = schema.get("anyOf").cloned() else { return };
         if options.is_empty() || schema.has("type") {
             return;
@@ -373,7 +373,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn finalize(&mut self, root: ZodId) -> R<serde_json::Value> {
+    pub(super) fn finalize(&mut self, root: Id) -> R<serde_json::Value> {
         for id in self.order.clone().into_iter().rev() {
             self.flatten(id);
         }
@@ -385,7 +385,7 @@ impl Gen<'_> {
         }
         // Fold every intersection and every wrapper that inherited its `allOf`, innermost first.
         for x in self.intersections.clone() {
-            let mut carriers: Vec<ZodId> = vec![x];
+            let mut carriers: Vec<Id> = vec![x];
             for id in &self.order {
                 let mut cur = *id;
                 let mut hops = 0;
@@ -482,18 +482,27 @@ impl Gen<'_> {
             J::Num(n) => crate::numbers::json_number(*n).unwrap_or(Value::Null),
             J::Str(s) => Value::String(s.clone()),
             J::Arr(a) => Value::Array(a.iter().map(|x| self.resolve(x, depth + 1)).collect()),
-            J::Obj(o) => {
-                let mut m = serde_json::Map::new();
-                for (k, v) in &o.0 {
-                    m.insert(k.clone(), self.resolve(v, depth + 1));
-                }
-                Value::Object(m)
-            }
+            J::Obj(o) => self.resolve_obj(o, depth),
             J::Ref(r) => match self.seen.get(r) {
-                Some(s) => self.resolve(&J::Obj(s.schema.clone()), depth + 1),
+                // The referenced schema is read in place (copying it first was most of a
+                // conversion's work on schemas that nest others).
+                Some(s) => {
+                    if depth + 1 > 512 {
+                        return Value::Null;
+                    }
+                    self.resolve_obj(&s.schema, depth + 1)
+                }
                 None => Value::Null,
             },
         }
+    }
+
+    fn resolve_obj(&self, o: &Obj, depth: usize) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        for (k, v) in &o.0 {
+            m.insert(k.clone(), self.resolve(v, depth + 1));
+        }
+        serde_json::Value::Object(m)
     }
 }
 

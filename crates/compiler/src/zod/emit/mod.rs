@@ -5,15 +5,15 @@
 //! whose JSON Schema leaves the supported subset are refused with the construct named.
 
 use super::json::{Obj, J};
-use super::model::{Arena, Catchall, Check, Field, Kind, ZodId};
+use super::model::{Catchall, Check, Field, Kind, Targets, ThunkId, ZodId};
 use crate::source::Span;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 mod finalize;
 
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Io {
     Input,
     Output,
@@ -31,7 +31,7 @@ pub struct Refusal {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum RefState {
     None,
-    To(ZodId),
+    To(Id),
     Done,
 }
 
@@ -44,32 +44,42 @@ struct Seen {
     def_id: Option<String>,
 }
 
+/// A node's index in one conversion (`Gen::nodes`): the algorithm below is zod's, written over
+/// plain indices.
+pub(super) type Id = u32;
+
 struct Gen<'a> {
-    arena: &'a Arena,
+    targets: &'a Targets,
+    /// Every node reachable from the root (through parents and resolved thunks), by index.
+    nodes: Vec<ZodId>,
+    ids: HashMap<ZodId, Id>,
     io: Io,
-    order: Vec<ZodId>,
-    seen: HashMap<ZodId, Seen>,
+    order: Vec<Id>,
+    seen: HashMap<Id, Seen>,
     counter: u32,
-    intersections: Vec<ZodId>,
+    intersections: Vec<Id>,
     /// ref targets before flattening cleared them (for intersection carriers).
-    refs: HashMap<ZodId, ZodId>,
+    refs: HashMap<Id, Id>,
 }
 
 type R<T> = Result<T, Refusal>;
 
 const ALLOWED_META: &[&str] = &["id", "title", "description", "examples", "deprecated", "default"];
 
-/// Converts the schema `root` of `arena` (thunks already resolved).
-pub fn to_json_schema(arena: &Arena, root: ZodId, io: Io) -> R<serde_json::Value> {
+/// Converts the schema `root` (its thunks already resolved in `targets`).
+pub fn to_json_schema(targets: &Targets, root: &ZodId, io: Io) -> R<serde_json::Value> {
     let mut g = Gen {
-        arena,
+        targets,
+        nodes: Vec::new(),
+        ids: HashMap::default(),
         io,
         order: Vec::new(),
-        seen: HashMap::new(),
+        seen: HashMap::default(),
         counter: 0,
         intersections: Vec::new(),
-        refs: HashMap::new(),
+        refs: HashMap::default(),
     };
+    let root = g.index(root);
     let mut path = Vec::new();
     g.process(root, &mut path)?;
     g.extract_defs(root)?;
@@ -77,16 +87,68 @@ pub fn to_json_schema(arena: &Arena, root: ZodId, io: Io) -> R<serde_json::Value
 }
 
 impl Gen<'_> {
-    fn refuse<T>(&self, id: ZodId, construct: &str, message: &str, help: &str) -> R<T> {
+    /// Numbers every node reachable from `root` (nodes first seen get the next index).
+    fn index(&mut self, root: &ZodId) -> Id {
+        let mut stack = vec![root.clone()];
+        while let Some(z) = stack.pop() {
+            if self.ids.contains_key(&z) {
+                continue;
+            }
+            self.ids.insert(z.clone(), self.nodes.len() as Id);
+            self.nodes.push(z.clone());
+            stack.extend(z.parent.iter().cloned());
+            let thunk = |t: &ThunkId| self.targets.get(t).cloned();
+            match &z.kind {
+                Kind::Array { element } => stack.push(element.clone()),
+                Kind::Object { shape, .. } => {
+                    for (_, f) in shape {
+                        match f {
+                            Field::Schema(s) => stack.push(s.clone()),
+                            Field::Getter(t) => stack.extend(thunk(t)),
+                        }
+                    }
+                }
+                Kind::Union { options } => stack.extend(options.iter().cloned()),
+                Kind::Intersection { left, right } => stack.extend([left.clone(), right.clone()]),
+                Kind::Optional(i) | Kind::ExactOptional(i) | Kind::Nullable(i) | Kind::NonOptional(i) => {
+                    stack.push(i.clone())
+                }
+                Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => {
+                    stack.push(inner.clone())
+                }
+                Kind::Pipe { input, output, .. } => stack.extend([input.clone(), output.clone()]),
+                Kind::Lazy(t) => stack.extend(thunk(t)),
+                _ => {}
+            }
+        }
+        self.ids[root]
+    }
+
+    /// The node with index `id`.
+    fn node(&self, id: Id) -> ZodId {
+        self.nodes[id as usize].clone()
+    }
+
+    /// The index of a node reachable from the root.
+    fn id(&self, z: &ZodId) -> Id {
+        self.ids[z]
+    }
+
+    /// The index of what a resolved thunk evaluated to.
+    fn thunk_target(&self, t: &ThunkId) -> Option<Id> {
+        self.targets.get(t).map(|z| self.id(z))
+    }
+
+    fn refuse<T>(&self, id: Id, construct: &str, message: &str, help: &str) -> R<T> {
         Err(Refusal {
-            span: self.arena.get(id).span,
+            span: self.node(id).span,
             construct: construct.into(),
             message: message.into(),
             help: help.into(),
         })
     }
 
-    fn process(&mut self, id: ZodId, path: &mut Vec<ZodId>) -> R<J> {
+    fn process(&mut self, id: Id, path: &mut Vec<Id>) -> R<J> {
         if let Some(s) = self.seen.get_mut(&id) {
             s.count += 1;
             if path.contains(&id) {
@@ -107,7 +169,7 @@ impl Gen<'_> {
             return Err(e);
         }
         self.seen.get_mut(&id).expect("seen").schema = json;
-        if let Some(parent) = self.arena.get(id).parent {
+        if let Some(parent) = self.node(id).parent.as_ref().map(|p| self.id(p)) {
             let s = self.seen.get_mut(&id).expect("seen");
             if s.ref_ == RefState::None {
                 s.ref_ = RefState::To(parent);
@@ -143,10 +205,10 @@ impl Gen<'_> {
     }
 
     /// zod's metadata registry `get`: the parent's metadata without `id`, overlaid with own.
-    fn registry_get(&self, id: ZodId) -> Option<Obj> {
-        let n = self.arena.get(id);
+    fn registry_get(&self, id: Id) -> Option<Obj> {
+        let n = self.node(id);
         let mut out = Obj::new();
-        if let Some(p) = n.parent {
+        if let Some(p) = n.parent.as_ref().map(|p| self.id(p)) {
             if let Some(pm) = self.registry_get(p) {
                 out.assign(&pm);
                 out.remove("id");
@@ -158,16 +220,16 @@ impl Gen<'_> {
         (!out.is_empty()).then_some(out)
     }
 
-    fn own_id(&self, id: ZodId) -> Option<String> {
+    fn own_id(&self, id: Id) -> Option<String> {
         self.registry_get(id).and_then(|m| m.get("id").and_then(|v| v.as_str().map(str::to_string)))
     }
 
-    fn set_ref(&mut self, id: ZodId, target: ZodId) {
+    fn set_ref(&mut self, id: Id, target: Id) {
         self.seen.get_mut(&id).expect("seen").ref_ = RefState::To(target);
     }
 
-    fn resolve_thunk(&self, id: ZodId, thunk: usize) -> R<ZodId> {
-        match self.arena.thunk_target(thunk) {
+    fn resolve_thunk(&self, id: Id, thunk: &ThunkId) -> R<Id> {
+        match self.thunk_target(thunk) {
             Some(t) => Ok(t),
             None => self.refuse(
                 id,
@@ -178,15 +240,15 @@ impl Gen<'_> {
         }
     }
 
-    fn field(&self, owner: ZodId, f: &Field) -> R<ZodId> {
+    fn field(&self, owner: Id, f: &Field) -> R<Id> {
         match f {
-            Field::Schema(s) => Ok(*s),
-            Field::Getter(t) => self.resolve_thunk(owner, *t),
+            Field::Schema(s) => Ok(self.id(s)),
+            Field::Getter(t) => self.resolve_thunk(owner, t),
         }
     }
 
-    fn processor(&mut self, id: ZodId, json: &mut Obj, path: &mut Vec<ZodId>) -> R<()> {
-        let node = self.arena.get(id);
+    fn processor(&mut self, id: Id, json: &mut Obj, path: &mut Vec<Id>) -> R<()> {
+        let node = self.node(id);
         match &node.kind {
             Kind::String => self.string(id, json),
             Kind::Number => self.number(id, json),
@@ -249,7 +311,7 @@ impl Gen<'_> {
                 Ok(())
             }
             Kind::Array { element } => {
-                let element = *element;
+                let element = element.clone();
                 let (min, max) = self.length_bounds(id);
                 if let Some(m) = min {
                     json.set("minItems", J::Num(m));
@@ -258,7 +320,7 @@ impl Gen<'_> {
                     json.set("maxItems", J::Num(m));
                 }
                 json.set("type", J::str("array"));
-                let items = self.process(element, path)?;
+                let items = self.process(self.id(&element), path)?;
                 json.set("items", items);
                 Ok(())
             }
@@ -311,13 +373,13 @@ impl Gen<'_> {
                 let options = options.clone();
                 let mut out = Vec::new();
                 for o in options {
-                    out.push(self.process(o, path)?);
+                    out.push(self.process(self.id(&o), path)?);
                 }
                 json.set("anyOf", J::Arr(out));
                 Ok(())
             }
             Kind::Intersection { left, right } => {
-                let (left, right) = (*left, *right);
+                let (left, right) = (self.id(left), self.id(right));
                 let a = self.process(left, path)?;
                 let b = self.process(right, path)?;
                 let mut all = Vec::new();
@@ -332,7 +394,7 @@ impl Gen<'_> {
                 Ok(())
             }
             Kind::Nullable(inner) => {
-                let inner = *inner;
+                let inner = self.id(inner);
                 let v = self.process(inner, path)?;
                 let mut null = Obj::new();
                 null.set("type", J::str("null"));
@@ -340,26 +402,26 @@ impl Gen<'_> {
                 Ok(())
             }
             Kind::Optional(inner) | Kind::ExactOptional(inner) | Kind::NonOptional(inner) => {
-                let inner = *inner;
+                let inner = self.id(inner);
                 self.process(inner, path)?;
                 self.set_ref(id, inner);
                 Ok(())
             }
             Kind::Lazy(thunk) => {
-                let inner = self.resolve_thunk(id, *thunk)?;
+                let inner = self.resolve_thunk(id, thunk)?;
                 self.process(inner, path)?;
                 self.set_ref(id, inner);
                 Ok(())
             }
             Kind::Default { inner, value } | Kind::Catch { inner, value } => {
-                let (inner, value) = (*inner, J::from_json(value));
+                let (inner, value) = (self.id(inner), J::from_json(value));
                 self.process(inner, path)?;
                 self.set_ref(id, inner);
                 json.set("default", value);
                 Ok(())
             }
             Kind::Prefault { inner, value } => {
-                let (inner, value) = (*inner, J::from_json(value));
+                let (inner, value) = (self.id(inner), J::from_json(value));
                 self.process(inner, path)?;
                 self.set_ref(id, inner);
                 if self.io == Io::Input {
@@ -368,8 +430,8 @@ impl Gen<'_> {
                 Ok(())
             }
             Kind::Pipe { input, output, .. } => {
-                let (input, output) = (*input, *output);
-                let in_is_transform = matches!(self.arena.get(input).kind, Kind::Transform);
+                let (input, output) = (self.id(input), self.id(output));
+                let in_is_transform = matches!(self.node(input).kind, Kind::Transform);
                 let inner = match self.io {
                     Io::Input if in_is_transform => output,
                     Io::Input => input,
@@ -408,11 +470,11 @@ impl Gen<'_> {
         }
     }
 
-    fn checks(&self, id: ZodId) -> &[Check] {
-        &self.arena.get(id).checks
+    fn checks(&self, id: Id) -> &[Check] {
+        &self.nodes[id as usize].checks
     }
 
-    fn length_bounds(&self, id: ZodId) -> (Option<f64>, Option<f64>) {
+    fn length_bounds(&self, id: Id) -> (Option<f64>, Option<f64>) {
         let (mut min, mut max): (Option<f64>, Option<f64>) = (None, None);
         for c in self.checks(id) {
             match c {
@@ -428,7 +490,7 @@ impl Gen<'_> {
         (min, max)
     }
 
-    fn string(&mut self, id: ZodId, json: &mut Obj) -> R<()> {
+    fn string(&mut self, id: Id, json: &mut Obj) -> R<()> {
         json.set("type", J::str("string"));
         let (min, max) = self.length_bounds(id);
         if let Some(m) = min {
@@ -490,7 +552,7 @@ impl Gen<'_> {
         Ok(())
     }
 
-    fn number(&mut self, id: ZodId, json: &mut Obj) -> R<()> {
+    fn number(&mut self, id: Id, json: &mut Obj) -> R<()> {
         let (mut min, mut max, mut exmin, mut exmax): (Option<f64>, Option<f64>, Option<f64>, Option<f64>) =
             (None, None, None, None);
         let mut divisors: Vec<f64> = Vec::new();
@@ -569,68 +631,70 @@ impl Gen<'_> {
         Ok(())
     }
 
-    fn optin(&self, id: ZodId) -> bool {
-        match &self.arena.get(id).kind {
+    fn optin(&self, id: Id) -> bool {
+        match &self.node(id).kind {
             Kind::Optional(_)
             | Kind::ExactOptional(_)
             | Kind::Default { .. }
             | Kind::Prefault { .. }
             | Kind::Catch { .. }
             | Kind::Transform => true,
-            Kind::Nullable(i) => self.optin(*i),
-            Kind::Pipe { input, .. } => self.optin(*input),
-            Kind::Lazy(t) => self.arena.thunk_target(*t).is_some_and(|i| self.optin(i)),
+            Kind::Nullable(i) => self.optin(self.id(i)),
+            Kind::Pipe { input, .. } => self.optin(self.id(input)),
+            Kind::Lazy(t) => self.thunk_target(t).is_some_and(|i| self.optin(i)),
             _ => false,
         }
     }
 
-    fn optout(&self, id: ZodId) -> bool {
-        match &self.arena.get(id).kind {
+    fn optout(&self, id: Id) -> bool {
+        match &self.node(id).kind {
             Kind::Optional(_) | Kind::ExactOptional(_) => true,
-            Kind::Catch { inner, .. } | Kind::Nullable(inner) => self.optout(*inner),
-            Kind::Pipe { output, .. } => self.optout(*output),
-            Kind::Lazy(t) => self.arena.thunk_target(*t).is_some_and(|i| self.optout(i)),
+            Kind::Catch { inner, .. } | Kind::Nullable(inner) => self.optout(self.id(inner)),
+            Kind::Pipe { output, .. } => self.optout(self.id(output)),
+            Kind::Lazy(t) => self.thunk_target(t).is_some_and(|i| self.optout(i)),
             _ => false,
         }
     }
 
     /// zod's `inputOptin`: looks through `.catch()` and a transform pipe.
-    fn input_optin(&self, id: ZodId) -> bool {
-        match &self.arena.get(id).kind {
-            Kind::Pipe { input, output, .. } if matches!(self.arena.get(*input).kind, Kind::Transform) => {
-                self.input_optin(*output)
+    fn input_optin(&self, id: Id) -> bool {
+        match &self.node(id).kind {
+            Kind::Pipe { input, output, .. } if matches!(input.kind, Kind::Transform) => {
+                self.input_optin(self.id(output))
             }
-            Kind::Catch { inner, .. } => self.input_optin(*inner),
+            Kind::Catch { inner, .. } => self.input_optin(self.id(inner)),
             _ => self.optin(id),
         }
     }
 
-    fn is_transforming(&self, id: ZodId, visited: &mut Vec<ZodId>) -> bool {
+    fn is_transforming(&self, id: Id, visited: &mut Vec<Id>) -> bool {
         if visited.contains(&id) {
             return false;
         }
         visited.push(id);
-        match &self.arena.get(id).kind {
+        match &self.node(id).kind {
             Kind::Transform => true,
-            Kind::Array { element } => self.is_transforming(*element, visited),
-            Kind::Lazy(t) => self.arena.thunk_target(*t).is_some_and(|i| self.is_transforming(i, visited)),
+            Kind::Array { element } => self.is_transforming(self.id(element), visited),
+            Kind::Lazy(t) => self.thunk_target(t).is_some_and(|i| self.is_transforming(i, visited)),
             Kind::Optional(i) | Kind::ExactOptional(i) | Kind::NonOptional(i) | Kind::Nullable(i) => {
-                self.is_transforming(*i, visited)
+                self.is_transforming(self.id(i), visited)
             }
             Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => {
-                self.is_transforming(*inner, visited)
+                self.is_transforming(self.id(inner), visited)
             }
             Kind::Intersection { left, right } => {
-                self.is_transforming(*left, visited) || self.is_transforming(*right, visited)
+                self.is_transforming(self.id(left), visited) || self.is_transforming(self.id(right), visited)
             }
             Kind::Pipe { input, output, codec } => {
-                *codec || self.is_transforming(*input, visited) || self.is_transforming(*output, visited)
+                *codec
+                    || self.is_transforming(self.id(input), visited)
+                    || self.is_transforming(self.id(output), visited)
             }
             Kind::Object { shape, .. } => shape.iter().any(|(_, f)| match f {
-                Field::Schema(s) => self.is_transforming(*s, visited),
-                Field::Getter(t) => self.arena.thunk_target(*t).is_some_and(|i| self.is_transforming(i, visited)),
+                Field::Schema(s) => self.is_transforming(self.id(s), visited),
+                Field::Getter(t) => self.thunk_target(t).is_some_and(|i| self.is_transforming(i, visited)),
             }),
-            Kind::Union { options } => options.iter().any(|o| self.is_transforming(*o, visited)),
+            Kind::Union { options } => options.iter().any(|o| self.is_transforming(self.id(o), visited)),
             _ => false,
         }
     }
