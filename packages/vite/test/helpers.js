@@ -80,7 +80,8 @@ export function copyApp({ entry = true } = {}) {
     writeFileSync(path.join(root, "index.html"), ENTRY_HTML);
     writeFileSync(path.join(root, "src/main.tsx"), ENTRY_MAIN);
   }
-  return { root, cleanup: () => rmSync(tmp, { recursive: true, force: true }) };
+  // Retried: the dev server's dependency optimizer may still be writing as it closes.
+  return { root, cleanup: () => rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) };
 }
 
 /** `agent-surface compile` of the app: its manifest (written to a temp file). */
