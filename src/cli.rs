@@ -2,8 +2,9 @@
 //! allowed) or a verified manifest, 1 errors or too many warnings or a stale manifest under
 //! `--check` or a manifest `verify` refuses, 2 usage or configuration errors or an unreadable file.
 
-use agent_surface_compiler::compile::{compile, manifest_text, project_at, Compilation};
+use agent_surface_compiler::compile::{compile, compile_cached, manifest_text, project_at, Compilation};
 use agent_surface_compiler::diagnostics::Diagnostic;
+use agent_surface_compiler::disk_cache::DiskCache;
 use agent_surface_compiler::emit::{freshness, write_if_changed, Freshness, WriteOutcome};
 use agent_surface_compiler::render::{self, pretty::PrettyOptions};
 use clap::{Args, Parser, Subcommand};
@@ -164,6 +165,10 @@ pub struct CompileArgs {
     /// Recompile on every change; rewrite the manifest only when it changed
     #[arg(long)]
     pub watch: bool,
+    /// Keep each contract file's result in DIR, keyed by the content hash of every file it read:
+    /// the next run parses and evaluates only what changed (for CI caches; docs/ci.md)
+    #[arg(long, value_name = "DIR", conflicts_with = "watch")]
+    pub cache_dir: Option<PathBuf>,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -181,6 +186,9 @@ pub struct CheckArgs {
     /// --stdin-filepath, the working directory)
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// As `compile --cache-dir`: reuse and keep each contract file's result in DIR
+    #[arg(long, value_name = "DIR", conflicts_with = "stdin_filepath")]
+    pub cache_dir: Option<PathBuf>,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -448,9 +456,34 @@ fn check_root(root: Option<&Path>, paths: &[PathBuf]) -> Result<PathBuf, ExitCod
     Ok(found.swap_remove(0).0)
 }
 
-fn load(root: &Path) -> Result<Compilation, ExitCode> {
+/// Compiles the project at `root`, with the results kept in `cache_dir` when one is given
+/// (saved before returning: a cache that cannot be read or written is a warning, never a
+/// failure, since it only saves work).
+fn load(root: &Path, cache_dir: Option<&Path>) -> Result<Compilation, ExitCode> {
     let project = project_at(root).map_err(|e| usage_error(&e.to_string()))?;
-    compile(project).map_err(|e| usage_error(&e.to_string()))
+    let Some(dir) = cache_dir else {
+        return compile(project).map_err(|e| usage_error(&e.to_string()));
+    };
+    let cache = match DiskCache::open(&absolute(dir), &project) {
+        Ok((cache, note)) => {
+            if let Some(note) = note {
+                eprintln!("warning: {note}");
+            }
+            Some(cache)
+        }
+        Err(e) => {
+            eprintln!("warning: {e}; compiling without a cache");
+            None
+        }
+    };
+    let Some(cache) = cache else {
+        return compile(project).map_err(|e| usage_error(&e.to_string()));
+    };
+    let c = compile_cached(project, &cache).map_err(|e| usage_error(&e.to_string()))?;
+    if let Err(e) = cache.save() {
+        eprintln!("warning: {e}");
+    }
+    Ok(c.with_cache_stats(cache.stats()))
 }
 
 /// Prints diagnostics in the chosen format; returns whether they fail the run.
@@ -497,6 +530,10 @@ fn summary(c: &Compilation) -> String {
     if errors + warnings > 0 {
         s.push_str(&format!("; {errors} error{}, {warnings} warning{}", plural(errors), plural(warnings)));
     }
+    if let Some(cache) = c.cache_stats {
+        let files = cache.hits + cache.misses;
+        s.push_str(&format!("; {} of {files} contract file{} from the cache", cache.hits, plural(files)));
+    }
     s
 }
 
@@ -516,7 +553,7 @@ fn run_compile(args: CompileArgs) -> ExitCode {
     if args.watch {
         return crate::watch::run(&crate::watch::WatchOptions { root, out: args.out.clone() });
     }
-    let c = match load(&root) {
+    let c = match load(&root, args.cache_dir.as_deref()) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -584,7 +621,7 @@ fn run_check(args: CheckArgs) -> ExitCode {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let c = match load(&root) {
+    let c = match load(&root, args.cache_dir.as_deref()) {
         Ok(c) => c,
         Err(code) => return code,
     };

@@ -11,13 +11,17 @@
 //! Each project is also compiled on one worker thread and on four, and both must agree: the
 //! memo is filled in whatever order the threads get there.
 //!
+//! And each is compiled through the disk cache (`--cache-dir`): into an empty cache, then again
+//! from it, where contract files come back without being parsed; both must write the same.
+//!
 //! `AGENT_SURFACE_BLESS_EQUIVALENCE=1 cargo test --test it equivalence` rewrites the goldens:
 //! only for a change of output that is meant (say why in the commit).
 
 use crate::common::copy_dir;
 use crate::gen;
-use agent_surface_compiler::compile::{compile, manifest_text};
+use agent_surface_compiler::compile::{compile, compile_cached, manifest_text};
 use agent_surface_compiler::config::Config;
+use agent_surface_compiler::disk_cache::DiskCache;
 use agent_surface_compiler::paths::normalize;
 use agent_surface_compiler::project::Project;
 use agent_surface_compiler::render::json;
@@ -45,6 +49,17 @@ fn outputs(root: &Path, threads: usize) -> ((String, String), u64) {
     })
 }
 
+/// (manifest text, JSON diagnostics) of a compile of `root` through a disk cache in `dir`, and
+/// how many contract files came from it.
+fn cached_outputs(root: &Path, dir: &Path) -> ((String, String), usize) {
+    let project = Project::new(Config::load(root).expect("config"));
+    let (cache, note) = DiskCache::open(dir, &project).expect("cache folder");
+    assert_eq!(note, None);
+    let c = compile_cached(project, &cache).expect("compile");
+    cache.save().expect("save the cache");
+    ((manifest_text(&c), json::render(&c.diagnostics, &c.project.db)), cache.stats().hits)
+}
+
 /// Compares one project's outputs with its goldens (whole texts, or only their blake3 for the
 /// generated corpora, whose manifests run to megabytes).
 fn check(name: &str, root: &Path, whole: bool, failures: &mut Vec<String>) {
@@ -55,6 +70,19 @@ fn check(name: &str, root: &Path, whole: bool, failures: &mut Vec<String>) {
     }
     if fallbacks > 0 {
         eprintln!("{name}: {fallbacks} files evaluated alone");
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let (cold, cold_hits) = cached_outputs(root, cache.path());
+    let (warm, warm_hits) = cached_outputs(root, cache.path());
+    if cold != (manifest.clone(), diagnostics.clone()) {
+        failures.push(format!("{name}: a compile into an empty disk cache writes something else"));
+    }
+    if warm != (manifest.clone(), diagnostics.clone()) {
+        failures
+            .push(format!("{name}: a compile from the disk cache ({warm_hits} files from it) writes something else"));
+    }
+    if cold_hits != 0 {
+        failures.push(format!("{name}: an empty cache served {cold_hits} files"));
     }
     let hash = |s: &str| format!("blake3:{}", blake3::hash(s.as_bytes()).to_hex());
     let files: Vec<(String, String)> = if whole {

@@ -16,6 +16,7 @@ mod bridge_cli;
 mod cli;
 mod conformance;
 mod diagnostics;
+mod disk_cache;
 mod equivalence;
 mod formats;
 mod fuzz_replay;

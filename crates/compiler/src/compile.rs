@@ -6,6 +6,7 @@ use crate::cache::{FileOutcome, FileResult};
 use crate::config::{Config, ConfigError};
 use crate::contracts::{build_contract, CompiledContract};
 use crate::diagnostics::{sort_diagnostics, Diagnostic};
+use crate::disk_cache::DiskCache;
 use crate::evaluate::Evaluator;
 use crate::prefilter::Prefiltered;
 use crate::project::{LoadError, Project};
@@ -40,6 +41,8 @@ pub struct Compilation {
     pub elapsed: Duration,
     /// Candidate files whose result of an earlier compile was reused (their inputs unchanged).
     pub reused: usize,
+    /// How the disk cache served this compile, when it had one.
+    pub cache_stats: Option<crate::disk_cache::CacheStats>,
 }
 
 impl Compilation {
@@ -58,6 +61,11 @@ impl Compilation {
         })
     }
 
+    pub fn with_cache_stats(mut self, stats: crate::disk_cache::CacheStats) -> Self {
+        self.cache_stats = Some(stats);
+        self
+    }
+
     pub fn error_count(&self) -> usize {
         self.diagnostics.iter().filter(|d| d.is_error()).count()
     }
@@ -68,9 +76,20 @@ impl Compilation {
 
 /// Compiles a project.
 pub fn compile(project: Project) -> Result<Compilation, ConfigError> {
+    compile_once(project, None)
+}
+
+/// Compiles a project with the results of an earlier compile kept in `cache` (`--cache-dir`):
+/// contract files whose recorded inputs read the same again are neither parsed nor evaluated.
+/// The caller saves the cache ([`DiskCache::save`]).
+pub fn compile_cached(project: Project, cache: &DiskCache) -> Result<Compilation, ConfigError> {
+    compile_once(project, Some(cache))
+}
+
+fn compile_once(project: Project, disk: Option<&DiskCache>) -> Result<Compilation, ConfigError> {
     // Compiled once: nothing will ask for its results again.
     project.results.disable();
-    let c = compile_shared(Arc::new(project))?;
+    let c = compile_with(Arc::new(project), disk)?;
     // Nor for the evaluations and syntax trees behind them: the manifest is assembled without
     // them (peak memory), and they are freed on a thread of their own meanwhile.
     let held = (c.project.memo.clear(), c.project.release_modules());
@@ -82,6 +101,10 @@ pub fn compile(project: Project) -> Result<Compilation, ConfigError> {
 /// Compiles a long-lived project (server, watch, editor): files whose text did not change are
 /// not parsed again, and contract files whose inputs did not change are not compiled again.
 pub fn compile_shared(project: Arc<Project>) -> Result<Compilation, ConfigError> {
+    compile_with(project, None)
+}
+
+fn compile_with(project: Arc<Project>, disk: Option<&DiskCache>) -> Result<Compilation, ConfigError> {
     let started = Instant::now();
     project.begin();
     let discovered = project.discovered()?;
@@ -97,7 +120,7 @@ pub fn compile_shared(project: Arc<Project>) -> Result<Compilation, ConfigError>
                         .binary_search_by(|f| crate::paths::path_bytes(f).cmp(crate::paths::path_bytes(p)))
                         .ok()
                 })
-                .map(|i| (i, file_result(&project, &discovered.files[i], &limits)))
+                .map(|i| (i, file_result(&project, &discovered.files[i], &limits, disk)))
                 .collect();
             for r in results.iter_mut().flatten() {
                 r.1 = true;
@@ -108,7 +131,7 @@ pub fn compile_shared(project: Arc<Project>) -> Result<Compilation, ConfigError>
             results
         }
         None => {
-            let results = discovered.files.par_iter().map(|path| file_result(&project, path, &limits)).collect();
+            let results = discovered.files.par_iter().map(|path| file_result(&project, path, &limits, disk)).collect();
             project.results.retain(&discovered.files);
             results
         }
@@ -124,24 +147,32 @@ pub fn compile_files(project: Arc<Project>, paths: &[PathBuf]) -> Compilation {
     let started = Instant::now();
     project.begin();
     let limits = AgentSurfaceLimits::default();
-    let results = paths.iter().map(|p| file_result(&project, &crate::paths::normalize(p), &limits)).collect();
+    let results = paths.iter().map(|p| file_result(&project, &crate::paths::normalize(p), &limits, None)).collect();
     assemble(project, paths.to_vec(), Vec::new(), results, false, started)
 }
 
 /// The result of one file: `None` when the prefilter skips it; else its result of an earlier
-/// compile if its inputs are unchanged (`true`: reused), or a new one.
-fn file_result(project: &Project, path: &Path, limits: &AgentSurfaceLimits) -> FileOutcome {
+/// compile if its inputs are unchanged (`true`: reused, from this project or from `disk`), or a
+/// new one.
+fn file_result(project: &Project, path: &Path, limits: &AgentSurfaceLimits, disk: Option<&DiskCache>) -> FileOutcome {
     if !matches!(project.prefilter(path), Prefiltered::Candidate { .. }) {
         return None;
     }
     if let Some(cached) = project.results.reusable(path, |inputs| project.unchanged(inputs)) {
         return Some((cached, true));
     }
+    if let Some(stored) = disk.and_then(|d| d.restore(project, path)) {
+        return Some((Arc::new(stored), true));
+    }
     let (mut result, inputs) = crate::inputs::record(|| compile_file(project, path, limits));
     result.load_diagnostics = inputs.all_diagnostics();
+    result.inputs = inputs;
+    if let Some(disk) = disk {
+        disk.store(project, path, &result);
+    }
     // A one-shot compile never asks whether a result can be reused.
-    if !project.results.disabled() {
-        result.inputs = inputs;
+    if project.results.disabled() {
+        result.inputs = Default::default();
     }
     let result = Arc::new(result);
     if result.inputs.untracked {
@@ -201,6 +232,7 @@ fn assemble(
         manifest: OnceLock::new(),
         elapsed: started.elapsed(),
         reused,
+        cache_stats: None,
     }
 }
 

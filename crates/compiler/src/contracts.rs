@@ -33,6 +33,9 @@ impl BuiltContract {
     }
 }
 
+/// A top-level field of a definition: its key, the key's span, the value's span.
+pub type FieldSpans = (String, Span, Span);
+
 /// A contract that compiled, with where it came from.
 #[derive(Debug, Clone)]
 pub struct CompiledContract {
@@ -60,6 +63,36 @@ impl CompiledContract {
             _ => Node::new(tree.span, Val::Null),
         };
         CompiledContract { hashed: HashedContract::new(contract), spans, file, call }
+    }
+
+    /// A contract kept by the disk cache: its definition's span and, when that was an object,
+    /// each top-level field's key and value spans ([`CompiledContract::top_level_spans`]).
+    pub fn from_parts(
+        hashed: HashedContract,
+        definition: Span,
+        fields: Option<Vec<FieldSpans>>,
+        file: FileId,
+        call: MacroCall,
+    ) -> CompiledContract {
+        let val = match fields {
+            Some(fields) => Val::Object(
+                fields
+                    .into_iter()
+                    .map(|(key, key_span, value)| Prop { key, key_span, value: Node::new(value, Val::Null) })
+                    .collect(),
+            ),
+            None => Val::Null,
+        };
+        CompiledContract { hashed, spans: Node::new(definition, val), file, call }
+    }
+
+    /// All it keeps of the definition's spans (see [`CompiledContract::from_parts`]).
+    pub fn top_level_spans(&self) -> (Span, Option<Vec<FieldSpans>>) {
+        let fields = match &self.spans.val {
+            Val::Object(props) => Some(props.iter().map(|p| (p.key.clone(), p.key_span, p.value.span)).collect()),
+            _ => None,
+        };
+        (self.spans.span, fields)
     }
 
     pub fn contract(&self) -> &ManifestContract {

@@ -141,6 +141,25 @@ impl Inputs {
         }
     }
 
+    /// Every input, its own and the shared and watched ones' (each set once): what a result
+    /// kept on disk is checked against ([`crate::disk_cache`]; a watched search's answer
+    /// follows from what the search read).
+    pub fn all_with_watched<'a>(&'a self, f: &mut impl FnMut(&'a Input)) {
+        let mut seen: Vec<*const Inputs> = Vec::new();
+        self.with_watched_inner(f, &mut seen);
+    }
+
+    fn with_watched_inner<'a>(&'a self, f: &mut impl FnMut(&'a Input), seen: &mut Vec<*const Inputs>) {
+        self.list.iter().for_each(&mut *f);
+        for s in self.shared.iter().chain(&self.watched) {
+            let p = Arc::as_ptr(s);
+            if !seen.contains(&p) {
+                seen.push(p);
+                s.with_watched_inner(f, seen);
+            }
+        }
+    }
+
     /// Every load diagnostic, its own and the shared and watched ones' (repeats are possible:
     /// sorting the compile's diagnostics drops them).
     pub fn all_diagnostics(&self) -> Vec<Diagnostic> {

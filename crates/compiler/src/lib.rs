@@ -17,7 +17,8 @@
 //! - [`config`], [`discover`] (the project's files), [`inputs`] (what a result was computed
 //!   from), [`memo`] (what evaluating each constant did, shared by every file), [`cache`]
 //!   (results across compiles), [`project`] (loader, resolver, overlays, change
-//!   tracking; [`project::changes`] for watcher events);
+//!   tracking; [`project::changes`] for watcher events), [`disk_cache`] (results between
+//!   one-shot compiles, `--cache-dir`);
 //! - [`evaluate`] (static evaluation, zod builder calls included), [`rules`] (the checks),
 //!   [`compile`] (the pipeline, in parallel, sorted output);
 //! - [`provenance`] (edits for the Vite plugin), [`render`] (pretty, JSON, GitHub, SARIF) and
@@ -29,6 +30,7 @@ pub mod config;
 pub mod contracts;
 pub mod diagnostics;
 pub mod discover;
+pub mod disk_cache;
 pub mod emit;
 pub mod evaluate;
 pub mod extract;
