@@ -9,8 +9,11 @@
 #     tsconfig.app.json) installs @agent-surface/core, /cli and /vite by name and version from a
 #     local registry serving the tarballs (scripts/local-registry.mjs; the rest from the npm
 #     registry): no `file:` link, no AGENT_SURFACE_BINARY;
-#  3. `npx agent-surface compile`, `npm run build` (tsc -b && vite build), then a bad id fails
-#     both, and Neovim shows it (scripts/test-neovim.sh).
+#  3. `npx agent-surface compile`, `npm run build` (tsc -b && vite build);
+#  4. Turborepo 2.11 from npm runs the compile task (through `--cache-dir`) with docs/ci.md's
+#     inputs and outputs: the second run is a cache hit that restores the manifest, an edit is a
+#     miss;
+#  5. a bad id fails check and build, and Neovim shows it (scripts/test-neovim.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -81,7 +84,8 @@ cat >package.json <<'JSON'
   "scripts": {
     "dev": "vite",
     "build": "tsc -b && vite build",
-    "preview": "vite preview"
+    "preview": "vite preview",
+    "agent-surface": "agent-surface compile --cache-dir node_modules/.cache/agent-surface"
   },
   "dependencies": {
     "@agent-surface/core": "^0.1.0",
@@ -95,8 +99,22 @@ cat >package.json <<'JSON'
     "@types/react": "19.3.3",
     "@types/react-dom": "19.3.0",
     "@vitejs/plugin-react": "6.3.0",
+    "turbo": "2.11.11",
     "typescript": "5.9.3",
     "vite": "8.3.8"
+  }
+}
+JSON
+# Turborepo requires the package manager to be named (docs/ci.md's turbo.json follows).
+node -e 'const f="package.json",p=JSON.parse(require("fs").readFileSync(f,"utf8"));p.packageManager="npm@"+process.argv[1];require("fs").writeFileSync(f,JSON.stringify(p,null,2)+"\n")' "$(npm --version)"
+cat >turbo.json <<'JSON'
+{
+  "$schema": "https://turborepo.com/schema.json",
+  "tasks": {
+    "agent-surface": {
+      "inputs": ["src/**", "tsconfig*.json", "agent-surface.config.json", "package.json", "package-lock.json"],
+      "outputs": ["agent-surface.manifest.json"]
+    }
   }
 }
 JSON
@@ -263,6 +281,27 @@ HASH="$(node -e 'console.log(JSON.parse(require("fs").readFileSync("agent-surfac
 echo "--> npm run build (tsc -b && vite build)"
 npm run build
 grep -rqF "$HASH" dist/assets/ || fail "the built bundle does not carry the manifest ($HASH)"
+
+echo "--> Turborepo (docs/ci.md): a second run is a cache hit that restores the manifest"
+export TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1 DO_NOT_TRACK=1
+turbo_run() { # turbo_run EXPECTED_CACHED: `turbo run agent-surface`, which must report that many cached tasks
+  local out
+  out="$(npx turbo run agent-surface 2>&1)" || { echo "$out" >&2; fail "turbo run agent-surface failed"; }
+  echo "$out" | grep -q "Cached: *$1 cached, 1 total" || { echo "$out" >&2; fail "turbo run agent-surface: expected $1 cached"; }
+  echo "$out"
+}
+turbo_run 0 | grep -q "0 of 1 contract file from the cache" || fail "the first turbo run did not compile through --cache-dir"
+cp agent-surface.manifest.json "$WORK/manifest.before-turbo"
+rm agent-surface.manifest.json
+turbo_run 1 | grep -q "FULL TURBO" || fail "the second turbo run was not a full cache hit"
+cmp agent-surface.manifest.json "$WORK/manifest.before-turbo" || fail "turbo restored a different manifest"
+# An input changed: turbo runs the compiler again, which recompiles only that file.
+sed -i "s/one row each/one row per device/" src/components/DevicesPanel.tsx
+turbo_run 0 >/dev/null
+grep -q "one row per device" agent-surface.manifest.json || fail "the manifest after the edit lacks the new description"
+sed -i "s/one row per device/one row each/" src/components/DevicesPanel.tsx
+turbo_run 1 >/dev/null
+cmp agent-surface.manifest.json "$WORK/manifest.before-turbo" || fail "turbo restored a different manifest after the edit was undone"
 
 echo "--> a bad id fails check and build, with its location"
 sed -i "s/'devices.panel'/'Devices.Panel'/" src/agent/ids.ts

@@ -204,8 +204,18 @@ fn floor(config: &Config, what: Floor) -> FloorRun {
 // ---------------------------------------------------------------------------------------------
 
 fn run_compile(root: &Path) -> (f64, std::process::Output) {
+    run_compile_with(root, &[])
+}
+
+fn run_compile_with(root: &Path, args: &[&std::ffi::OsStr]) -> (f64, std::process::Output) {
     let t = Instant::now();
-    let out = Command::new(BIN).arg("compile").arg(root).stdin(Stdio::null()).output().expect("spawn agent-surface");
+    let out = Command::new(BIN)
+        .arg("compile")
+        .arg(root)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn agent-surface");
     (ms_since(t), out)
 }
 
@@ -499,6 +509,8 @@ fn smoke_checks(report: &str) {
         "baseline (c)",
         "baseline (d)",
         "compile (process, cold)",
+        "compile --cache-dir, empty cache",
+        "cache warm/cold ratio: ",
         "warm recompile (reported), one contract file changed",
         "warm recompile (rescan), one contract file changed",
         "single-file check (process",
@@ -591,6 +603,11 @@ fn run(o: &Options, gen_opts: &gen::GenOptions) -> Report {
     let mut d = Vec::new();
     let mut cold = Vec::new();
     let mut inproc = Vec::new();
+    // `--cache-dir`: a compile into an empty cache, then one from it (nothing changed).
+    let cache_dir = std::env::temp_dir().join(format!("agent-surface-bench-cache-{}", std::process::id()));
+    let cache_args = [std::ffi::OsStr::new("--cache-dir"), cache_dir.as_os_str()];
+    let (mut cache_cold, mut cache_warm) = (Vec::new(), Vec::new());
+    let mut cache_summary = String::new();
     let (mut passing, mut bytes, mut nfiles) = (0, 0, 0);
     let mut diagnostics = 0;
     for _ in 0..o.runs {
@@ -608,6 +625,19 @@ fn run(o: &Options, gen_opts: &gen::GenOptions) -> Report {
         let (ms, out) = run_compile(&root);
         assert!(out.status.success());
         cold.push(ms);
+        let _ = std::fs::remove_dir_all(&cache_dir);
+        let (ms, out) = run_compile_with(&root, &cache_args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        cache_cold.push(ms);
+        let (ms, out) = run_compile_with(&root, &cache_args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let all = format!("; {0} of {0} contract file", s.contract_files);
+        assert!(
+            out.status.success() && stderr.contains(&all) && stderr.contains(" from the cache"),
+            "a warm run compiled something: {stderr}"
+        );
+        cache_warm.push(ms);
+        cache_summary = stderr.lines().last().unwrap_or("").to_string();
         let t = Instant::now();
         let comp = compile_shared(Arc::new(project_at(&root).expect("project"))).expect("compile");
         inproc.push(ms_since(t));
@@ -640,6 +670,24 @@ fn run(o: &Options, gen_opts: &gen::GenOptions) -> Report {
         md
     ));
     r.line(format!("in-process compile/floor ratio: {:.2}", minproc / mc));
+    let cache_bytes: u64 = std::fs::read_dir(&cache_dir)
+        .map(|d| d.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum())
+        .unwrap_or(0);
+    let _ = std::fs::remove_dir_all(&cache_dir);
+    let (mcc, mcw) = (median(&cache_cold), median(&cache_warm));
+    r.line(format!(
+        "compile --cache-dir, empty cache (process):        {mcc:8.1} ms  ({:.2}x the compile without one)",
+        mcc / mcold
+    ));
+    r.line(format!(
+        "compile --cache-dir, warm (nothing changed):       {mcw:8.1} ms  (cache {:.1} MB; {cache_summary})",
+        cache_bytes as f64 / 1e6
+    ));
+    r.line(format!(
+        "cache warm/cold ratio: {:.2} (warm {mcw:.0} ms, cold compile {mcold:.0} ms); warm/(b) ratio: {:.2}",
+        mcw / mcold,
+        mcw / mb
+    ));
 
     // Warm recompile: a long-lived Project, one file changed. Reported: the change is reported
     // to the project, as `--watch` and the language server (which watch the files) do. Rescan:

@@ -17,7 +17,7 @@ use crate::extract::{MacroCall, RootMacro};
 use crate::inputs::Input;
 use crate::project::{LoadError, Project};
 use crate::source::{FileId, Span};
-use agent_surface_model::manifest::{HashedContract, ManifestContract};
+use agent_surface_model::manifest::HashedContract;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -103,7 +103,8 @@ struct StoredSpan(u32, u32, u32);
 
 #[derive(Clone, Serialize, Deserialize)]
 struct StoredContract {
-    contract: serde_json::Value,
+    /// Its canonical text (as the manifest holds it), kept as JSON.
+    contract: Box<serde_json::value::RawValue>,
     file: u32,
     kind: String,
     span: StoredSpan,
@@ -245,8 +246,7 @@ impl DiskCache {
         let file = s.compact(&self.key);
         drop(s);
         let text = serde_json::to_string(&file).map_err(|e| format!("cannot serialize the cache: {e}"))?;
-        crate::emit::write_if_changed(&self.path, &text)
-            .map(|_| ())
+        crate::emit::replace(&self.path, &text, false)
             .map_err(|e| format!("cannot write the cache {}: {e}", self.path.display()))
     }
 }
@@ -265,11 +265,7 @@ type ResolveNow = (Arc<str>, usize, String, Option<Arc<str>>);
 
 /// Whether every read and resolution is the same now; if so, the id of each file read, by its
 /// number.
-fn check(
-    project: &Project,
-    reads: &[ReadNow],
-    resolves: &[ResolveNow],
-) -> Option<HashMap<u32, FileId>> {
+fn check(project: &Project, reads: &[ReadNow], resolves: &[ResolveNow]) -> Option<HashMap<u32, FileId>> {
     let mut ids = HashMap::with_capacity(reads.len());
     for (number, path, hash) in reads {
         let now = match project.read(Path::new(&**path)) {
@@ -407,7 +403,7 @@ impl State {
                 None => None,
             };
             contracts.push(StoredContract {
-                contract: c.contract().to_value(),
+                contract: serde_json::value::RawValue::from_string(c.hashed.canonical().to_string()).ok()?,
                 file: self.number(&project.db.get(c.file).path)?,
                 kind: c.call.kind.export_name().to_string(),
                 span: self.span(project, c.call.span)?,
@@ -518,7 +514,7 @@ impl Entry {
         };
         let mut contracts = Vec::with_capacity(self.contracts.len());
         for c in &self.contracts {
-            let contract: ManifestContract = serde_json::from_value(c.contract.clone()).ok()?;
+            let hashed = HashedContract::from_canonical(Arc::from(c.contract.get())).ok()?;
             let fields = match &c.fields {
                 Some(fields) => {
                     let mut out = Vec::with_capacity(fields.len());
@@ -537,13 +533,7 @@ impl Entry {
                 has_args: c.has_args,
             };
             let file = *ids.get(&c.file)?;
-            contracts.push(Arc::new(CompiledContract::from_parts(
-                HashedContract::new(contract),
-                span(c.definition)?,
-                fields,
-                file,
-                call,
-            )));
+            contracts.push(Arc::new(CompiledContract::from_parts(hashed, span(c.definition)?, fields, file, call)));
         }
         Some(FileResult {
             contracts,

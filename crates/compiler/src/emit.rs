@@ -18,20 +18,29 @@ pub fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<WriteOut
             return Ok(WriteOutcome::Unchanged);
         }
     }
+    replace(path, contents, true).map(|_| WriteOutcome::Written)
+}
+
+/// Replaces `path` with `contents` through a temporary file and a rename: a reader sees the old
+/// file or the new one, never a part. `durable`: synced to disk before the rename (a manifest);
+/// a cache, which a crash may leave empty and which is then only rebuilt, skips that.
+pub fn replace(path: &Path, contents: &str, durable: bool) -> std::io::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "manifest".into());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(contents.as_bytes())?;
-        f.sync_all()?;
+        if durable {
+            f.sync_all()?;
+        }
         drop(f);
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result.map(|_| WriteOutcome::Written)
+    result
 }
 
 /// `--check`: whether the manifest on disk is exactly what a compile would write.

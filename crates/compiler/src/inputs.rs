@@ -145,16 +145,19 @@ impl Inputs {
     /// kept on disk is checked against ([`crate::disk_cache`]; a watched search's answer
     /// follows from what the search read).
     pub fn all_with_watched<'a>(&'a self, f: &mut impl FnMut(&'a Input)) {
-        let mut seen: Vec<*const Inputs> = Vec::new();
+        // A set: a contract file reuses hundreds of memoized constants, each its own set.
+        let mut seen = rustc_hash::FxHashSet::default();
         self.with_watched_inner(f, &mut seen);
     }
 
-    fn with_watched_inner<'a>(&'a self, f: &mut impl FnMut(&'a Input), seen: &mut Vec<*const Inputs>) {
+    fn with_watched_inner<'a>(
+        &'a self,
+        f: &mut impl FnMut(&'a Input),
+        seen: &mut rustc_hash::FxHashSet<*const Inputs>,
+    ) {
         self.list.iter().for_each(&mut *f);
         for s in self.shared.iter().chain(&self.watched) {
-            let p = Arc::as_ptr(s);
-            if !seen.contains(&p) {
-                seen.push(p);
+            if seen.insert(Arc::as_ptr(s)) {
                 s.with_watched_inner(f, seen);
             }
         }

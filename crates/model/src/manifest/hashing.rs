@@ -79,6 +79,21 @@ impl HashedContract {
     pub fn contract(&self) -> &ManifestContract {
         &self.contract
     }
+
+    /// The canonical text it was hashed from: what the manifest file holds for it.
+    pub fn canonical(&self) -> &std::sync::Arc<str> {
+        &self.canonical
+    }
+
+    /// A contract from a canonical text that [`HashedContract::new`] wrote (the compiler's disk
+    /// cache keeps them): parsed, not serialized and hashed again. Debug builds check that the
+    /// text is canonical and its hash right.
+    pub fn from_canonical(canonical: std::sync::Arc<str>) -> Result<Self, serde_json::Error> {
+        let contract: ManifestContract = serde_json::from_str(&canonical)?;
+        debug_assert_eq!(&*canonical, canonical_json(&contract.to_value()));
+        debug_assert_eq!(contract.contract_hash(), contract_hash(&contract.to_value()));
+        Ok(HashedContract { contract, canonical })
+    }
 }
 
 /// A manifest assembled from hashed contracts that keeps their canonical texts (in manifest
