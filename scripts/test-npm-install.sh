@@ -284,23 +284,24 @@ grep -rqF "$HASH" dist/assets/ || fail "the built bundle does not carry the mani
 
 echo "--> Turborepo (docs/ci.md): a second run is a cache hit that restores the manifest"
 export TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1 DO_NOT_TRACK=1
-turbo_run() { # turbo_run EXPECTED_CACHED: `turbo run agent-surface`, which must report that many cached tasks
-  local out
-  out="$(npx turbo run agent-surface 2>&1)" || { echo "$out" >&2; fail "turbo run agent-surface failed"; }
-  echo "$out" | grep -q "Cached: *$1 cached, 1 total" || { echo "$out" >&2; fail "turbo run agent-surface: expected $1 cached"; }
-  echo "$out"
+turbo_run() { # turbo_run EXPECTED_CACHED: `turbo run agent-surface` into $TURBO_OUT, which must report that many cached tasks
+  TURBO_OUT="$(npx turbo run agent-surface 2>&1)" || { echo "$TURBO_OUT" >&2; fail "turbo run agent-surface failed"; }
+  echo "$TURBO_OUT" | grep -q "Cached: *$1 cached, 1 total" || { echo "$TURBO_OUT" >&2; fail "turbo run agent-surface: expected $1 cached"; }
 }
-turbo_run 0 | grep -q "0 of 1 contract file from the cache" || fail "the first turbo run did not compile through --cache-dir"
+turbo_run 0
+echo "$TURBO_OUT" | grep -q "0 of 1 contract file from the cache" \
+  || { echo "$TURBO_OUT" >&2; fail "the first turbo run did not compile through --cache-dir"; }
 cp agent-surface.manifest.json "$WORK/manifest.before-turbo"
 rm agent-surface.manifest.json
-turbo_run 1 | grep -q "FULL TURBO" || fail "the second turbo run was not a full cache hit"
+turbo_run 1
+echo "$TURBO_OUT" | grep -q "FULL TURBO" || { echo "$TURBO_OUT" >&2; fail "the second turbo run was not a full cache hit"; }
 cmp agent-surface.manifest.json "$WORK/manifest.before-turbo" || fail "turbo restored a different manifest"
 # An input changed: turbo runs the compiler again, which recompiles only that file.
 sed -i "s/one row each/one row per device/" src/components/DevicesPanel.tsx
-turbo_run 0 >/dev/null
+turbo_run 0
 grep -q "one row per device" agent-surface.manifest.json || fail "the manifest after the edit lacks the new description"
 sed -i "s/one row per device/one row each/" src/components/DevicesPanel.tsx
-turbo_run 1 >/dev/null
+turbo_run 1
 cmp agent-surface.manifest.json "$WORK/manifest.before-turbo" || fail "turbo restored a different manifest after the edit was undone"
 
 echo "--> a bad id fails check and build, with its location"

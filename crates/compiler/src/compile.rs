@@ -161,13 +161,21 @@ fn file_result(project: &Project, path: &Path, limits: &AgentSurfaceLimits, disk
     if let Some(cached) = project.results.reusable(path, |inputs| project.unchanged(inputs)) {
         return Some((cached, true));
     }
-    if let Some(stored) = disk.and_then(|d| d.restore(project, path)) {
-        return Some((Arc::new(stored), true));
+    if let Some(disk) = disk {
+        if let Some(stored) = disk.restore(project, path) {
+            if stored.candidate {
+                disk.count(true);
+            }
+            return Some((Arc::new(stored), true));
+        }
     }
     let (mut result, inputs) = crate::inputs::record(|| compile_file(project, path, limits));
     result.load_diagnostics = inputs.all_diagnostics();
     result.inputs = inputs;
     if let Some(disk) = disk {
+        if result.candidate {
+            disk.count(false);
+        }
         disk.store(project, path, &result);
     }
     // A one-shot compile never asks whether a result can be reused.

@@ -45,9 +45,9 @@ pub struct DiskCache {
 /// How a compile used the cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CacheStats {
-    /// Contract files whose result came from the cache (not parsed, not evaluated).
+    /// Files declaring contracts whose result came from the cache (not parsed, not evaluated).
     pub hits: usize,
-    /// Contract files compiled (no entry, or an input changed).
+    /// Files declaring contracts that were compiled (no entry, or an input changed).
     pub misses: usize,
 }
 
@@ -202,7 +202,6 @@ impl DiskCache {
         });
         match restored {
             Some((entry, result, reads)) => {
-                self.hits.fetch_add(1, Ordering::Relaxed);
                 let mut s = self.state();
                 for (i, _, hash) in reads {
                     s.hashes.insert(i, hash);
@@ -210,11 +209,15 @@ impl DiskCache {
                 s.kept.insert(key.to_string(), entry.clone());
                 Some(result)
             }
-            None => {
-                self.misses.fetch_add(1, Ordering::Relaxed);
-                None
-            }
+            None => None,
         }
+    }
+
+    /// Counts a file that declares contracts (what the summary calls contract files): served
+    /// from the cache (`hit`) or compiled.
+    pub(crate) fn count(&self, hit: bool) {
+        let counter = if hit { &self.hits } else { &self.misses };
+        counter.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Keeps what compiling `path` produced, with its inputs. A result that consulted something
