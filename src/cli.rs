@@ -564,7 +564,7 @@ fn run_compile(args: CompileArgs) -> ExitCode {
     };
     let text = manifest_text(&c);
     let shown = display_path(&out);
-    let status = c.manifest().completeness.status;
+    let status = c.completeness().status;
     if args.check {
         let fresh = freshness(&out, &text);
         let line = match fresh {

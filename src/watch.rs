@@ -145,7 +145,7 @@ fn rebuild(project: &Arc<agent_surface_compiler::project::Project>, out: &Path, 
             return;
         }
     };
-    let status = if c.manifest().completeness.status == agent_surface_model::manifest::CompletenessStatus::Complete {
+    let status = if c.completeness().status == agent_surface_model::manifest::CompletenessStatus::Complete {
         "complete"
     } else {
         "incomplete"

@@ -53,7 +53,7 @@ impl Compilation {
 
     fn assembled(&self) -> &AssembledManifest {
         self.manifest.get_or_init(|| {
-            AssembledManifest::new(
+            AssembledManifest::from_shared(
                 Generator { name: GENERATOR_NAME.into(), version: GENERATOR_VERSION.into() },
                 self.contracts.iter().map(|c| c.hashed.clone()).collect(),
                 self.failed,
@@ -64,6 +64,11 @@ impl Compilation {
     pub fn with_cache_stats(mut self, stats: crate::disk_cache::CacheStats) -> Self {
         self.cache_stats = Some(stats);
         self
+    }
+
+    /// The manifest's completeness (without building the manifest as a value).
+    pub fn completeness(&self) -> &agent_surface_model::manifest::Completeness {
+        self.assembled().completeness()
     }
 
     pub fn error_count(&self) -> usize {

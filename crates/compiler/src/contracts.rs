@@ -40,7 +40,7 @@ pub type FieldSpans = (String, Span, Span);
 #[derive(Debug, Clone)]
 pub struct CompiledContract {
     /// The manifest's form of it, hashed once (results are reused across compiles).
-    pub hashed: HashedContract,
+    pub hashed: std::sync::Arc<HashedContract>,
     /// The spans of its top-level fields (all the project-wide uniqueness rule points at; the
     /// whole span tree is dropped once the per-contract rules ran).
     spans: Node,
@@ -62,7 +62,7 @@ impl CompiledContract {
             ),
             _ => Node::new(tree.span, Val::Null),
         };
-        CompiledContract { hashed: HashedContract::new(contract), spans, file, call }
+        CompiledContract { hashed: std::sync::Arc::new(HashedContract::new(contract)), spans, file, call }
     }
 
     /// A contract kept by the disk cache: its definition's span and, when that was an object,
@@ -83,7 +83,7 @@ impl CompiledContract {
             ),
             None => Val::Null,
         };
-        CompiledContract { hashed, spans: Node::new(definition, val), file, call }
+        CompiledContract { hashed: std::sync::Arc::new(hashed), spans: Node::new(definition, val), file, call }
     }
 
     /// All it keeps of the definition's spans (see [`CompiledContract::from_parts`]).

@@ -13,10 +13,8 @@ pub enum WriteOutcome {
 }
 
 pub fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<WriteOutcome> {
-    if let Ok(existing) = std::fs::read(path) {
-        if existing == contents.as_bytes() {
-            return Ok(WriteOutcome::Unchanged);
-        }
+    if holds(path, contents.as_bytes()) {
+        return Ok(WriteOutcome::Unchanged);
     }
     replace(path, contents, true).map(|_| WriteOutcome::Written)
 }
@@ -43,6 +41,25 @@ pub fn replace(path: &Path, contents: &str, durable: bool) -> std::io::Result<()
     result
 }
 
+/// Whether the file at `path` holds exactly `contents`, read a block at a time (a manifest runs
+/// to megabytes: reading it whole was a second copy at the compile's peak).
+fn holds(path: &Path, contents: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else { return false };
+    if file.metadata().map(|m| m.len()).ok() != Some(contents.len() as u64) {
+        return false;
+    }
+    let mut block = vec![0u8; 64 * 1024];
+    let mut at = 0;
+    loop {
+        match file.read(&mut block) {
+            Ok(0) => return at == contents.len(),
+            Ok(n) if contents.get(at..at + n) == Some(&block[..n]) => at += n,
+            Ok(_) | Err(_) => return false,
+        }
+    }
+}
+
 /// `--check`: whether the manifest on disk is exactly what a compile would write.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Freshness {
@@ -52,10 +69,12 @@ pub enum Freshness {
 }
 
 pub fn freshness(path: &Path, contents: &str) -> Freshness {
-    match std::fs::read(path) {
-        Ok(existing) if existing == contents.as_bytes() => Freshness::Fresh,
-        Ok(_) => Freshness::Stale,
-        Err(_) => Freshness::Missing,
+    if !path.exists() {
+        Freshness::Missing
+    } else if holds(path, contents.as_bytes()) {
+        Freshness::Fresh
+    } else {
+        Freshness::Stale
     }
 }
 

@@ -65,9 +65,18 @@ pub fn join_members<'a>(members: impl IntoIterator<Item = &'a str>) -> String {
 /// whitespace between tokens); for it, `pretty_from_canonical(&canonical_json(v)) ==
 /// canonical_json_pretty(v)`.
 pub fn pretty_from_canonical(compact: &str) -> String {
+    let mut out: Vec<u8> = Vec::with_capacity(compact.len() + compact.len() / 2);
+    pretty_from_canonical_into(&mut out, compact, 0);
+    out.push(b'\n');
+    // Only ASCII was inserted, between tokens: still the UTF-8 it was.
+    String::from_utf8(out).expect("indenting UTF-8 text between tokens keeps it UTF-8")
+}
+
+/// [`pretty_from_canonical`] of a value nested `level` deep in a pretty document, appended to
+/// `out` without a final newline: a document can be written a member at a time.
+pub fn pretty_from_canonical_into(out: &mut Vec<u8>, compact: &str, level: usize) {
     let b = compact.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(b.len() + b.len() / 2);
-    let mut level = 0usize;
+    let mut level = level;
     let newline = |out: &mut Vec<u8>, level: usize| {
         out.push(b'\n');
         out.resize(out.len() + 2 * level, b' ');
@@ -102,21 +111,21 @@ pub fn pretty_from_canonical(compact: &str) -> String {
                 }
                 out.extend_from_slice(&b[run..=i]);
                 level += 1;
-                newline(&mut out, level);
+                newline(out, level);
                 i += 1;
                 run = i;
             }
             b'}' | b']' => {
                 out.extend_from_slice(&b[run..i]);
                 level = level.saturating_sub(1);
-                newline(&mut out, level);
+                newline(out, level);
                 out.push(b[i]);
                 i += 1;
                 run = i;
             }
             b',' => {
                 out.extend_from_slice(&b[run..=i]);
-                newline(&mut out, level);
+                newline(out, level);
                 i += 1;
                 run = i;
             }
@@ -130,9 +139,6 @@ pub fn pretty_from_canonical(compact: &str) -> String {
         }
     }
     out.extend_from_slice(&b[run.min(b.len())..]);
-    out.push(b'\n');
-    // Only ASCII was inserted, between tokens: still the UTF-8 it was.
-    String::from_utf8(out).expect("indenting UTF-8 text between tokens keeps it UTF-8")
 }
 
 fn sorted_entries(m: &Map<String, Value>) -> Vec<(&String, &Value)> {
