@@ -26,6 +26,19 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A scratch copy of a fixture project (a folder, or a single file) at a path that never shows
+/// in output; the path is normalized as the compiler normalizes roots.
+pub fn scratch_copy(fixture: &Path) -> (PathBuf, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = agent_surface_compiler::paths::normalize(&std::fs::canonicalize(dir.path()).unwrap());
+    if fixture.is_dir() {
+        copy_dir(fixture, &root);
+    } else {
+        std::fs::write(root.join(fixture.file_name().unwrap()), std::fs::read(fixture).unwrap()).unwrap();
+    }
+    (root, dir)
+}
+
 /// The binary under test, with colour and width fixed so output can be snapshot-tested.
 pub fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_agent-surface"));

@@ -11,10 +11,9 @@
 //! expected together. The rendered diagnostics (pretty, no colour, width 100, then JSON) are
 //! snapshot-tested under `snapshots/diagnostics/`.
 
-use crate::common::copy_dir;
+use crate::common::scratch_copy;
 use agent_surface_compiler::compile::{compile, Compilation};
 use agent_surface_compiler::config::Config;
-use agent_surface_compiler::paths::normalize;
 use agent_surface_compiler::project::Project;
 use agent_surface_compiler::render::{json, pretty};
 use std::path::{Path, PathBuf};
@@ -62,13 +61,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 /// Compiles a fixture in a scratch copy (so the checkout path never shows in output).
 fn compile_fixture(fixture: &Path) -> (Compilation, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = normalize(&std::fs::canonicalize(dir.path()).unwrap());
-    if fixture.is_dir() {
-        copy_dir(fixture, &root);
-    } else {
-        std::fs::write(root.join(fixture.file_name().unwrap()), std::fs::read(fixture).unwrap()).unwrap();
-    }
+    let (root, dir) = scratch_copy(fixture);
     let c = compile(Project::new(Config::load(&root).expect("fixture config"))).unwrap();
     (c, dir)
 }

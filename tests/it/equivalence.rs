@@ -17,7 +17,7 @@
 //! `AGENT_SURFACE_BLESS_EQUIVALENCE=1 cargo test --test it equivalence` rewrites the goldens:
 //! only for a change of output that is meant (say why in the commit).
 
-use crate::common::copy_dir;
+use crate::common::scratch_copy;
 use crate::gen;
 use agent_surface_compiler::compile::{compile, compile_cached, manifest_text};
 use agent_surface_compiler::config::Config;
@@ -114,18 +114,6 @@ fn check(name: &str, root: &Path, whole: bool, failures: &mut Vec<String>) {
     }
 }
 
-/// A scratch copy of a fixture, at a path that never shows in output.
-fn scratch(fixture: &Path) -> (PathBuf, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = normalize(&std::fs::canonicalize(dir.path()).unwrap());
-    if fixture.is_dir() {
-        copy_dir(fixture, &root);
-    } else {
-        std::fs::write(root.join(fixture.file_name().unwrap()), std::fs::read(fixture).unwrap()).unwrap();
-    }
-    (root, dir)
-}
-
 #[test]
 fn fixtures_compile_to_the_golden_outputs() {
     let mut failures = Vec::new();
@@ -140,7 +128,7 @@ fn fixtures_compile_to_the_golden_outputs() {
         projects.push((format!("diagnostics-{}", d.file_stem().unwrap().to_string_lossy()), d));
     }
     for (name, fixture) in &projects {
-        let (root, _dir) = scratch(fixture);
+        let (root, _dir) = scratch_copy(fixture);
         check(name, &root, true, &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

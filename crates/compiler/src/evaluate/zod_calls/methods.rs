@@ -337,32 +337,8 @@ impl Evaluator<'_> {
             if !visited.insert(n.clone()) {
                 continue;
             }
-            if let Some(p) = &n.parent {
-                stack.push(p.clone());
-            }
             let mut thunks = Vec::new();
-            match &n.kind {
-                Kind::Array { element } => stack.push(element.clone()),
-                Kind::Object { shape, .. } => {
-                    for (_, f) in shape {
-                        match f {
-                            Field::Schema(s) => stack.push(s.clone()),
-                            Field::Getter(t) => thunks.push(t.clone()),
-                        }
-                    }
-                }
-                Kind::Union { options } => stack.extend(options.iter().cloned()),
-                Kind::Intersection { left, right } => stack.extend([left.clone(), right.clone()]),
-                Kind::Optional(i) | Kind::ExactOptional(i) | Kind::Nullable(i) | Kind::NonOptional(i) => {
-                    stack.push(i.clone())
-                }
-                Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => {
-                    stack.push(inner.clone())
-                }
-                Kind::Pipe { input, output, .. } => stack.extend([input.clone(), output.clone()]),
-                Kind::Lazy(t) => thunks.push(t.clone()),
-                _ => {}
-            }
+            n.refs(&mut stack, &mut thunks);
             for t in thunks {
                 if let Some(target) = self.targets.get(&t) {
                     stack.push(target.clone());
