@@ -461,23 +461,19 @@ fn check_root(root: Option<&Path>, paths: &[PathBuf]) -> Result<PathBuf, ExitCod
 /// failure, since it only saves work).
 fn load(root: &Path, cache_dir: Option<&Path>) -> Result<Compilation, ExitCode> {
     let project = project_at(root).map_err(|e| usage_error(&e.to_string()))?;
-    let Some(dir) = cache_dir else {
-        return compile(project).map_err(|e| usage_error(&e.to_string()));
-    };
-    let cache = match DiskCache::open(&absolute(dir), &project) {
-        Ok((cache, note)) => {
+    let opened = cache_dir.map(|dir| DiskCache::open(&absolute(dir), &project));
+    let cache = match opened {
+        Some(Ok((cache, note))) => {
             if let Some(note) = note {
                 eprintln!("warning: {note}");
             }
-            Some(cache)
+            cache
         }
-        Err(e) => {
+        Some(Err(e)) => {
             eprintln!("warning: {e}; compiling without a cache");
-            None
+            return compile(project).map_err(|e| usage_error(&e.to_string()));
         }
-    };
-    let Some(cache) = cache else {
-        return compile(project).map_err(|e| usage_error(&e.to_string()));
+        None => return compile(project).map_err(|e| usage_error(&e.to_string())),
     };
     let c = compile_cached(project, &cache).map_err(|e| usage_error(&e.to_string()))?;
     if let Err(e) = cache.save() {

@@ -34,9 +34,8 @@ const FINGERPRINT: &str = env!("AGENT_SURFACE_COMPILER_FINGERPRINT");
 pub struct DiskCache {
     path: PathBuf,
     key: String,
-    /// The previous compile's entries, by absolute file path.
-    stored: HashMap<String, Entry>,
-    /// What the entries refer to by number, and this compile's entries.
+    /// What the entries refer to by number, the previous compile's entries not yet taken, and
+    /// this compile's.
     state: Mutex<State>,
     hits: AtomicUsize,
     misses: AtomicUsize,
@@ -70,6 +69,8 @@ struct Resolve(u32, usize, String, Option<u32>);
 
 #[derive(Default)]
 struct State {
+    /// The previous compile's entries, by absolute file path, until a compile takes them.
+    stored: HashMap<String, Entry>,
     paths: Vec<Arc<str>>,
     path_numbers: HashMap<Arc<str>, u32>,
     /// The previous compile's content hash of each path.
@@ -79,7 +80,7 @@ struct State {
     resolves: Vec<Resolve>,
     resolve_numbers: HashMap<Resolve, u32>,
     kept: BTreeMap<String, Entry>,
-    /// Whether `kept` differs from what was loaded in a way other than dropped entries.
+    /// Whether `kept` differs from what was loaded (an entry replaced or not kept again).
     changed: bool,
 }
 
@@ -144,23 +145,16 @@ impl DiskCache {
             },
         };
         let mut state = State::default();
-        let mut stored = HashMap::new();
         if let Some(f) = file {
             state.paths = f.paths.into_iter().map(Arc::from).collect();
             state.path_numbers = state.paths.iter().enumerate().map(|(i, p)| (p.clone(), i as u32)).collect();
             state.old_hashes = f.hashes;
             state.resolve_numbers = f.resolves.iter().enumerate().map(|(i, r)| (r.clone(), i as u32)).collect();
             state.resolves = f.resolves;
-            stored = f.entries.into_iter().collect();
+            state.stored = f.entries.into_iter().collect();
         }
-        let cache = DiskCache {
-            path,
-            key,
-            stored,
-            state: Mutex::new(state),
-            hits: AtomicUsize::new(0),
-            misses: AtomicUsize::new(0),
-        };
+        let cache =
+            DiskCache { path, key, state: Mutex::new(state), hits: AtomicUsize::new(0), misses: AtomicUsize::new(0) };
         Ok((cache, note))
     }
 
@@ -172,7 +166,9 @@ impl DiskCache {
     /// same now (files by content hash, imports by what they resolve to).
     pub(crate) fn restore(&self, project: &Project, path: &Path) -> Option<FileResult> {
         let key = path.to_str()?;
-        let restored = self.stored.get(key).and_then(|entry| {
+        // Taken out: kept again below if it still holds, else this compile replaces it.
+        let entry = self.state().stored.remove(key)?;
+        let restored = (|| {
             // The tables are copied out of the lock: reading files and probing imports is the
             // slow part, and other threads restore meanwhile.
             let (reads, resolves) = {
@@ -198,18 +194,21 @@ impl DiskCache {
             };
             let ids = check(project, &reads, &resolves)?;
             let result = entry.restore(&ids)?;
-            Some((entry, result, reads))
-        });
+            Some((result, reads))
+        })();
+        let mut s = self.state();
         match restored {
-            Some((entry, result, reads)) => {
-                let mut s = self.state();
+            Some((result, reads)) => {
                 for (i, _, hash) in reads {
                     s.hashes.insert(i, hash);
                 }
-                s.kept.insert(key.to_string(), entry.clone());
+                s.kept.insert(key.to_string(), entry);
                 Some(result)
             }
-            None => None,
+            None => {
+                s.changed = true;
+                None
+            }
         }
     }
 
@@ -242,8 +241,9 @@ impl DiskCache {
     /// dropped.
     pub fn save(&self) -> Result<(), String> {
         let mut s = self.state();
-        let dropped = self.stored.keys().any(|k| !s.kept.contains_key(k));
-        if !s.changed && !dropped {
+        // Entries still stored belong to files this compile did not look at (gone, or no longer
+        // candidates): dropped.
+        if !s.changed && s.stored.is_empty() {
             return Ok(());
         }
         let file = s.compact(&self.key);

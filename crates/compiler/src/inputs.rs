@@ -123,22 +123,14 @@ impl Inputs {
         true
     }
 
-    /// Every file it read or loaded, watched ones included (with repeats), until `f` returns
-    /// false: the files whose change means the result must be looked at again.
+    /// Every file it read or loaded, watched ones included (with repeats): the files whose
+    /// change means the result must be looked at again.
     pub fn all_read_paths<'a>(&'a self, f: &mut impl FnMut(&'a Path)) {
-        let mut seen: Vec<*const Inputs> = Vec::new();
-        self.read_paths_inner(f, &mut seen);
-    }
-
-    fn read_paths_inner<'a>(&'a self, f: &mut impl FnMut(&'a Path), seen: &mut Vec<*const Inputs>) {
-        self.list.iter().filter_map(Input::read_path).for_each(&mut *f);
-        for s in self.shared.iter().chain(&self.watched) {
-            let p = Arc::as_ptr(s);
-            if !seen.contains(&p) {
-                seen.push(p);
-                s.read_paths_inner(f, seen);
+        self.all_with_watched(&mut |input| {
+            if let Some(p) = input.read_path() {
+                f(p)
             }
-        }
+        });
     }
 
     /// Every input, its own and the shared and watched ones' (each set once): what a result
