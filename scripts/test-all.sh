@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test. First the habits the tools enforce: rustfmt, clippy with warnings denied, no module
-# import cycles, the compiler free of the engine, the engine building for wasm32. Then Rust
+# import cycles, the compiler free of the engine. Then Rust
 # (schema, model, engine, compiler, lsp, binary: unit, fixture, CLI, conformance, serve
 # protocol), the zod
 # differential test against real zod 4.6.7, the MCP example host end to end with the official MCP
@@ -25,8 +25,7 @@ echo "==> npm ci (test-tools/zod-oracle: pinned zod 4.6.7)"
 echo "==> npm ci (test-tools/sarif: the official SARIF validator)"
 (cd test-tools/sarif && npm ci --no-audit --no-fund --loglevel=error)
 
-# Installs what a clean machine lacks (CI runs as root on one): Debian packages with apt-get,
-# the wasm32 target with rustup, wasm-bindgen's CLI with cargo.
+# Installs what a clean machine lacks (CI runs as root on one): Debian packages with apt-get.
 apt_install() {
   if [ "$(id -u)" -ne 0 ]; then
     echo "error: $* missing; install Debian's packages: sudo apt-get install $*" >&2
@@ -42,17 +41,10 @@ apt_install() {
   rm -f "$log"
 }
 
-echo "==> toolchain: rustfmt, clippy, the wasm32 target, wasm-bindgen 0.2.130, binaryen"
+echo "==> toolchain: rustfmt, clippy"
 if command -v rustup >/dev/null; then
   rustup component add rustfmt clippy >/dev/null 2>&1 || true
-  rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 fi
-# The CLI must be the wasm-bindgen crate's exact version (crates/wasm pins it). `--locked` fails
-# for this crate here (its lock pins a release the registry lacks); ~4.5 min on 2 cores.
-if ! { command -v wasm-bindgen >/dev/null && [ "$(wasm-bindgen --version | awk '{print $2}')" = 0.2.130 ]; }; then
-  cargo install wasm-bindgen-cli --version 0.2.130
-fi
-command -v wasm-opt >/dev/null || apt_install binaryen
 
 echo "==> cargo fmt --all --check"
 cargo fmt --all --check
@@ -68,11 +60,6 @@ fi
 
 echo "==> cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-
-echo "==> the engine for the browser: cargo clippy -p agent-surface-wasm --target wasm32-unknown-unknown"
-# The page's facade (registry, toolset, gateway, host seams) exists only on wasm32; this builds
-# it, and the engine under it, for that target with the same lints.
-cargo clippy -p agent-surface-wasm --target wasm32-unknown-unknown --locked -- -D warnings
 
 echo "==> cargo test"
 # --nocapture shows the conformance summaries (json-schema-suite, zod-oracle).
@@ -93,9 +80,6 @@ if [ ! -x /usr/bin/chromium ]; then
   echo "==> apt-get install chromium (headless browser tests)"
   apt_install chromium
 fi
-
-echo "==> the engine for the page: scripts/build-wasm.sh (packages/core/wasm/)"
-bash scripts/build-wasm.sh
 
 # packages/core is TypeScript: it is built (tsc -> packages/core/dist/) before either suite runs;
 # its `npm test` builds again (idempotent) and the Vite plugin's tests import that build.

@@ -22,9 +22,6 @@ export default function setup() {
   if (!existsSync(path.join(coreDir, "node_modules"))) {
     throw new Error(`packages/core has no node_modules: run npm ci in ${coreDir} (the example app imports @agent-surface/core)`);
   }
-  if (!existsSync(path.join(coreDir, "wasm/bytes.js"))) {
-    throw new Error(`packages/core has no wasm/ (the engine @agent-surface/core runs on): run bash scripts/build-wasm.sh at the repository root`);
-  }
   if (!existsSync(path.join(coreDir, "dist/index.js"))) {
     throw new Error(`packages/core is not built (no dist/; @agent-surface/core resolves to it): run npm run build in ${coreDir}`);
   }

@@ -1,10 +1,10 @@
-//! The page's workload natively, for the wasm/Node comparison in docs/performance.md
+//! The page's workload natively, the baseline of the TypeScript runtime's in docs/performance.md
 //! (`scripts/bench-runtime.sh` runs this and packages/core/bench/runtime.mjs in one go): the
 //! scenario manifest (conformance/scenarios), a trivial action invoked through the whole
 //! pipeline, and a snapshot of 100 registered components serialized to JSON text (what the page
 //! receives).
 //!
-//!     cargo bench -p agent-surface-wasm --bench page_workload
+//!     cargo bench -p agent-surface-engine --bench page_workload
 
 use agent_surface_engine::authority::CapabilityAuthority;
 use agent_surface_engine::binding::{execute_fn, read_sync};
