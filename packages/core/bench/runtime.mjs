@@ -1,6 +1,6 @@
-// The page's workload through the JavaScript API on wasm, in Node (docs/performance.md;
-// scripts/bench-runtime.sh runs it right after the native bench crates/wasm/benches/page_workload.rs):
-// a trivial action invoked JS → engine → JS handler → result, and snapshot() of 100 components.
+// The page's workload through the TypeScript runtime, in Node (docs/performance.md;
+// scripts/bench-runtime.sh runs it right after the native bench crates/engine/benches/page_workload.rs):
+// a trivial action invoked → handler → result envelope, and snapshot() of 100 components.
 // Prints the median time per operation of 15 batches.
 import { readFileSync } from "node:fs";
 import * as core from "../dist/index.js";
