@@ -1,8 +1,7 @@
 // @vitest-environment happy-dom
 //
 // The package in a DOM environment (happy-dom, as a component test would run it): it loads, and
-// the engine verifies a manifest, without fetching anything (the wasm is inlined and
-// instantiated synchronously at import).
+// the runtime verifies a manifest, without fetching anything.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { fixtureManifestPath, readText } from "./paths.js";
 

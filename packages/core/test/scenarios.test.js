@@ -1,6 +1,6 @@
-// The shared scenarios (conformance/scenarios/*.json) through the JavaScript API on wasm, in
-// Node; crates/wasm/tests/scenarios.rs runs the same files natively, and the Vite e2e test in
-// headless Chromium.
+// The shared scenarios (conformance/scenarios/*.json) through the JavaScript API (the TypeScript
+// runtime), in Node; crates/engine/tests/it/scenarios.rs runs the same files on the Rust engine,
+// and the Vite e2e test in headless Chromium.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "vitest";
