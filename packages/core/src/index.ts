@@ -19,3 +19,4 @@ export { createAgentExposureGateway } from "./gateway.js";
 export type { AgentExposureGateway, ExposeOptions, ExposedTools } from "./gateway.js";
 export { createCapabilityAuthority, assertCapabilityAuthority, isCapabilityAuthority } from "./authority.js";
 export type * from "./types.js";
+export type { FromJsonSchema } from "./schema-types.js";

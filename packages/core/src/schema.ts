@@ -6,6 +6,7 @@ import { SchemaValidator, engineError } from "./engine.js";
 import { AgentSchemaError, AgentSurfaceDefinitionError } from "./errors.js";
 import { deepFreeze, isPlainObject, jsonText } from "./json.js";
 import type { AgentSchema, AgentSchemaIssue, JsonSchema, JsonValue, StandardSchemaV1 } from "./types.js";
+import type { FromJsonSchema } from "./schema-types.js";
 
 function appendPointer(path: string, seg: string | number): string {
   return `${path}/${String(seg).replace(/~/g, "~0").replace(/\//g, "~1")}`;
@@ -56,8 +57,10 @@ function check(validator: SchemaValidator, value: unknown): unknown {
  * An AgentSchema from a raw JSON Schema. The schema must be inside the supported subset
  * (AgentSurfaceDefinitionError, with the engine's `violations`, otherwise). `parse` validates with
  * the engine and returns a copy of the value with `default`s applied; it throws AgentSchemaError
- * with `{ path, keyword, message }` issues.
+ * with `{ path, keyword, message }` issues. The value type is inferred from a literal schema
+ * (`FromJsonSchema`, no `as const` needed); an explicit `fromJsonSchema<T>(schema)` wins.
  */
+export function fromJsonSchema<T = never, const S extends JsonSchema = JsonSchema>(schema: S): AgentSchema<NoInfer<[T] extends [never] ? FromJsonSchema<S> : T>>;
 export function fromJsonSchema<T = JsonValue>(schema: JsonSchema): AgentSchema<T> {
   const { jsonSchema, validator } = compile(schema, "fromJsonSchema");
   return Object.freeze({
