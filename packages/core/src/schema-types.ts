@@ -91,14 +91,17 @@ type RequiredOf<S> = S extends { readonly required: readonly (infer K extends st
 /** Properties with a direct `default`: parse inserts it when the key is missing. */
 type Defaulted<P> = { [K in keyof P]: P[K] extends { readonly default: unknown } ? K : never }[keyof P];
 
-type ObjectOf<S, R, D extends Depth, P = PropsOf<S>, Q = RequiredOf<S> | Defaulted<P>> = [keyof P | RequiredOf<S>] extends [never]
+/** A property key as `required` names it (`{ 1: ... }` is the key "1"). */
+type Name<K> = K extends number ? `${K}` : K;
+
+type ObjectOf<S, R, D extends Depth, P = PropsOf<S>, Q = RequiredOf<S> | Name<Defaulted<P>>> = [keyof P | RequiredOf<S>] extends [never]
   ? S extends { readonly additionalProperties: false }
     ? Record<string, never>
     : JsonObject
   : Simplify<
-      { -readonly [K in keyof P as K extends Q ? K : never]: Infer<P[K], R, D> } & {
-        -readonly [K in keyof P as K extends Q ? never : K]?: Infer<P[K], R, D>;
-      } & { [K in Exclude<RequiredOf<S>, keyof P>]: JsonValue } & (S extends { readonly additionalProperties: false } ? {} : JsonObject)
+      { -readonly [K in keyof P as Name<K> extends Q ? K : never]: Infer<P[K], R, D> } & {
+        -readonly [K in keyof P as Name<K> extends Q ? never : K]?: Infer<P[K], R, D>;
+      } & { [K in Exclude<RequiredOf<S>, Name<keyof P>>]: JsonValue } & (S extends { readonly additionalProperties: false } ? {} : JsonObject)
     >;
 
 type RefTarget<Ref, R, D extends Depth> = D extends 0

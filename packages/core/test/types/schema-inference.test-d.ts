@@ -107,6 +107,10 @@ const nested = fromJsonSchema({
 });
 assertType<Equal<Of<typeof nested>, { owner: { name: string; emails?: string[] } }>>(true);
 
+// Numeric property names are the same keys as the strings `required` lists.
+const byCode = fromJsonSchema({ type: "object", properties: { 200: { type: "string" }, "404": { type: "string" } }, required: ["200", "404"], additionalProperties: false });
+assertType<Equal<Of<typeof byCode>, { 200: string; "404": string }>>(true);
+
 // ---- arrays
 
 const ids = fromJsonSchema({ type: "array", items: { type: "string" }, minItems: 1, uniqueItems: true });
@@ -162,6 +166,16 @@ const order = fromJsonSchema({
 });
 type Money = { amount: number; currency: "EUR" | "USD" };
 assertType<Equal<Of<typeof order>, { lines: { sku: string; price: Money }[]; total: Money }>>(true);
+
+// A nullable reference (zod's .nullable() on a shared schema).
+const maybeTotal = fromJsonSchema({
+  $defs: { Money: { type: "object", properties: { amount: { type: "integer" } }, required: ["amount"], additionalProperties: false } },
+  type: "object",
+  properties: { total: { anyOf: [{ $ref: "#/$defs/Money" }, { type: "null" }] } },
+  required: ["total"],
+  additionalProperties: false,
+});
+assertType<Equal<Of<typeof maybeTotal>, { total: { amount: number } | null }>>(true);
 
 // The root may itself be a reference; names are JSON Pointer tokens (~1 is "/", ~0 is "~").
 const escaped = fromJsonSchema({ $defs: { "a/b~c": { type: "boolean" } }, $ref: "#/$defs/a~1b~0c" });
