@@ -2,24 +2,17 @@
 // package root: an explanation shows hidden capabilities and the policies that hid them, which
 // is never agent-facing (Policies and security §explain).
 
-import { engineError } from "./engine.js";
-import { deepFreeze, jsonText } from "./json.js";
-import { engineOf } from "./registry.js";
+import { explainSurface as explain } from "./runtime/explain.js";
+import { partsOf } from "./runtime/registry.js";
+import { readSnapshotContext } from "./runtime/snapshot.js";
 import type { AgentSurfaceRegistry, SnapshotContext, SurfaceExplanation } from "./types.js";
 
 /**
  * Why each capability the registry holds is exposed, disabled or hidden for `ctx` (consumer and
- * scope honoured; includeUnavailable and budget ignored). Throws on a registry this package did
- * not create, or a disposed one.
+ * scope honoured; includeUnavailable and budget ignored). Throws a TypeError on a registry this
+ * package did not create, an Error on a disposed one.
  */
 export function explainSurface(registry: AgentSurfaceRegistry, ctx?: SnapshotContext): SurfaceExplanation {
-  const engine = engineOf(registry, "explainSurface");
-  let text: string;
-  try {
-    text = engine.explain(jsonText(ctx ?? {}));
-  } catch (thrown) {
-    if (thrown instanceof TypeError) throw thrown;
-    throw new Error(`explainSurface: ${engineError(thrown).message}`);
-  }
-  return deepFreeze(JSON.parse(text) as SurfaceExplanation);
+  const parts = partsOf(registry, "explainSurface");
+  return explain(parts, readSnapshotContext(ctx, "explainSurface"));
 }

@@ -121,11 +121,21 @@ export type Availability = readonly [available: boolean, reason: string | undefi
 
 /**
  * The discovery context of one snapshot, explanation or invocation: who asks, and the host
- * context read once for all of its capabilities.
+ * context, read the first time a discovery policy needs it and then kept for all of its
+ * capabilities (a surface without discovery policies never calls `RegistryOptions.context`).
  */
-export interface DiscoveryScope {
-  readonly consumer: AgentConsumer;
-  readonly host: HostContext;
+export class DiscoveryScope {
+  private h: HostContext | undefined;
+  constructor(
+    readonly consumer: AgentConsumer,
+    private readonly surface: Surface,
+    host?: HostContext,
+  ) {
+    this.h = host;
+  }
+  get host(): HostContext {
+    return (this.h ??= this.surface.host());
+  }
 }
 
 const EMPTY: HostContext = Object.freeze({});
@@ -242,9 +252,9 @@ export class Surface {
     return st.tombstones.find((t) => t.registrationId === id);
   }
 
-  /** The discovery scope of one snapshot, explanation or invocation. */
-  scope(consumer: AgentConsumer, host: HostContext = this.host()): DiscoveryScope {
-    return { consumer, host };
+  /** The discovery scope of one snapshot, explanation or invocation (`host`: already read, if so). */
+  scope(consumer: AgentConsumer, host?: HostContext): DiscoveryScope {
+    return new DiscoveryScope(consumer, this, host);
   }
 
   /**

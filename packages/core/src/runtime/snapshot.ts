@@ -1,0 +1,220 @@
+// The snapshot (crates/engine/src/snapshot.rs, registry/catalog.rs): what a consumer may call
+// right now. Synchronous and side-effect free (no `read` runs), deep-frozen plain JSON, never
+// containing internal metadata; components ordered by (priority desc, type, instanceId);
+// procedures at the top level with a link to their component; budgets say what they dropped.
+
+import { canonicalJson } from "../model/canonical.js";
+import type {
+  AgentActionDescriptor,
+  AgentComponentDescriptor,
+  AgentConsumer,
+  AgentObservationDescriptor,
+  AgentProcedureDescriptor,
+  AgentRouteInfo,
+  AgentSurfaceSnapshot,
+  ManifestOperationContract,
+} from "../types.js";
+import { byCodeUnit } from "./binding.js";
+import { readConsumer } from "./consumer.js";
+import { isPlainObject, jsonCopy } from "./json.js";
+import type { DiscoveryScope, Dynamic, Reg, Surface } from "./surface.js";
+
+/** What to snapshot (or explain): `SnapshotContext` checked, with its defaults. */
+export interface SnapshotCtx {
+  consumer: AgentConsumer;
+  /** Component-type prefixes to include (whole segments). */
+  scope: readonly string[] | undefined;
+  includeUnavailable: boolean;
+  budget: { maxComponents?: number; maxBytes?: number } | undefined;
+}
+
+const count = (v: unknown) => typeof v === "number" && Number.isInteger(v) && v >= 0;
+
+/** A caller's `SnapshotContext`, checked (TypeError naming the field, from `who`). */
+export function readSnapshotContext(ctx: unknown, who: string): SnapshotCtx {
+  if (ctx === undefined) ctx = {};
+  if (!isPlainObject(ctx)) throw new TypeError(`${who}: the context must be an object { consumer?, scope?, includeUnavailable?, budget? }`);
+  const { consumer, scope, includeUnavailable, budget } = ctx;
+  if (scope != null && !(Array.isArray(scope) && scope.every((p) => typeof p === "string"))) throw new TypeError(`${who}: scope must be an array of component-type prefixes (strings)`);
+  if (includeUnavailable != null && typeof includeUnavailable !== "boolean") throw new TypeError(`${who}: includeUnavailable must be a boolean`);
+  let b: SnapshotCtx["budget"];
+  if (budget != null) {
+    const bad = () => new TypeError(`${who}: budget must be an object { maxComponents?, maxBytes? } of non-negative integers`);
+    if (!isPlainObject(budget)) throw bad();
+    b = {};
+    for (const k of ["maxComponents", "maxBytes"] as const) {
+      const v = budget[k];
+      if (v == null) continue;
+      if (!count(v)) throw bad();
+      b[k] = v as number;
+    }
+  }
+  return {
+    consumer: readConsumer(consumer, who),
+    scope: scope == null ? undefined : [...(scope as string[])],
+    includeUnavailable: includeUnavailable !== false,
+    budget: b,
+  };
+}
+
+/** Whether `ty` is within the scope prefix `prefix` (whole segments). */
+export function inScope(ty: string, prefix: string): boolean {
+  return ty === prefix || (ty.startsWith(prefix) && ty.charCodeAt(prefix.length) === 46 /* . */);
+}
+
+/** ISO-8601 UTC text of a millisecond timestamp. */
+export function iso8601(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** UTF-8 byte length of a string. */
+export function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) n += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1;
+  }
+  return n;
+}
+
+/** The snapshot's route: the host's `route()`, when it answers `{ path, params? }` (JSON). */
+function routeOf(surface: Surface): AgentRouteInfo | undefined {
+  const f = surface.options.route;
+  if (!f) return undefined;
+  try {
+    const r = jsonCopy<unknown>(f());
+    if (!isPlainObject(r) || typeof r.path !== "string") return undefined;
+    return isPlainObject(r.params) ? { path: r.path, params: r.params as Record<string, string> } : { path: r.path };
+  } catch (e) {
+    if (surface.development) console.error(`agent-surface: RegistryOptions.route threw: ${(e as Error)?.message ?? e}`);
+    return undefined;
+  }
+}
+
+const isEmpty = (o: object) => Object.keys(o).length === 0;
+
+/** Builds the snapshot from the live surface. */
+export function snapshot(surface: Surface, ctx: SnapshotCtx): AgentSurfaceSnapshot {
+  const st = surface.lock();
+  const regs: Array<[Reg, Dynamic]> = [];
+  for (const r of st.regs.values()) regs.push([r, st.dynamic.get(r.id) ?? { enabled: false, overrides: new Map() }]);
+  // (priority desc, type, instanceId, registrationId): a total order.
+  regs.sort(([a], [b]) => {
+    const pa = a.bound.contract.priority;
+    const pb = b.bound.contract.priority;
+    return pb - pa || byCodeUnit(a.bound.componentType, b.bound.componentType) || byCodeUnit(a.bound.instanceId, b.bound.instanceId) || byCodeUnit(a.id, b.id);
+  });
+  const discovery = surface.scope(ctx.consumer);
+  const components: AgentComponentDescriptor[] = [];
+  const procedures: AgentProcedureDescriptor[] = [];
+  for (const [reg, dynamic] of regs) {
+    if (ctx.scope && !ctx.scope.some((p) => inScope(reg.bound.componentType, p))) continue;
+    components.push(describe(surface, reg, dynamic, ctx, discovery, procedures));
+  }
+  procedures.sort((a, b) => byCodeUnit(a.capabilityId, b.capabilityId) || byCodeUnit(a.registrationId, b.registrationId));
+  const s: AgentSurfaceSnapshot = {
+    surfaceId: surface.surfaceId,
+    surfaceVersion: String(st.version),
+    capturedAt: iso8601(surface.now()),
+    components,
+    procedures,
+  };
+  const route = routeOf(surface);
+  if (route) s.route = Object.freeze(route);
+  if (ctx.budget) applyBudget(s, ctx.budget);
+  Object.freeze(s.components);
+  Object.freeze(s.procedures);
+  return Object.freeze(s);
+}
+
+/** One component's descriptor; its procedures go to `procedures`. */
+function describe(surface: Surface, reg: Reg, dynamic: Dynamic, ctx: SnapshotCtx, discovery: DiscoveryScope, procedures: AgentProcedureDescriptor[]): AgentComponentDescriptor {
+  const b = reg.bound;
+  const c = b.contract;
+  const ty = b.componentType;
+  const observations: AgentObservationDescriptor[] = [];
+  for (const name of b.observationNames) {
+    const ob = b.observations.get(name)!;
+    const oc = c.observations[name]!;
+    const capabilityId = `view:${ty}.${name}`;
+    const a = surface.availability(reg, dynamic, capabilityId, name, ob.policies, ob.when, ob.unavailableReason, discovery);
+    if (!a || (!a[0] && !ctx.includeUnavailable)) continue;
+    const d: AgentObservationDescriptor = { capabilityId, name, description: oc.description, outputSchema: oc.outputSchema, available: a[0] };
+    if (a[1] !== undefined) d.unavailableReason = a[1];
+    if (!isEmpty(oc.meta)) d.meta = oc.meta as AgentObservationDescriptor["meta"];
+    observations.push(Object.freeze(d));
+  }
+  const actions: AgentActionDescriptor[] = [];
+  for (const name of b.actionNames) {
+    const ab = b.actions.get(name)!;
+    const ac = c.actions[name]!;
+    const capabilityId = `view:${ty}.${name}`;
+    const a = surface.availability(reg, dynamic, capabilityId, name, ab.policies, ab.when, ab.unavailableReason, discovery);
+    if (!a || (!a[0] && !ctx.includeUnavailable)) continue;
+    const d: AgentActionDescriptor = { capabilityId, name, description: ac.description, inputSchema: ac.inputSchema } as AgentActionDescriptor;
+    if (ac.outputSchema !== null) d.outputSchema = ac.outputSchema;
+    d.effect = ac.effect as AgentActionDescriptor["effect"];
+    d.idempotent = ac.idempotent;
+    d.reversible = ac.reversible;
+    d.confirmation = ac.confirmation;
+    d.available = a[0];
+    if (a[1] !== undefined) d.unavailableReason = a[1];
+    if (!isEmpty(ac.meta)) d.meta = ac.meta as AgentActionDescriptor["meta"];
+    actions.push(Object.freeze(d));
+  }
+  const component = Object.freeze({ type: ty, instanceId: b.instanceId });
+  b.procedures.forEach((p, index) => {
+    // `when()` counts for procedures too (it is re-checked at invocation).
+    const a = surface.procedureAvailability(reg, dynamic, index, discovery);
+    if (!a || (!a[0] && !ctx.includeUnavailable)) return;
+    procedures.push(procedureDescriptor(p.contract, a[0], a[1], reg.id, component, p.describe?.()));
+  });
+  const d: AgentComponentDescriptor = { type: ty, instanceId: b.instanceId, registrationId: reg.id, description: c.description } as AgentComponentDescriptor;
+  if (b.parent) d.parent = b.parent as AgentComponentDescriptor["parent"];
+  if (!isEmpty(c.meta)) d.meta = c.meta as AgentComponentDescriptor["meta"];
+  d.observations = Object.freeze(observations) as AgentObservationDescriptor[];
+  d.actions = Object.freeze(actions) as AgentActionDescriptor[];
+  return Object.freeze(d);
+}
+
+/** A procedure's descriptor as referenced by `registrationId`, whose component is `component`. */
+export function procedureDescriptor(
+  pc: ManifestOperationContract,
+  available: boolean,
+  reason: string | undefined,
+  registrationId: string,
+  component: { type: string; instanceId: string },
+  note: string | undefined,
+): AgentProcedureDescriptor {
+  const d = { capabilityId: pc.id, description: pc.description, inputSchema: pc.inputSchema } as AgentProcedureDescriptor;
+  if (pc.outputSchema !== null) d.outputSchema = pc.outputSchema;
+  d.effect = pc.effect as AgentProcedureDescriptor["effect"];
+  d.idempotent = pc.idempotent;
+  d.reversible = pc.reversible;
+  d.confirmation = pc.confirmation;
+  d.available = available;
+  if (reason !== undefined) d.unavailableReason = reason;
+  d.registrationId = registrationId;
+  d.component = component;
+  if (note !== undefined) d.contextualNote = note;
+  return Object.freeze(d);
+}
+
+/**
+ * Drops lowest-priority components (from the end of the ordering) until the budget holds, and
+ * says so in `truncated`: no silent truncation. The byte budget is measured on the snapshot as
+ * returned (canonical JSON, UTF-8): without the dropped components' procedures, with the marker.
+ */
+function applyBudget(s: AgentSurfaceSnapshot, budget: NonNullable<SnapshotCtx["budget"]>): void {
+  let dropped = 0;
+  const dropLast = () => {
+    const c = s.components.pop();
+    if (!c) return;
+    s.procedures = s.procedures.filter((p) => p.registrationId !== c.registrationId);
+    dropped++;
+    s.truncated = Object.freeze({ droppedComponents: dropped });
+  };
+  const { maxComponents, maxBytes } = budget;
+  if (maxComponents !== undefined) while (s.components.length > maxComponents) dropLast();
+  if (maxBytes !== undefined) while (s.components.length > 0 && utf8Length(canonicalJson(s)) > maxBytes) dropLast();
+}
