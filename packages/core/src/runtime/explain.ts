@@ -14,17 +14,21 @@ import type { UnavailableReason, WhenFn } from "./binding.js";
 type PolicyVote = CapabilityExplanation["policies"][number];
 type Scope = PolicyVote["scope"];
 
-/** Each policy's own vote, by scope (every onDiscovery re-run: a hide does not stop the others). */
-function votes(scoped: ReadonlyArray<readonly [Scope, Policy]>, ctx: DiscoveryContext, development: boolean): PolicyVote[] {
+/**
+ * Each policy's own vote, by scope (every onDiscovery re-run: a hide does not stop the others).
+ * `confirmable`: the capability passes the confirmation step (an action or a procedure), so an
+ * invoke phase may escalate it to a confirmation.
+ */
+function votes(scoped: ReadonlyArray<readonly [Scope, Policy]>, ctx: DiscoveryContext, confirmable: boolean, development: boolean): PolicyVote[] {
   return scoped.map(([scope, p]) => {
     const v: PolicyVote = { name: p.name, scope, phases: [...p.phases] };
     if (p.phases.includes("discovery")) {
       const d = vote(p, ctx, development);
+      // A policy that threw counted as hide (fail closed).
+      v.discovery = d === THREW ? "hide" : typeof d === "object" ? Object.freeze({ ...d }) : d;
       if (d === THREW) v.threw = true;
-      else v.discovery = typeof d === "object" ? Object.freeze({ ...d }) : d;
     }
-    // An invoke policy may escalate a call to a confirmation whatever the contract says.
-    if (p.phases.includes("invoke")) v.confirmationEscalation = true;
+    if (confirmable && p.phases.includes("invoke")) v.confirmationEscalation = true;
     Object.freeze(v.phases);
     return Object.freeze(v);
   });
@@ -73,7 +77,7 @@ function explainRegistration(surface: Surface, reg: Reg, dynamic: Dynamic, disco
       registrationId: reg.id,
       component,
       outcome: !composed ? "hide" : composed[0] ? "expose" : "disable",
-      policies: Object.freeze(votes(scoped, ctx, surface.development)) as PolicyVote[],
+      policies: Object.freeze(votes(scoped, ctx, kind !== "observation", surface.development)) as PolicyVote[],
       availability: Object.freeze(areason === undefined ? { available } : { available, reason: areason }),
     };
     const reason = !composed ? "hidden by policy" : composed[1];
@@ -92,7 +96,7 @@ function explainRegistration(surface: Surface, reg: Reg, dynamic: Dynamic, disco
   b.procedures.forEach((p, index) => {
     const pb = p.binding;
     const composed = surface.procedureAvailability(reg, dynamic, index, discovery);
-    const base = surface.baseAvailability(dynamic, p.id, pb.when, pb.unavailableReason, p.id);
+    const base = surface.baseAvailability(dynamic, p.id, pb.when, pb.unavailableReason, p.id, pb.forwarded);
     explain(p.id, "procedure", p.contract.description, pb.policies, composed, base);
   });
 }

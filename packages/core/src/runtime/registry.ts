@@ -251,8 +251,10 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
       if (next !== undefined && !(isObject(next) && typeof next.execute === "function")) {
         throw new TypeError("setProcedureExecutor: pass an AgentProcedureExecutor { execute(call) } or undefined");
       }
-      surface.procedureExecutor = next;
+      // Every call is a surface-affecting mutation (forwarded procedures' availability depends
+      // on it); a no-op on a disposed registry.
       if (st.disposed) return;
+      surface.procedureExecutor = next;
       st.version++;
       surface.events.surfaceChanged();
       surface.flush();

@@ -270,6 +270,7 @@ export class Surface {
     when: WhenFn | undefined,
     reason: UnavailableReason | undefined,
     discovery: DiscoveryScope,
+    forwarded = false,
   ): Availability | undefined {
     const chain = [...this.options.policies, ...reg.bound.policies, ...capabilityPolicies];
     // Most capabilities have no discovery policy: then no context is needed at all.
@@ -285,7 +286,7 @@ export class Surface {
       decision = evaluateDiscovery(chain, ctx, this.development);
     }
     if (decision === "hide") return undefined;
-    const base = this.baseAvailability(dynamic, name, when, reason, capabilityId);
+    const base = this.baseAvailability(dynamic, name, when, reason, capabilityId, forwarded);
     if (!base[0]) return base;
     if (typeof decision === "object") return [false, decision.disable];
     return [true, undefined];
@@ -294,21 +295,21 @@ export class Surface {
   /**
    * Availability of the `index`-th procedure a registration references (same formula; pushed
    * overrides name observations and actions only, and a procedure id never matches one). A
-   * procedure without a local `execute` is unavailable while no executor is installed.
+   * procedure without a local `execute` is unavailable ("no-procedure-executor") while no
+   * executor is installed.
    */
   procedureAvailability(reg: Reg, dynamic: Dynamic, index: number, discovery: DiscoveryScope): Availability | undefined {
     const p = reg.bound.procedures[index]!;
     const b = p.binding;
-    const a = this.availability(reg, dynamic, p.id, p.id, b.policies, b.when, b.unavailableReason, discovery);
-    if (a && a[0] && b.forwarded && !this.procedureExecutor) return [false, NO_EXECUTOR];
-    return a;
+    return this.availability(reg, dynamic, p.id, p.id, b.policies, b.when, b.unavailableReason, discovery, b.forwarded);
   }
 
   /**
-   * Availability from state alone (enabled, pushed override, `when()`), without policies: what
-   * `explainSurface` reports apart from policy votes.
+   * Availability from state alone (enabled, pushed override, `when()`, and for a procedure
+   * referenced without a local `execute` (`forwarded`) an installed procedure executor), without
+   * policies: what `explainSurface` reports apart from policy votes.
    */
-  baseAvailability(dynamic: Dynamic, name: string, when: WhenFn | undefined, reason: UnavailableReason | undefined, capabilityId: string): Availability {
+  baseAvailability(dynamic: Dynamic, name: string, when: WhenFn | undefined, reason: UnavailableReason | undefined, capabilityId: string, forwarded = false): Availability {
     if (!dynamic.enabled) return [false, "component-disabled"];
     const o = dynamic.overrides.get(name);
     if (o && !o.available) return [false, o.reason ?? "unavailable"];
@@ -320,6 +321,7 @@ export class Surface {
         return [false, "when-error"];
       }
     }
+    if (forwarded && !this.procedureExecutor) return [false, NO_EXECUTOR];
     return [true, undefined];
   }
 
