@@ -6,6 +6,7 @@
 import { AgentSurfaceDefinitionError } from "../errors.js";
 import { authoredDifference } from "../model/authored.js";
 import { canonicalJson } from "../model/canonical.js";
+import { rustKeys } from "../model/json.js";
 import { checkInstanceId } from "../model/ids.js";
 import type { VerifiedManifest } from "../model/verify.js";
 import { standardValidatorOf } from "../schema.js";
@@ -73,7 +74,7 @@ export interface BoundComponent {
   readonly componentType: string;
   readonly instanceId: string;
   readonly contract: ManifestComponentContract;
-  /** Observation and action names in code-unit order (the Rust engine's BTreeMap order). */
+  /** Observation and action names in code-point order (the Rust engine's BTreeMap order). */
   readonly observationNames: readonly string[];
   readonly actionNames: readonly string[];
   readonly observations: ReadonlyMap<string, ObservationBinding>;
@@ -101,10 +102,6 @@ export function evaluateReason(r: UnavailableReason): string {
   }
 }
 
-/** Code-unit order (Rust's byte order on these ASCII names). */
-export function byCodeUnit(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 // ---------------------------------------------------------------------------------------------
 // From `contract.bind(...)` to a bound component: the shape checks of the page, then the checks
@@ -347,7 +344,7 @@ export function actionBinding(b: AnyRecord, label: string, where: string, contra
   return out;
 }
 
-const sorted = (o: object) => Object.keys(o).sort(byCodeUnit);
+
 
 /**
  * The bound component of a component binding, checked against the authority: every defect is an
@@ -426,8 +423,8 @@ export function bindComponent(binding: Binding, verified: VerifiedManifest, deve
   if (idError !== null) throw defect(`invalid instance id: ${idError}`, id);
   for (const name of obs.keys()) if (!Object.hasOwn(c.observations, name)) throw defect(`"${id}" declares no observation "${name}"`, id);
   for (const name of acts.keys()) if (!Object.hasOwn(c.actions, name)) throw defect(`"${id}" declares no action "${name}"`, id);
-  const observationNames = sorted(c.observations);
-  const actionNames = sorted(c.actions);
+  const observationNames = rustKeys(c.observations);
+  const actionNames = rustKeys(c.actions);
   const observations = new Map<string, ObservationBinding>();
   for (const name of observationNames) {
     const o = obs.get(name);

@@ -109,13 +109,6 @@ function strip<T extends object>(o: T): Partial<T> {
   return o;
 }
 
-/** An RFC 6901 pointer from a violation's pointer (text, or segments). */
-function pointerOf(p: unknown): string {
-  if (typeof p === "string") return p;
-  if (Array.isArray(p)) return p.map((s) => `/${String(s).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
-  return "";
-}
-
 const sameLimits = (a: Readonly<AgentSurfaceLimits>, b: Readonly<AgentSurfaceLimits>) =>
   (Object.keys(b) as (keyof AgentSurfaceLimits)[]).every((k) => a[k] === b[k]);
 
@@ -131,8 +124,8 @@ function checkRegistrable(surface: Surface, bound: BoundComponent): Array<[strin
   // with other limits enforces those (oversize descriptions, meta, schemas).
   if (!sameLimits(limits, DEFAULT_LIMITS)) {
     for (const c of [bound.contract, ...bound.procedures.map((p) => p.contract)]) {
-      const [v] = validateContract(c, limits) as unknown as Array<{ pointer: unknown; message: string }>;
-      if (v) throw definitionError("invalid", viewId, `"${c.id}" breaks the registry's limits at ${pointerOf(v.pointer)}: ${v.message}`);
+      const [v] = validateContract(c, limits);
+      if (v) throw definitionError("invalid", viewId, `"${c.id}" breaks the registry's limits at ${v.pointer}: ${v.message}`);
     }
   }
   // Cross-plane suffix collisions: a heuristic lint, not a security control.
@@ -234,10 +227,8 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
     snapshot(ctx?: SnapshotContext): AgentSurfaceSnapshot {
       return snapshot(surface, readSnapshotContext(ctx, "snapshot"));
     },
-    invoke(request: AgentInvocation, opts?: InvokeOptions): Promise<AgentInvocationResult> {
-      if (st.disposed) return Promise.reject(new TypeError("invoke: the registry was disposed"));
-      return invoke(parts, request, opts);
-    },
+    /** Rejects (TypeError) only on misuse: a request or options not of their shape, a disposed registry. */
+    invoke: (request: AgentInvocation, opts?: InvokeOptions): Promise<AgentInvocationResult> => invoke(parts, request, opts),
     subscribe(listener: (event: AgentSurfaceEvent) => void): Unsubscribe {
       if (typeof listener !== "function") throw new TypeError("subscribe: the listener must be a function");
       return surface.events.subscribe(listener);

@@ -14,7 +14,7 @@ import type {
   AgentSurfaceSnapshot,
   ManifestOperationContract,
 } from "../types.js";
-import { byCodeUnit } from "./binding.js";
+import { byCodePoint, utf8Length } from "../model/json.js";
 import { readConsumer } from "./consumer.js";
 import { isPlainObject, jsonCopy } from "./json.js";
 import type { DiscoveryScope, Dynamic, Reg, Surface } from "./surface.js";
@@ -67,16 +67,6 @@ export function iso8601(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** UTF-8 byte length of a string. */
-export function utf8Length(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x80) n += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1;
-  }
-  return n;
-}
-
 /** The snapshot's route: the host's `route()`, when it answers `{ path, params? }` (JSON). */
 function routeOf(surface: Surface): AgentRouteInfo | undefined {
   const f = surface.options.route;
@@ -102,7 +92,7 @@ export function snapshot(surface: Surface, ctx: SnapshotCtx): AgentSurfaceSnapsh
   regs.sort(([a], [b]) => {
     const pa = a.bound.contract.priority;
     const pb = b.bound.contract.priority;
-    return pb - pa || byCodeUnit(a.bound.componentType, b.bound.componentType) || byCodeUnit(a.bound.instanceId, b.bound.instanceId) || byCodeUnit(a.id, b.id);
+    return pb - pa || byCodePoint(a.bound.componentType, b.bound.componentType) || byCodePoint(a.bound.instanceId, b.bound.instanceId) || byCodePoint(a.id, b.id);
   });
   const discovery = surface.scope(ctx.consumer);
   const components: AgentComponentDescriptor[] = [];
@@ -111,7 +101,7 @@ export function snapshot(surface: Surface, ctx: SnapshotCtx): AgentSurfaceSnapsh
     if (ctx.scope && !ctx.scope.some((p) => inScope(reg.bound.componentType, p))) continue;
     components.push(describe(surface, reg, dynamic, ctx, discovery, procedures));
   }
-  procedures.sort((a, b) => byCodeUnit(a.capabilityId, b.capabilityId) || byCodeUnit(a.registrationId, b.registrationId));
+  procedures.sort((a, b) => byCodePoint(a.capabilityId, b.capabilityId) || byCodePoint(a.registrationId, b.registrationId));
   const s: AgentSurfaceSnapshot = {
     surfaceId: surface.surfaceId,
     surfaceVersion: String(st.version),
