@@ -95,9 +95,9 @@ function readOptions(options: unknown): Options {
   const duplicateSuffixPolicy = oneOf(options, "duplicateSuffixPolicy", ["warn", "off", "error"] as const);
   let limits: Readonly<AgentSurfaceLimits>;
   try {
-    limits = Object.freeze(resolveLimits(options.limits));
+    limits = resolveLimits(options.limits);
   } catch (e) {
-    throw new TypeError(`${WHO}: limits: ${(e as Error).message}`);
+    throw new TypeError(`${WHO}: ${(e as Error).message}`);
   }
   const o: Options = { authority, verified: verifiedOf(authority), environment, policies, onDuplicateInstance, duplicateSuffixPolicy, limits };
   return Object.assign(o, strip({ context, now, route, onRegister, audit }));
