@@ -2,7 +2,7 @@
 // snapshot (or from a manifest alone) without any live state. The live toolset that executes
 // calls is ./toolset.ts.
 
-import { blake3HexOfText } from "../model/hash.js";
+import { blake3Base32 } from "../model/hash.js";
 import type { AgentSurfaceSnapshot, JsonSchema } from "../types.js";
 import type { ToolTraits } from "./providers.js";
 
@@ -33,8 +33,6 @@ export interface CatalogTool {
   route?: Route;
 }
 
-const B32 = "abcdefghijklmnopqrstuvwxyz234567";
-
 /**
  * `[A-Za-z0-9_-]{1,64}`: the capability id with every other character mapped to `_`; a longer
  * one is cut to 55 characters and ends with `_` + 8 base32 characters of the blake3 of the full id.
@@ -42,15 +40,7 @@ const B32 = "abcdefghijklmnopqrstuvwxyz234567";
 export function wireName(id: string): string {
   let mapped = "";
   for (const c of id) mapped += /[A-Za-z0-9_-]/.test(c) ? c : "_";
-  if (mapped.length <= 64 && mapped !== "") return mapped;
-  // The first 8 bytes of the digest as a little-endian integer, 5 bits at a time from the low end
-  // (40 bits: exact in a double).
-  const hex = blake3HexOfText(id).slice(7);
-  let bits = 0;
-  for (let i = 4; i >= 0; i--) bits = bits * 256 + parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  let suffix = "";
-  for (let i = 0; i < 8; i++, bits = Math.floor(bits / 32)) suffix += B32[bits % 32];
-  return `${mapped.slice(0, 55)}_${suffix}`;
+  return mapped.length <= 64 && mapped !== "" ? mapped : `${mapped.slice(0, 55)}_${blake3Base32(id, 8)}`;
 }
 
 const prefix = (plane: string, effect: string, confirmation: string) => `[${plane} · ${effect} · ${confirmation}] `;

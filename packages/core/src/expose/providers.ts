@@ -3,7 +3,7 @@
 // takes; validation always stays ours, against the original schema. Keys are visited in sorted
 // order, as the engine's JSON maps do, so what a later keyword overrides is the same.
 
-import { canonicalJson } from "../model/canonical.js";
+import { rustFloat, rustKeys, rustNumber } from "../model/json.js";
 import type { AgentConfirmation, AgentEffect, JsonValue } from "../types.js";
 
 export type ToolProvider = "openai" | "anthropic" | "gemini" | "mcp";
@@ -38,7 +38,18 @@ export function withTraits<T extends object>(tool: T, traits: ToolTraits | undef
 }
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const keys = (o: Obj) => Object.keys(o).sort();
+const keys = rustKeys;
+/** serde_json's compact text of a JSON value (keys in code-point order, Rust's number spelling). */
+const rustJson = (v: unknown): string =>
+  typeof v === "number"
+    ? rustNumber(v).int
+      ? rustNumber(v).text
+      : rustFloat(v)
+    : Array.isArray(v)
+      ? `[${v.map(rustJson).join(",")}]`
+      : isObj(v)
+        ? `{${keys(v).map((k) => `${JSON.stringify(k)}:${rustJson(v[k])}`).join(",")}}`
+        : JSON.stringify(v);
 const without$schema = (s: unknown): unknown => {
   if (!isObj(s) || !("$schema" in s)) return s;
   const { $schema: _, ...rest } = s;
@@ -109,21 +120,20 @@ function openaiStrict(schema: unknown): unknown {
     const v = schema[k];
     if (k === "properties") {
       const required = Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === "string") : [];
+      const names = isObj(v) ? keys(v) : [];
       const props: Obj = {};
-      if (isObj(v)) {
-        for (const name of keys(v)) {
-          const adapted = openaiStrict(v[name]);
-          props[name] = required.includes(name) ? adapted : nullable(adapted);
-        }
+      for (const name of names) {
+        const adapted = openaiStrict((v as Obj)[name]);
+        props[name] = required.includes(name) ? adapted : nullable(adapted);
       }
       out.properties = props;
-      out.required = Object.keys(props);
+      out.required = names;
     } else if (k === "items") out[k] = openaiStrict(v);
     else if (k === "anyOf") out[k] = Array.isArray(v) ? v.map(openaiStrict) : [];
     else if (k === "$defs") out[k] = isObj(v) ? Object.fromEntries(keys(v).map((n) => [n, openaiStrict(v[n])])) : {};
     else if (OPENAI_KEEP.has(k)) {
       if (k !== "required" && k !== "description") out[k] = v;
-    } else notes.push(`${k}: ${typeof v === "string" ? v : canonicalJson(v)}`);
+    } else notes.push(`${k}: ${typeof v === "string" ? v : rustJson(v)}`);
   }
   if (schema.type === "object" || "properties" in schema) {
     out.additionalProperties = false;
@@ -197,7 +207,7 @@ function geminiSchema(s: unknown, defs: unknown, depth: number): unknown {
     const all = (f: (x: unknown) => boolean) => e.every(f);
     const type = all((x) => typeof x === "string")
       ? "string"
-      : all((x) => Number.isInteger(x) && (x as number) >= -(2 ** 63) && (x as number) < 2 ** 64)
+      : all((x) => typeof x === "number" && rustNumber(x).int)
         ? "integer"
         : all((x) => typeof x === "number")
           ? "number"

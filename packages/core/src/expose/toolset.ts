@@ -6,6 +6,7 @@
 // surfaceVersion go with the call) while that catalog is one of the 32 kept, and never throws.
 
 import { canonicalJson } from "../model/canonical.js";
+import { deepFreeze as freeze, isPlainObject as isPlain, jsonCopy } from "../model/json.js";
 import type {
   AgentConsumer,
   AgentInvocation,
@@ -46,19 +47,6 @@ export function catalogIdOf(tools: readonly AgentTool[]): number | undefined {
 }
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-/** `{}`-like (any realm, or a null prototype): not an array, a Date, a class instance. */
-const isPlain = (v: unknown): v is Obj => {
-  const proto = isObj(v) ? Object.getPrototypeOf(v) : undefined;
-  return proto === null || (proto !== undefined && Object.getPrototypeOf(proto) === null);
-};
-
-function freeze<T>(v: T): T {
-  if (typeof v === "object" && v !== null && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const k of Object.keys(v)) freeze((v as Obj)[k]);
-  }
-  return v;
-}
 
 /** Deep equality of JSON values (and of catalog entries). */
 function same(a: unknown, b: unknown): boolean {
@@ -223,7 +211,7 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
     const signal = isObj(call?.signal) ? call.signal : undefined;
     let value: JsonValue;
     try {
-      value = JSON.parse(canonicalJson(input ?? {}));
+      value = jsonCopy(input ?? {}) as JsonValue;
     } catch (e) {
       return failure(toolCallId, name, "INVALID_INPUT", `the input is not JSON: ${(e as Error).message}`, version());
     }
