@@ -118,23 +118,35 @@ type RefTarget<Ref, R, D extends Depth> = D extends 0
 type Unescape<N extends string> = N extends `${infer A}~1${infer B}` ? Unescape<`${A}/${B}`> : Tilde<N>;
 type Tilde<N extends string> = N extends `${infer A}~0${infer B}` ? `${A}~${Tilde<B>}` : N;
 
-/** What satisfies both: per pair of members, the narrower one, or both objects merged. */
+/**
+ * What satisfies both, member by member: the narrower of two scalars, arrays of what both items
+ * allow, objects with the properties of both (closed when either is).
+ */
 type Meet<X, Y> = X extends unknown ? (Y extends unknown ? MeetOne<X, Y> : never) : never;
-type MeetOne<X, Y> = [X] extends [Y]
-  ? X
-  : [Y] extends [X]
-    ? Y
-    : X extends readonly unknown[]
-      ? never
-      : Y extends readonly unknown[]
+type MeetOne<X, Y> = X extends readonly (infer A)[]
+  ? Y extends readonly (infer B)[]
+    ? Meet<A, B>[]
+    : never
+  : Y extends readonly unknown[]
+    ? never
+    : X extends object
+      ? Y extends object
+        ? string extends keyof X & keyof Y
+          ? Simplify<X & Y>
+          : Closed<X & Y>
+        : never
+      : Y extends object
         ? never
-        : X extends object
-          ? Y extends object
-            ? Simplify<X & Y>
-            : never
-          : never;
+        : [X] extends [Y]
+          ? X
+          : [Y] extends [X]
+            ? Y
+            : never;
+
+/** Without the index signature: no keys but the listed ones. */
+type Closed<T> = T extends infer O ? { [K in keyof O as string extends K ? never : number extends K ? never : K]: O[K] } : never;
 
 /** `const`/`enum` values are inferred readonly; payloads are plain JSON values. */
 type Mutable<T> = T extends object ? { -readonly [K in keyof T]: Mutable<T[K]> } : T;
 
-type Simplify<T> = { [K in keyof T]: T[K] };
+type Simplify<T> = T extends infer O ? { [K in keyof O]: O[K] } : never;

@@ -58,9 +58,10 @@ function check(validator: SchemaValidator, value: unknown): unknown {
  * (AgentSurfaceDefinitionError, with the engine's `violations`, otherwise). `parse` validates with
  * the engine and returns a copy of the value with `default`s applied; it throws AgentSchemaError
  * with `{ path, keyword, message }` issues. The value type is inferred from a literal schema
- * (`FromJsonSchema`, no `as const` needed); an explicit `fromJsonSchema<T>(schema)` wins.
+ * (`FromJsonSchema`, no `as const` needed); an explicit `fromJsonSchema<T>(schema)` wins. (The
+ * indexed access keeps it from being inferred backwards from where the schema is used.)
  */
-export function fromJsonSchema<T = never, const S extends JsonSchema = JsonSchema>(schema: S): AgentSchema<NoInfer<[T] extends [never] ? FromJsonSchema<S> : T>>;
+export function fromJsonSchema<T = never, const S extends JsonSchema = JsonSchema>(schema: S): AgentSchema<{ t: T; s: FromJsonSchema<S> }[[T] extends [never] ? "s" : "t"]>;
 export function fromJsonSchema<T = JsonValue>(schema: JsonSchema): AgentSchema<T> {
   const { jsonSchema, validator } = compile(schema, "fromJsonSchema");
   return Object.freeze({

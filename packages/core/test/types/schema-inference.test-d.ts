@@ -147,10 +147,26 @@ const event = fromJsonSchema({
     { properties: { kind: { const: "stop" }, code: { type: "integer" } }, required: ["kind", "code"] },
   ],
 });
-type OfEvent = Of<typeof event>;
-declare const ev: OfEvent;
+assertType<Equal<Of<typeof event>, { id: string; kind: "start" } | { id: string; kind: "stop"; code: number }>>(true);
+declare const ev: Of<typeof event>;
 if (ev.kind === "stop") assertType<Equal<typeof ev.code, number>>(true);
-assertType<Equal<typeof ev.id, string>>(true);
+
+// Optional tags stay apart per branch; arrays meet item by item.
+const tagged = fromJsonSchema({
+  type: "object",
+  properties: { id: { type: "string" } },
+  required: ["id"],
+  additionalProperties: false,
+  anyOf: [{ properties: { k: { const: 1 } } }, { properties: { k: { const: 2 } } }],
+});
+assertType<Equal<Of<typeof tagged>, { id: string; k?: 1 } | { id: string; k?: 2 }>>(true);
+const column = fromJsonSchema({ type: "array", anyOf: [{ items: { type: "string" } }, { items: { type: "integer" } }] });
+assertType<Equal<Of<typeof column>, string[] | number[]>>(true);
+// Both open: other keys stay allowed.
+const openTagged = fromJsonSchema({ type: "object", properties: { id: { type: "string" } }, anyOf: [{ properties: { k: { const: 1 } }, required: ["k"] }] });
+type OpenTagged = Of<typeof openTagged>;
+assertType<Equal<OpenTagged["k"], 1>>(true);
+assertType<Equal<OpenTagged["other"], JsonValue>>(true);
 
 // ---- $ref into $defs: between definitions, recursive ones bounded
 
@@ -237,6 +253,12 @@ const rows = fromJsonSchema<Row[]>({ type: "array", items: { type: "object" } })
 assertType<Equal<typeof rows, AgentSchema<Row[]>>>(true);
 const explicitOverInferred = fromJsonSchema<{ id: `dev_${string}` }>({ type: "object", properties: { id: { type: "string" } }, required: ["id"] });
 assertType<Equal<Of<typeof explicitOverInferred>, { id: `dev_${string}` }>>(true);
+
+// The schema is the source of truth: its type is not inferred backwards from where it is used.
+type Foo = { id: string };
+// @ts-expect-error { type: "object" } is any object, not Foo
+const notFoo: AgentSchema<Foo> = fromJsonSchema({ type: "object" });
+const isFoo: AgentSchema<Foo> = fromJsonSchema({ type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false });
 
 // ---- handlers typed with no annotation
 
@@ -369,5 +391,7 @@ action({ description: "Select", input: select, output: selected, effect: "local-
 action({ description: "Select", input: select, output: selected, effect: "local-state", execute: () => ({ total: 1 }) });
 
 void badBranch;
+void notFoo;
+void isFoo;
 void openValue;
 void badOpenValue;
