@@ -8,8 +8,9 @@
 //   $ref "#/$defs/<name>" resolved in the root's $defs, references between definitions included.
 // A schema whose type is not literal (a `JsonSchema` variable, a `string` where a type name
 // belongs) is `JsonValue`. Recursive definitions are expanded `REF_DEPTH` references deep, then
-// `JsonValue`; every step is memoized per (subschema, depth), so the cost grows linearly with
-// the schema, never exponentially.
+// `JsonValue`. Checking stays linear in the schema: each (subschema, depth) is instantiated once
+// and object members resolve lazily. Only a printed type (a hover, an emitted .d.ts) repeats a
+// definition at every place it is referenced.
 
 import type { JsonValue } from "./types.js";
 
