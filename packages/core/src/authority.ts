@@ -1,54 +1,31 @@
-// createCapabilityAuthority: the engine's CapabilityAuthority (crates/engine/src/authority.rs,
-// through the wasm) verifies the manifest; this module keeps what must be JavaScript: the brand
-// (a module-private WeakMap of the objects it minted) and the deeply frozen private copy.
+// createCapabilityAuthority: the manifest verified by the TypeScript model (./model/verify.ts, the
+// same checks, kinds and messages as the Rust runtime's CapabilityAuthority), as a frozen object
+// whose genuineness is a module-private WeakMap of the objects this module minted.
 
-import { Authority, engineError } from "./engine.js";
 import { CapabilityAuthorityError } from "./errors.js";
-import { deepFreeze, jsonText } from "./json.js";
-import type { CapabilityAuthority, CapabilityAuthorityErrorKind, CapabilityContractManifest, ManifestContract } from "./types.js";
+import { verifyManifest, type VerifiedManifest } from "./model/verify.js";
+import type { CapabilityAuthority, ManifestContract } from "./types.js";
+
+/** Objects minted by createCapabilityAuthority -> their verified manifest. Module-private: nothing else can add to it. */
+const minted = new WeakMap<object, VerifiedManifest>();
 
 /**
- * Objects minted by createCapabilityAuthority -> the engine's verified authority (freed with
- * them). Module-private: nothing else can add to it.
- */
-const minted = new WeakMap<object, Authority>();
-
-function fail(kind: CapabilityAuthorityErrorKind, message: string, details?: Record<string, unknown>): never {
-  throw new CapabilityAuthorityError(kind, message, details);
-}
-
-/**
- * Verifies a CapabilityContractManifest (a parsed JSON value) with the engine, exactly as the
- * Rust runtime's `CapabilityAuthority::from_json_str` does with the value's JSON text, then
- * returns a frozen authority whose `manifest` is a deeply frozen copy. Throws
- * CapabilityAuthorityError (`kind` and `contract` are the engine's).
+ * Verifies a CapabilityContractManifest (a parsed JSON value, read once into a private copy)
+ * exactly as the Rust runtime's `CapabilityAuthority` does, then returns a frozen authority whose
+ * `manifest` is the deeply frozen copy. Throws CapabilityAuthorityError (`kind`, `contract` and
+ * message as the Rust runtime's).
  */
 export function createCapabilityAuthority(manifest: unknown): CapabilityAuthority {
-  // The value is read once, into text: getters, proxies or later mutation of the caller's object
-  // cannot change what was verified, and the copy below is parsed from the same text.
-  let text: string;
-  try {
-    text = jsonText(manifest);
-  } catch (e) {
-    fail("malformed", `the manifest does not match the CapabilityContractManifest format: ${(e as Error).message}`);
-  }
-  let engine: Authority;
-  try {
-    engine = new Authority(text);
-  } catch (thrown) {
-    const e = engineError(thrown);
-    fail(e.kind as CapabilityAuthorityErrorKind, e.message, { ...e.details, contract: e.contract });
-  }
-  const m = deepFreeze(JSON.parse(text) as CapabilityContractManifest);
-  const byId = new Map<string, ManifestContract>(m.contracts.map((c) => [c.id, c]));
+  const verified = verifyManifest(manifest);
+  const byId = verified.contracts;
   const authority = Object.freeze({
-    manifest: m,
+    manifest: verified.manifest,
     /** The verified, frozen contract JSON with this id, or undefined. */
     contract(id: string): ManifestContract | undefined {
       return byId.get(id);
     },
   });
-  minted.set(authority, engine);
+  minted.set(authority, verified);
   // The brand is a type-level symbol only; the WeakMap above is what makes an authority genuine.
   return authority as unknown as CapabilityAuthority;
 }
@@ -61,21 +38,22 @@ export function isCapabilityAuthority(value: unknown): value is CapabilityAuthor
 /** Throws unless `authority` was minted by createCapabilityAuthority of this module instance. */
 export function assertCapabilityAuthority(authority: unknown): asserts authority is CapabilityAuthority {
   if (!isCapabilityAuthority(authority)) {
-    fail("not-an-authority", "not a CapabilityAuthority: only objects returned by createCapabilityAuthority are accepted");
+    throw new CapabilityAuthorityError("not-an-authority", "not a CapabilityAuthority: only objects returned by createCapabilityAuthority are accepted");
   }
 }
 
 /** @internal
- * The engine's verified authority behind a minted object, for the registry and the gateway of
- * this package (internal: not exported from the package root).
+ * The verified manifest behind a minted authority, for the registry and the gateway of this
+ * package (not exported from the package root). Anything else is refused with a
+ * CapabilityAuthorityError `not-an-authority` (prefixed by `who`, the refusing API).
  */
-export function engineAuthority(authority: unknown, who: string): Authority {
-  const engine = typeof authority === "object" && authority !== null ? minted.get(authority) : undefined;
-  if (!engine) {
-    fail(
+export function verifiedOf(authority: unknown, who = "createAgentSurfaceRegistry"): VerifiedManifest {
+  const verified = typeof authority === "object" && authority !== null ? minted.get(authority) : undefined;
+  if (!verified) {
+    throw new CapabilityAuthorityError(
       "not-an-authority",
       `${who}: not a CapabilityAuthority: only objects returned by createCapabilityAuthority (or virtual:agent-surface/authority) are accepted`,
     );
   }
-  return engine;
+  return verified;
 }

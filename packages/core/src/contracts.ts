@@ -4,7 +4,7 @@
 // return are frozen and inert. A contract without (valid) provenance can be bound, but the
 // binding says `verified: false` and every registry/gateway refuses it.
 
-import { checkCapabilityName, checkComponentType, checkExternalToolId, checkInstanceId, checkProcedureId, type IdCheck } from "./engine.js";
+import { checkCapabilityName, checkComponentType, checkExternalToolId, checkInstanceId, checkProcedureId, type IdCheck } from "./model/ids.js";
 import { AgentSurfaceDefinitionError } from "./errors.js";
 import type {
   AgentActionContract,

@@ -1,0 +1,214 @@
+// JSON helpers of the model: shape checks, deep freezing, a checked copy of a caller's value, key
+// orders and the Rust spellings of JSON values that messages share with the Rust model.
+
+/** True for `{}`-like objects (any realm, or a null prototype); false for arrays, Dates, Maps... */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === null || Object.getPrototypeOf(proto) === null;
+}
+
+/** Freezes a value and everything reachable from it. */
+export function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === "object" && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+  }
+  return v;
+}
+
+/** RFC 6901: `pointer` + `/` + the escaped segment. */
+export const appendPointer = (pointer: string, key: string | number): string =>
+  `${pointer}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+
+function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "object") {
+    const name = (v as { constructor?: { name?: unknown } }).constructor?.name;
+    return typeof name === "string" && name !== "" ? `${name} object` : "object";
+  }
+  return typeof v === "number" ? String(v) : typeof v;
+}
+
+/**
+ * Walks a JSON value, reading every property once, and calls `leaf`/`open`/`close` hooks; refuses
+ * what JSON cannot carry (functions, symbols, bigints, non-finite numbers, `undefined` outside an
+ * object property, class instances, cycles) with a TypeError naming the JSON pointer. Object
+ * members whose value is `undefined` are skipped, as JSON.stringify does.
+ */
+export function walkJson<T>(
+  value: unknown,
+  make: {
+    leaf(v: string | number | boolean | null): T;
+    array(items: T[]): T;
+    object(keys: string[], values: T[]): T;
+  },
+): T {
+  const ancestors = new Set<object>();
+  const fail = (pointer: string, what: unknown): never => {
+    throw new TypeError(`not a JSON value at "${pointer}": ${what}`);
+  };
+  const walk = (v: unknown, pointer: string): T => {
+    switch (typeof v) {
+      case "string":
+      case "boolean":
+        return make.leaf(v);
+      case "number":
+        return Number.isFinite(v) ? make.leaf(v === 0 ? 0 : v) : fail(pointer, v);
+      case "object":
+        if (v === null) return make.leaf(null);
+        break;
+      default:
+        fail(pointer, describe(v));
+    }
+    const o = v as object;
+    if (ancestors.has(o)) fail(pointer, "cyclic structure");
+    ancestors.add(o);
+    let out: T;
+    if (Array.isArray(o)) {
+      const items: T[] = [];
+      for (let i = 0, n = o.length; i < n; i++) {
+        const item: unknown = o[i];
+        if (item === undefined) fail(appendPointer(pointer, i), "undefined");
+        items.push(walk(item, appendPointer(pointer, i)));
+      }
+      out = make.array(items);
+    } else if (isPlainObject(o)) {
+      const keys: string[] = [];
+      const values: T[] = [];
+      for (const key of Object.keys(o)) {
+        const item = o[key];
+        if (item === undefined) continue;
+        keys.push(key);
+        values.push(walk(item, appendPointer(pointer, key)));
+      }
+      out = make.object(keys, values);
+    } else {
+      out = fail(pointer, describe(o));
+    }
+    ancestors.delete(o);
+    return out;
+  };
+  return walk(value, "");
+}
+
+/** A plain-JSON copy of `value` (see walkJson), `-0` as `0`. */
+export const jsonCopy = (value: unknown): unknown =>
+  walkJson<unknown>(value, {
+    leaf: (v) => v,
+    array: (items) => items,
+    object(keys, values) {
+      const o: Record<string, unknown> = {};
+      keys.forEach((k, i) => {
+        // An own "__proto__" member (JSON.parse makes them) stays a member, never the prototype.
+        if (k === "__proto__") Object.defineProperty(o, k, { value: values[i], enumerable: true, writable: true, configurable: true });
+        else o[k] = values[i];
+      });
+      return o;
+    },
+  });
+
+/**
+ * Orders strings by code point, as Rust orders `str` (and serde_json's maps their keys);
+ * JavaScript's default sort compares UTF-16 code units, which differs for characters above U+FFFF
+ * against U+E000..U+FFFF.
+ */
+export function byCodePoint(a: string, b: string): number {
+  for (let i = 0, n = Math.min(a.length, b.length); i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x !== y) {
+      if (x >= 0xd800 && y >= 0xd800) {
+        x += x >= 0xe000 ? -0x800 : 0x2000;
+        y += y >= 0xe000 ? -0x800 : 0x2000;
+      }
+      return x - y;
+    }
+  }
+  return a.length - b.length;
+}
+
+/** The keys of a JSON object in Rust's map order (by code point). */
+export const rustKeys = (o: object): string[] => Object.keys(o).sort(byCodePoint);
+
+/** UTF-8 length of a string (a lone surrogate counts as U+FFFD, 3 bytes). */
+export function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c >= 0xd800 && c < 0xdc00 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++; // a pair: 2 units, 4 bytes
+    n += c < 0x800 ? 1 : 2;
+  }
+  return n;
+}
+
+/**
+ * How serde_json reads a JSON number JavaScript writes: `int` when its JSON text is an integer
+ * within i64/u64 (then `text` is that integer), else a float.
+ */
+export function rustNumber(n: number): { int: boolean; text: string } {
+  const text = JSON.stringify(n);
+  return { int: /^-?\d+$/.test(text) && n >= -(2 ** 63) && n < 2 ** 64, text };
+}
+
+/** Rust's shortest float formatting (serde_json's zmij): fixed notation for exponents -5..=15, `.0` on integers. */
+export function rustFloat(f: number): string {
+  const [m, e] = f.toExponential().split("e") as [string, string];
+  const exp = Number(e);
+  if (exp < -5 || exp > 15) return `${m}e${exp < 0 ? "" : "+"}${exp}`;
+  const s = String(f);
+  return /[.e]/.test(s) ? s : `${Object.is(f, -0) ? "-" : ""}${s}.0`;
+}
+
+const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}\p{Grapheme_Extend}]/u;
+
+/** Rust's `char::escape_debug` (`quote` escaped: `'` for chars, `"` in strings). */
+export function escapeDebug(c: string, quote = "'"): string {
+  switch (c) {
+    case "\0":
+      return "\\0";
+    case "\t":
+      return "\\t";
+    case "\r":
+      return "\\r";
+    case "\n":
+      return "\\n";
+    case "\\":
+    case quote:
+      return `\\${c}`;
+  }
+  return c !== " " && NOT_PRINTABLE.test(c) ? `\\u{${c.codePointAt(0)!.toString(16)}}` : c;
+}
+
+/** Rust's `{:?}` of a string: `"…"` with escape_debug applied. */
+export const debugString = (s: string): string => `"${Array.from(s, (c) => escapeDebug(c, '"')).join("")}"`;
+
+/** serde's `Unexpected` of a JSON value, worded as serde_json words it (`integer \`5\``, `null`, `map`). */
+export function unexpected(v: unknown): string {
+  if (v === null) return "null";
+  if (typeof v === "boolean") return `boolean \`${v}\``;
+  if (typeof v === "number") {
+    const n = rustNumber(v);
+    return n.int ? `integer \`${n.text}\`` : `floating point \`${rustFloat(v)}\``;
+  }
+  if (typeof v === "string") return `string ${debugString(v)}`;
+  return Array.isArray(v) ? "sequence" : "map";
+}
+
+/** serde's `OneOf` list of names: `` `a` ``, `` `a` or `b` ``, `` one of `a`, `b`, `c` ``. */
+export function oneOf(names: readonly string[]): string {
+  const q = names.map((n) => `\`${n}\``);
+  return q.length < 3 ? q.join(" or ") : `one of ${q.join(", ")}`;
+}
+
+/**
+ * null when `v` is what serde reads as an integer of type `ty` (`u32`, `u64`, `usize`, `i64`), else
+ * serde's message.
+ */
+export function checkInteger(v: unknown, ty: string): string | null {
+  if (typeof v !== "number" || !rustNumber(v).int) return `invalid type: ${unexpected(v)}, expected ${ty}`;
+  const max = ty === "u32" ? 2 ** 32 : ty === "i64" ? 2 ** 63 : 2 ** 64;
+  return v < (ty === "i64" ? -(2 ** 63) : 0) || v >= max ? `invalid value: ${unexpected(v)}, expected ${ty}` : null;
+}

@@ -1,0 +1,113 @@
+// The definition rules (crates/model/src/definition.rs and rules/*): id grammar, sizes, planes,
+// schema subset and uniqueness, applied to a manifest contract in the Rust walk order: a
+// component's type and id, description, meta, then each observation (by name: name, description,
+// meta, output schema), each action (by name: name, description, meta, effect/confirmation, input
+// schema, output schema), and last the names shared by an observation and an action; a procedure
+// or external tool's id, description, meta, effect/confirmation, input and output schema.
+
+import type { AgentSurfaceLimits, ManifestContract } from "../types.js";
+import { canonicalJson } from "./canonical.js";
+import { checkConfirmation, checkEffect, type CapabilityKind } from "./effects.js";
+import { checkCapabilityName, checkComponentType, checkExternalToolId, checkProcedureId } from "./ids.js";
+import { appendPointer, rustKeys, utf8Length } from "./json.js";
+import { schemaViolations } from "./subset.js";
+
+/** One violation: a JSON pointer into the contract's manifest JSON, the message and a help text. */
+export interface DefinitionViolation {
+  pointer: string;
+  message: string;
+  help: string | null;
+}
+
+type Obj = Record<string, unknown>;
+
+/**
+ * Every violation of one manifest contract against the definition rules and `limits`, in the
+ * Rust order; empty means valid. Descriptions are counted in UTF-16 code units, meta and schemas
+ * in bytes of canonical JSON.
+ */
+export function validateContract(
+  contract: ManifestContract,
+  limits: Pick<AgentSurfaceLimits, "maxComponentDescription" | "maxCapabilityDescription" | "maxMetaBytes" | "maxSchemaBytes" | "maxSchemaDepth">,
+): DefinitionViolation[] {
+  const out: DefinitionViolation[] = [];
+  const push = (pointer: string, message: string, help: string | null) => out.push({ pointer, message, help });
+  const id = (pointer: string, message: string | null, help: string) => message !== null && push(pointer, message, help);
+  const description = (base: string, text: string, max: number) => {
+    const pointer = `${base}/description`;
+    if (/^\p{White_Space}*$/u.test(text)) {
+      push(pointer, "description is empty", "say what it is for: agents choose capabilities by their descriptions");
+    } else if (text.length > max) {
+      push(
+        pointer,
+        `description is ${text.length} characters long (UTF-16 code units); at most ${max} are allowed`,
+        "shorten it; put details in the schemas' property descriptions",
+      );
+    }
+  };
+  const meta = (base: string, value: unknown) => {
+    const bytes = utf8Length(canonicalJson(value));
+    if (bytes > limits.maxMetaBytes) {
+      push(
+        `${base}/meta`,
+        `meta is ${bytes} bytes as canonical JSON; at most ${limits.maxMetaBytes} are allowed`,
+        "keep meta to small identifiers; look larger data up at run time",
+      );
+    }
+  };
+  const schema = (base: string, field: string, value: unknown) => {
+    for (const v of schemaViolations(value, limits)) push(`${base}/${field}${v.pointer}`, v.message, v.help);
+  };
+  const governance = (base: string, kind: CapabilityKind, c: Obj) => {
+    const e = checkEffect(kind, c.effect as never);
+    const f = e ? null : checkConfirmation(c.effect as never, c.confirmation as never);
+    if (e) push(`${base}/effect`, e.message, e.help);
+    else if (f) push(`${base}/confirmation`, f.message, f.help);
+  };
+  /** An action's, procedure's or tool's: the input schema, and the output schema unless null. */
+  const schemas = (base: string, c: Obj) => {
+    schema(base, "inputSchema", c.inputSchema);
+    if (c.outputSchema !== null) schema(base, "outputSchema", c.outputSchema);
+  };
+  const max = limits.maxCapabilityDescription;
+  if (contract.kind === "component") {
+    const c = contract as unknown as Obj & { type: string; id: string; observations: Record<string, Obj>; actions: Record<string, Obj> };
+    id("/type", checkComponentType(c.type), `component types look like "devices.table"`);
+    if (c.id !== `view:${c.type}`) push("/id", `component contract id "${c.id}" does not match its type; expected "view:${c.type}"`, null);
+    description("", c.description as string, limits.maxComponentDescription);
+    meta("", c.meta);
+    for (const plane of ["observations", "actions"] as const) {
+      for (const name of rustKeys(c[plane])) {
+        const cap = c[plane][name]!;
+        const base = appendPointer(`/${plane}`, name);
+        id(base, checkCapabilityName(name), `capability names look like "readState" or "select_rows"`);
+        description(base, cap.description as string, max);
+        meta(base, cap.meta);
+        if (plane === "actions") (governance(base, "view-action", cap), schemas(base, cap));
+        else schema(base, "outputSchema", cap.outputSchema);
+      }
+    }
+    for (const name of rustKeys(c.actions)) {
+      if (Object.hasOwn(c.observations, name)) {
+        push(
+          appendPointer("/actions", name),
+          `"${name}" is both an observation and an action; both would be "view:${c.type}.${name}"`,
+          "rename the observation or the action",
+        );
+      }
+    }
+  } else {
+    const o = contract as unknown as Obj;
+    const external = contract.kind === "external-tool";
+    id(
+      "/id",
+      (external ? checkExternalToolId : checkProcedureId)(o.id),
+      external ? `external tool ids look like "external:crm.export"` : `procedure ids look like "domain:devices.delete"`,
+    );
+    description("", o.description as string, max);
+    meta("", o.meta);
+    governance("", external ? "external-tool" : "domain-procedure", o);
+    schemas("", o);
+  }
+  return out;
+}
