@@ -10,6 +10,12 @@ export default defineConfig({
     globalSetup: process.env.AS_SRC ? [] : ["./test/global-setup.js"],
   },
   resolve: process.env.AS_SRC
-    ? { alias: [{ find: /^(?:\.\.\/)+dist\/(.*)\.js$/, replacement: `${src}$1.ts` }] }
+    ? {
+        alias: [
+          { find: /^(?:\.\.\/)+dist\/(.*)\.js$/, replacement: `${src}$1.ts` },
+          { find: /^@agent-surface\/core$/, replacement: `${src}index.ts` },
+          { find: /^@agent-surface\/core\/(.*)$/, replacement: `${src}$1.ts` },
+        ],
+      }
     : {},
 });
