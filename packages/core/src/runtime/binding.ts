@@ -315,7 +315,7 @@ export function actionBinding(b: AnyRecord, label: string, where: string, contra
       const f: PreconditionFailure = { message: p.message };
       if (p.details !== undefined) {
         try {
-          const details = jsonCopy(p.details);
+          const details = jsonCopy<{ details: unknown }>({ details: p.details }).details;
           if (isPlainObject(details)) f.details = details as PreconditionFailure["details"];
         } catch (e) {
           // The failure still reaches the agent (its message); details that are not JSON are dropped.
