@@ -51,10 +51,10 @@ export function confirmationController(parts: Parts): ConfirmationController {
         return Promise.reject(new TypeError("confirmations.waitFor: options.signal must be an AbortSignal"));
       }
       const id = String(confirmationId);
+      if (signal?.aborted) return Promise.reject(aborted(id));
       const r = c.records.get(id);
       const now = c.settled(id);
       if (!r || now !== undefined) return Promise.resolve(now ?? "expired");
-      if (signal?.aborted) return Promise.reject(aborted(id));
       return new Promise<Outcome>((resolve, reject) => {
         const done = (o: Outcome) => {
           stop();

@@ -6,9 +6,10 @@ import type { AgentConsumer, JsonValue } from "../../types.js";
 import { canonicalJson } from "../../model/canonical.js";
 import { fnv1a64 } from "../../model/hash.js";
 import { evaluateReason } from "../binding.js";
-import type { Evidence } from "../confirm/index.js";
+import { confirmationController, type Evidence } from "../confirm/index.js";
 import { deepFreeze, jsonCopy } from "../json.js";
 import type { Parts } from "../parts.js";
+import { NO_EXECUTOR } from "../surface.js";
 import { decide, evaluateDiscovery, type HostContext, type Policy, type PolicyContext } from "../policy.js";
 import type { ValidationIssue } from "../../validate/index.js";
 import type { Plan } from "./resolve.js";
@@ -26,30 +27,34 @@ export interface Asking {
 
 const notAvailable = (reason: string) => fail("CAPABILITY_NOT_AVAILABLE", "the capability is not available now", { reason });
 
-/** Step 3, availability: enabled, pushed overrides, `when()`, discovery policies. */
+/**
+ * Step 3, availability: enabled, pushed overrides, `when()`, discovery policies; for a procedure
+ * referenced without a local `execute`, an installed executor.
+ */
 export function checkAvailable(parts: Parts, a: Asking, policies: readonly Policy[]): void {
   const { surface } = parts;
   const { plan, req } = a;
   const reg = plan.reg;
-  if (!reg || !plan.dynamic) {
-    // An exposed external tool: its own `when` only.
-    if (plan.when && plan.when() !== true) throw notAvailable(plan.reason === undefined ? "unavailable" : evaluateReason(plan.reason));
+  if (reg && (plan.kind === "observation" || plan.kind === "action")) {
+    const v = surface.availability(reg, plan.dynamic!, req.capabilityId, plan.name, plan.policies, plan.when, plan.reason, surface.scope(a.consumer, a.host));
+    if (!v) throw fail("CAPABILITY_NOT_FOUND", `no live capability ${req.capabilityId}`);
+    if (!v[0]) throw notAvailable(v[1] ?? "unavailable");
     return;
   }
-  if (plan.kind === "procedure") {
-    if (policies.some((p) => p.phases.includes("discovery"))) {
-      const ctx = Object.freeze({ capabilityId: req.capabilityId, componentType: reg.bound.componentType, instanceId: reg.bound.instanceId, consumer: a.consumer, host: a.host });
-      const d = evaluateDiscovery(policies, ctx, surface.development);
-      if (d === "hide") throw fail("CAPABILITY_NOT_FOUND", `no live capability ${req.capabilityId}`);
-      if (typeof d === "object") throw notAvailable(d.disable);
-    }
-    if (!plan.dynamic.enabled) throw notAvailable("component-disabled");
-    if (plan.when && plan.when() !== true) throw notAvailable(plan.reason === undefined ? "unavailable" : evaluateReason(plan.reason));
-    return;
+  // A procedure reference, or an external tool (no component: its discovery context names none).
+  if (policies.some((p) => p.phases.includes("discovery"))) {
+    const ctx = Object.freeze({ capabilityId: req.capabilityId, componentType: reg ? reg.bound.componentType : "", instanceId: reg ? reg.bound.instanceId : "", consumer: a.consumer, host: a.host });
+    const d = evaluateDiscovery(policies, ctx, surface.development);
+    if (d === "hide") throw fail("CAPABILITY_NOT_FOUND", `no live capability ${req.capabilityId}`);
+    if (typeof d === "object") throw notAvailable(d.disable);
   }
-  const v = surface.availability(reg, plan.dynamic, req.capabilityId, plan.name, plan.policies, plan.when, plan.reason, surface.scope(a.consumer, a.host));
-  if (!v) throw fail("CAPABILITY_NOT_FOUND", `no live capability ${req.capabilityId}`);
-  if (!v[0]) throw notAvailable(v[1] ?? "unavailable");
+  if (plan.dynamic && !plan.dynamic.enabled) throw notAvailable("component-disabled");
+  if (plan.when) {
+    const w = plan.when();
+    if (w === false) throw notAvailable(plan.reason === undefined ? "unavailable" : evaluateReason(plan.reason));
+    if (w !== true) throw notAvailable("when-error");
+  }
+  if (plan.binding?.forwarded && !surface.procedureExecutor) throw notAvailable(NO_EXECUTOR);
 }
 
 function policyContext(a: Asking, input?: JsonValue): PolicyContext {
@@ -157,4 +162,63 @@ export function confirmationGate(parts: Parts, a: Asking, input: JsonValue | und
   );
   if (r instanceof Fail) throw r;
   return r;
+}
+
+/**
+ * How step 7 answers a request that needs a confirmation and presents none: "return"
+ * CONFIRMATION_REQUIRED (the consumer retries with the evidence: a registry); "deny"
+ * CONFIRMATION_DENIED, nothing opened (nobody can be asked: a gateway without `confirm`); or a
+ * function asked while the request is pending (a gateway's `confirm`).
+ */
+export type Confirmer = "return" | "deny" | ((capabilityId: string, input: JsonValue) => unknown);
+
+/** Step 7 by the confirmer's rule. */
+export function confirmStep(parts: Parts, a: Asking, input: JsonValue | undefined, needed: boolean, confirmer: Confirmer, signal?: AbortSignal): Evidence | undefined | Promise<Evidence> {
+  if (confirmer === "return" || !needed || a.req.confirmationId !== undefined || !a.plan.binding) return confirmationGate(parts, a, input, needed);
+  if (confirmer === "deny") throw fail("CONFIRMATION_DENIED", "this operation needs the user's confirmation and nobody can be asked for it here");
+  return askUser(parts, a, input, confirmer, signal);
+}
+
+/**
+ * A pending confirmation like any other (`confirmation-requested`, listed by the controller),
+ * answered by `ask` or by the host through the controller, whichever comes first; then the
+ * evidence is presented (single use): a denial is CONFIRMATION_DENIED, an expiry
+ * CONFIRMATION_EXPIRED. The caller's signal while waiting: CANCELLED, the request closed.
+ */
+async function askUser(parts: Parts, a: Asking, input: JsonValue | undefined, ask: (capabilityId: string, input: JsonValue) => unknown, signal?: AbortSignal): Promise<Evidence> {
+  let cid: string;
+  try {
+    confirmationGate(parts, a, input, true);
+    throw fail("EXECUTION_FAILED", "the confirmation could not be opened");
+  } catch (f) {
+    if (!(f instanceof Fail) || f.error.code !== "CONFIRMATION_REQUIRED") throw f;
+    cid = f.error.details!.confirmationId as string;
+  }
+  const controller = confirmationController(parts);
+  const value = input ?? null;
+  // A throwing or rejecting `confirm` answers "no"; only `true` approves.
+  new Promise((resolve) => resolve(ask(a.req.capabilityId, typeof value === "object" && value !== null ? jsonCopy<JsonValue>(value) : value))).then(
+    (v) => answer(v === true),
+    () => answer(false),
+  );
+  function answer(approved: boolean) {
+    try {
+      controller.resolve(cid, { approved });
+    } catch {
+      // already settled (the host resolved it, or it expired): the first answer stands
+    }
+  }
+  try {
+    await controller.waitFor(cid, signal ? { signal } : undefined);
+  } catch {
+    try {
+      controller.resolve(cid, { approved: false, reason: "the call was cancelled while waiting for the confirmation" });
+    } catch {
+      // already settled
+    }
+    throw fail("CANCELLED", "the invocation was cancelled while waiting for the user's confirmation");
+  }
+  const evidence = confirmationGate(parts, { ...a, req: { ...a.req, confirmationId: cid } }, input, true);
+  if (!evidence) throw fail("CONFIRMATION_EXPIRED", "the confirmation is unknown or has expired");
+  return evidence;
 }

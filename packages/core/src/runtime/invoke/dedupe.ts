@@ -6,7 +6,7 @@
 import type { AgentInvocationResult } from "../../types.js";
 import { fingerprint } from "../../model/hash.js";
 import type { Parts } from "../parts.js";
-import { run, type Resolver } from "./pipeline.js";
+import { run, type Route } from "./pipeline.js";
 import { capabilityError, errorResult, type Opts, type Req } from "./request.js";
 
 interface Running {
@@ -42,8 +42,8 @@ function expire(parts: Parts): void {
 const cacheable = (r: AgentInvocationResult) =>
   r.status === "ok" || (r.error.code !== "CONFIRMATION_REQUIRED" && r.error.code !== "RATE_LIMITED" && r.error.code !== "INVOCATION_CONFLICT");
 
-/** Runs `req` deduplicated (checked request and options; `target` is step 2). */
-export function dedupe(parts: Parts, req: Req, opts: Opts, target: Resolver): Promise<AgentInvocationResult> {
+/** Runs `req` deduplicated (checked request and options). */
+export function dedupe(parts: Parts, req: Req, opts: Opts, route: Route): Promise<AgentInvocationResult> {
   const { running, done } = parts.inflight.dedupe;
   const fp = fingerprint(req);
   const key = `${opts.key} ${req.invocationId}`;
@@ -56,7 +56,7 @@ export function dedupe(parts: Parts, req: Req, opts: Opts, target: Resolver): Pr
   }
   const entry: Running = { fp };
   running.set(key, entry);
-  entry.promise = run(parts, req, opts, target, (result) => {
+  entry.promise = run(parts, req, opts, route, (result) => {
     if (running.get(key) !== entry) return;
     running.delete(key);
     if (cacheable(result)) done.set(key, { fp, result, at: parts.surface.now() });

@@ -7,6 +7,7 @@ import type { JsonValue } from "../../types.js";
 import type { Evidence } from "../confirm/index.js";
 import { isThenable, jsonCopy } from "../json.js";
 import type { Parts } from "../parts.js";
+import { NO_EXECUTOR } from "../surface.js";
 import { label, preconditionFailed, readContext, type Asking } from "./checks.js";
 import { fail, type Fail } from "./request.js";
 import { later } from "./timer.js";
@@ -111,12 +112,10 @@ export function execute(
   const { surface, inflight } = parts;
   const { plan, req } = a;
   const cap = req.capabilityId;
-  // A procedure referenced without a local `execute` goes to the registry's executor.
+  // A procedure referenced without a local `execute` goes to the registry's executor (its
+  // absence was checked at step 3; one uninstalled since is the same answer).
   const executor = plan.binding?.forwarded ? surface.procedureExecutor : undefined;
-  if (plan.binding?.forwarded && !executor) {
-    surface.log("error", `${cap} has no local execute and no procedure executor is installed`);
-    throw fail("EXECUTION_FAILED", "this procedure cannot run here: no procedure executor is installed", { reason: "no-procedure-executor" });
-  }
+  if (plan.binding?.forwarded && !executor) throw fail("CAPABILITY_NOT_AVAILABLE", "the capability is not available now", { reason: NO_EXECUTOR });
   const st = surface.state;
   if (st.disposed) throw fail("CANCELLED", "the surface was disposed");
   if (plan.reg && !st.regs.has(plan.reg.id)) throw fail("COMPONENT_UNMOUNTED", "the component was unmounted");

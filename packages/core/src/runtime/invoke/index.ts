@@ -14,14 +14,16 @@ import type { Parts } from "../parts.js";
 import type { Surface } from "../surface.js";
 import { createDedupe, dedupe, type Dedupe } from "./dedupe.js";
 import type { Execution } from "./execute.js";
-import type { Resolver } from "./pipeline.js";
+import type { Route } from "./pipeline.js";
 import { createQueues, queueStats, type Queues } from "./queues.js";
 import { checkOptions, checkRequest } from "./request.js";
 import { resolve } from "./resolve.js";
 
-export { capabilityError, checkConsumer, consumerKey, type CapabilityError } from "./request.js";
+export { capabilityError, type CapabilityError } from "./request.js";
 export type { Plan } from "./resolve.js";
-export type { Resolver } from "./pipeline.js";
+export type { Confirmer } from "./checks.js";
+export type { Resolver, Route } from "./pipeline.js";
+export { resolve } from "./resolve.js";
 
 /** Everything in flight: the dedupe window, the admission queues, the running executions. */
 export interface Inflight {
@@ -37,6 +39,8 @@ export interface Inflight {
   /** [dedupe entries, admission groups, running executions, observations running or queued]. */
   stats(): [number, number, number, number];
 }
+
+const REGISTRY: Route = { resolve, confirmer: "return" };
 
 export function createInflight(): Inflight {
   const executions = new Set<Execution>();
@@ -75,14 +79,15 @@ export function createInflight(): Inflight {
 
 /**
  * `registry.invoke(request, options)` on a registry's parts: a promise of the result envelope,
- * rejected only on misuse (TypeError). `target` replaces step 2 (the exposure gateway's tools).
+ * rejected only on misuse (TypeError). `route`: how step 2 resolves and step 7 confirms (the
+ * exposure gateway's own); a registry's by default.
  */
-export function invoke(parts: Parts, request: unknown, options?: unknown, target: Resolver = resolve): Promise<AgentInvocationResult> {
+export function invoke(parts: Parts, request: unknown, options?: unknown, route: Route = REGISTRY): Promise<AgentInvocationResult> {
   try {
     const req = checkRequest(request);
     const opts = checkOptions(options);
     if (parts.surface.state.disposed) throw new TypeError("invoke: invoke called on a disposed registry");
-    return dedupe(parts, req, opts, target);
+    return dedupe(parts, req, opts, route);
   } catch (e) {
     return Promise.reject(e);
   }

@@ -3,11 +3,11 @@
 // policies → 7 confirmation → 8 admission → 9 execute → 10 output checks; step 1 (dedupe) ran
 // before, step 11 (settle) runs after, exactly once per run. Each step throws a Fail to settle.
 
-import type { AgentInvocationResult, JsonValue } from "../../types.js";
+import type { AgentInvocationResult, AuditRecord, JsonValue } from "../../types.js";
 import { deepFreeze } from "../json.js";
 import type { Parts } from "../parts.js";
 import type { Surface } from "../surface.js";
-import { authorize, checkAvailable, checkInput, confirmationGate, effectiveInput, type Asking } from "./checks.js";
+import { authorize, checkAvailable, checkInput, confirmStep, effectiveInput, type Asking, type Confirmer } from "./checks.js";
 import { execute } from "./execute.js";
 import { admit, release, slotFor } from "./queues.js";
 import { checkVersion, type Plan } from "./resolve.js";
@@ -15,6 +15,12 @@ import { Fail, errorResult, fail, iso, type Opts, type Req } from "./request.js"
 
 /** Step 2 for a registry: the live surface's target of a request. The gateway passes its own. */
 export type Resolver = (surface: Surface, req: Req) => Plan;
+
+/** How a run resolves its target (step 2) and answers a needed confirmation (step 7). */
+export interface Route {
+  readonly resolve: Resolver;
+  readonly confirmer: Confirmer;
+}
 
 /** What a run records as it goes, for its settlement. */
 interface Ctx {
@@ -29,14 +35,14 @@ interface Ctx {
  * One run of the pipeline for a fresh (not deduplicated) request; resolves exactly once, never
  * rejects. `settled` records the result (dedupe) in the same turn as the settlement.
  */
-export async function run(parts: Parts, req: Req, opts: Opts, target: Resolver, settled: (r: AgentInvocationResult) => void): Promise<AgentInvocationResult> {
+export async function run(parts: Parts, req: Req, opts: Opts, route: Route, settled: (r: AgentInvocationResult) => void): Promise<AgentInvocationResult> {
   const { surface } = parts;
   const ctx: Ctx = { startedMs: surface.now(), startVersion: surface.state.version, registrationId: null, audit: "metadata" };
   surface.events.push({ type: "invocation-started", invocationId: req.invocationId, capabilityId: req.capabilityId, consumerId: opts.key });
   surface.flush();
   let outcome: JsonValue | undefined | Fail;
   try {
-    outcome = await pipeline(parts, req, opts, ctx, target);
+    outcome = await pipeline(parts, req, opts, ctx, route);
   } catch (e) {
     if (e instanceof Fail) outcome = e;
     else {
@@ -50,16 +56,17 @@ export async function run(parts: Parts, req: Req, opts: Opts, target: Resolver, 
   return result;
 }
 
-async function pipeline(parts: Parts, req: Req, opts: Opts, ctx: Ctx, target: Resolver): Promise<JsonValue | undefined> {
+async function pipeline(parts: Parts, req: Req, opts: Opts, ctx: Ctx, route: Route): Promise<JsonValue | undefined> {
   const { surface } = parts;
   // 2. resolve
-  const plan = target(surface, req);
+  const plan = route.resolve(surface, req);
   const reg = plan.reg;
-  ctx.registrationId = reg ? reg.id : null;
+  const owner = reg ? reg.id : plan.owner!;
+  ctx.registrationId = owner;
   ctx.audit = plan.audit;
   checkVersion(surface, req, plan.effect);
   const policies = reg ? [...surface.options.policies, ...reg.bound.policies, ...plan.policies] : [...surface.options.policies, ...plan.policies];
-  const a: Asking = { req, plan, registrationId: reg ? reg.id : "", consumer: opts.consumer, key: opts.key, host: surface.host() };
+  const a: Asking = { req, plan, registrationId: owner, consumer: opts.consumer, key: opts.key, host: surface.host() };
 
   // 3. availability, 4. pre-input authorization
   checkAvailable(parts, a, policies);
@@ -75,13 +82,13 @@ async function pipeline(parts: Parts, req: Req, opts: Opts, ctx: Ctx, target: Re
   if (typeof asked !== "boolean") asked = await asked;
 
   // 7. confirmation (observations skip it)
-  const evidence = confirmationGate(parts, a, input, plan.confirmation === "required" || asked);
+  let evidence = confirmStep(parts, a, input, plan.confirmation === "required" || asked, route.confirmer, opts.signal);
+  if (evidence instanceof Promise) evidence = await evidence;
 
   // 8. admission
   const limits = surface.options.limits;
-  const timeoutMs =
-    opts.timeoutMs ?? plan.timeoutMs ?? (plan.kind === "observation" ? limits.observationTimeoutMs : plan.kind === "procedure" ? limits.procedureTimeoutMs : limits.actionTimeoutMs);
-  const slot = slotFor(plan.kind === "observation" ? "observation" : plan.kind === "procedure" ? "procedure" : "action", a.registrationId, plan.name, plan.binding?.concurrency, opts.key, limits);
+  const timeoutMs = opts.timeoutMs ?? plan.timeoutMs ?? (plan.kind === "observation" ? limits.observationTimeoutMs : plan.kind === "action" ? limits.actionTimeoutMs : limits.procedureTimeoutMs);
+  const slot = slotFor(plan.kind, owner, plan.name, plan.binding?.concurrency, opts.key, limits);
   let refused = admit(parts.inflight.queues, slot, limits, opts.signal);
   if (refused && !(refused instanceof Fail)) refused = await refused;
   if (refused) {
@@ -145,7 +152,8 @@ function settle(surface: Surface, req: Req, opts: Opts, ctx: Ctx, outcome: JsonV
       capabilityId: req.capabilityId,
       registrationId: ctx.registrationId,
       consumerKey: opts.key,
-      status: result.status,
+      // The step that asks the user is not a failure: a call that waited and then ran has no error record.
+      status: (code === "CONFIRMATION_REQUIRED" ? "confirmation-required" : result.status) as AuditRecord["status"],
       code: code ?? null,
       startedAt: iso(ctx.startedMs),
       durationMs,

@@ -35,14 +35,14 @@ export type Slot = { readonly group: string; readonly max: number; readonly dept
 
 /**
  * The slot of a target: observations go to the consumer's gate; actions, procedures and
- * external tools to a group per their concurrency. A procedure has one group per procedure
- * identity per registration unless it declares a key.
+ * external tools to a group per their concurrency.
  */
-export function slotFor(kind: "observation" | "action" | "procedure", registrationId: string, name: string, c: AgentConcurrency | undefined, consumerKey: string, limits: AgentSurfaceLimits): Slot {
+export function slotFor(kind: "observation" | "action" | "procedure" | "external", registrationId: string, name: string, c: AgentConcurrency | undefined, consumerKey: string, limits: AgentSurfaceLimits): Slot {
   if (kind === "observation" || !c) return { gate: consumerKey };
   const depth = c.queueDepth ?? limits.actionQueueDepth;
   if (c.mode === "key") return { group: `key ${c.key}`, max: 1, depth };
-  if (kind === "procedure") return { group: `${registrationId} proc ${name}`, max: c.mode === "parallel" ? c.max : 1, depth };
+  // A procedure reference (an external tool) has one group per identity per registration (per exposure).
+  if (kind !== "action") return { group: `${registrationId} proc ${name}`, max: c.mode === "parallel" ? c.max : 1, depth };
   if (c.mode === "instance") return { group: `${registrationId} instance`, max: 1, depth };
   if (c.mode === "capability") return { group: `${registrationId} cap ${name}`, max: 1, depth };
   return { group: `${registrationId} par ${name}`, max: c.max, depth };

@@ -11,6 +11,7 @@ import type {
   AgentRetry,
   JsonValue,
 } from "../../types.js";
+import { ANONYMOUS, consumerKey, readConsumer } from "../consumer.js";
 import { randomId } from "../entropy.js";
 import { isObject, jsonCopy } from "../json.js";
 
@@ -71,29 +72,7 @@ export function errorResult(invocationId: string, capabilityId: string, error: C
 }
 
 /** ISO-8601 of epoch milliseconds. */
-export const iso = (ms: number): string => new Date(ms).toISOString();
-
-const KINDS = ["embedded", "webmcp", "mcp-bridge", "test", "other"];
-
-export const ANONYMOUS: AgentConsumer = Object.freeze({ id: "anonymous", kind: "embedded" });
-
-/**
- * An `AgentConsumer` given by a caller (`who`: "invoke: options.consumer"), copied and frozen;
- * a TypeError naming the field for anything else.
- */
-export function checkConsumer(c: unknown, who: string): AgentConsumer {
-  if (!isObject(c)) throw new TypeError(`${who} must be an object { id, kind, grants? }`);
-  if (typeof c.id !== "string") throw new TypeError(`${who}.id must be a string`);
-  if (typeof c.kind !== "string" || !KINDS.includes(c.kind)) throw new TypeError(`${who}.kind must be one of ${KINDS.map((k) => `"${k}"`).join(", ")}`);
-  const out: { id: string; kind: AgentConsumer["kind"]; grants?: string[] } = { id: c.id, kind: c.kind as AgentConsumer["kind"] };
-  if (c.grants !== undefined) {
-    if (!Array.isArray(c.grants) || !c.grants.every((g) => typeof g === "string")) throw new TypeError(`${who}.grants must be an array of strings`);
-    if (c.grants.length) out.grants = Object.freeze([...c.grants]) as string[];
-  }
-  return Object.freeze(out);
-}
-
-export const consumerKey = (c: AgentConsumer): string => `${c.kind}:${c.id}`;
+export { iso8601 as iso } from "../snapshot.js";
 
 const OPTIONAL = ["invocationId", "instanceId", "registrationId", "surfaceId", "surfaceVersion", "confirmationId"] as const;
 
@@ -123,7 +102,7 @@ export function checkRequest(request: unknown): Req {
 export function checkOptions(options: unknown): Opts {
   if (options === undefined || options === null) return { consumer: ANONYMOUS, key: "embedded:anonymous" };
   if (!isObject(options)) throw new TypeError("invoke: the options must be an object { consumer?, signal?, timeoutMs? }");
-  const consumer = options.consumer === undefined ? ANONYMOUS : checkConsumer(options.consumer, "invoke: options.consumer");
+  const consumer = readConsumer(options.consumer, "invoke");
   const o: Opts = { consumer, key: consumerKey(consumer) };
   const { signal, timeoutMs } = options;
   if (signal !== undefined) {

@@ -13,6 +13,8 @@ export interface Plan {
   readonly kind: "observation" | "action" | "procedure" | "external";
   /** The registration (an exposed external tool has none). */
   readonly reg?: Reg;
+  /** An external tool's exposure id ("exp_…"): where a registration id would be. */
+  readonly owner?: string;
   readonly dynamic?: Dynamic;
   /** The observation's or action's name; a procedure's or external tool's id. */
   readonly name: string;
