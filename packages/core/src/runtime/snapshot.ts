@@ -12,12 +12,15 @@ import type {
   AgentProcedureDescriptor,
   AgentRouteInfo,
   AgentSurfaceSnapshot,
+  ManifestActionContract,
+  ManifestComponentContract,
+  ManifestObservationContract,
   ManifestOperationContract,
 } from "../types.js";
 import { byCodePoint, utf8Length } from "../model/json.js";
 import { readConsumer } from "./consumer.js";
 import { isPlainObject, jsonCopy } from "./json.js";
-import type { DiscoveryScope, Dynamic, Reg, Surface } from "./surface.js";
+import type { Availability, DiscoveryScope, Dynamic, Reg, Surface } from "./surface.js";
 
 /** What to snapshot (or explain): `SnapshotContext` checked, with its defaults. */
 export interface SnapshotCtx {
@@ -129,10 +132,7 @@ function describe(surface: Surface, reg: Reg, dynamic: Dynamic, ctx: SnapshotCtx
     const capabilityId = `view:${ty}.${name}`;
     const a = surface.availability(reg, dynamic, capabilityId, name, ob.policies, ob.when, ob.unavailableReason, discovery);
     if (!a || (!a[0] && !ctx.includeUnavailable)) continue;
-    const d: AgentObservationDescriptor = { capabilityId, name, description: oc.description, outputSchema: oc.outputSchema, available: a[0] };
-    if (a[1] !== undefined) d.unavailableReason = a[1];
-    if (!isEmpty(oc.meta)) d.meta = oc.meta as AgentObservationDescriptor["meta"];
-    observations.push(Object.freeze(d));
+    observations.push(a[0] ? shared(c, name, false, () => observation(capabilityId, name, oc, a)) : observation(capabilityId, name, oc, a));
   }
   const actions: AgentActionDescriptor[] = [];
   for (const name of b.actionNames) {
@@ -141,16 +141,7 @@ function describe(surface: Surface, reg: Reg, dynamic: Dynamic, ctx: SnapshotCtx
     const capabilityId = `view:${ty}.${name}`;
     const a = surface.availability(reg, dynamic, capabilityId, name, ab.policies, ab.when, ab.unavailableReason, discovery);
     if (!a || (!a[0] && !ctx.includeUnavailable)) continue;
-    const d: AgentActionDescriptor = { capabilityId, name, description: ac.description, inputSchema: ac.inputSchema } as AgentActionDescriptor;
-    if (ac.outputSchema !== null) d.outputSchema = ac.outputSchema;
-    d.effect = ac.effect as AgentActionDescriptor["effect"];
-    d.idempotent = ac.idempotent;
-    d.reversible = ac.reversible;
-    d.confirmation = ac.confirmation;
-    d.available = a[0];
-    if (a[1] !== undefined) d.unavailableReason = a[1];
-    if (!isEmpty(ac.meta)) d.meta = ac.meta as AgentActionDescriptor["meta"];
-    actions.push(Object.freeze(d));
+    actions.push(a[0] ? shared(c, name, true, () => action(capabilityId, name, ac, a)) : action(capabilityId, name, ac, a));
   }
   const component = Object.freeze({ type: ty, instanceId: b.instanceId });
   b.procedures.forEach((p, index) => {
@@ -164,6 +155,41 @@ function describe(surface: Surface, reg: Reg, dynamic: Dynamic, ctx: SnapshotCtx
   if (!isEmpty(c.meta)) d.meta = c.meta as AgentComponentDescriptor["meta"];
   d.observations = Object.freeze(observations) as AgentObservationDescriptor[];
   d.actions = Object.freeze(actions) as AgentActionDescriptor[];
+  return Object.freeze(d);
+}
+
+/**
+ * The descriptors of available capabilities, shared by every snapshot (frozen, they depend on
+ * the contract alone): by contract, then name (observations and actions apart).
+ */
+const available = new WeakMap<object, Map<string, object>>();
+
+function shared<T extends object>(c: ManifestComponentContract, name: string, isAction: boolean, make: () => T): T {
+  let m = available.get(c);
+  if (!m) available.set(c, (m = new Map()));
+  const key = isAction ? `a:${name}` : `o:${name}`;
+  let d = m.get(key);
+  if (!d) m.set(key, (d = make()));
+  return d as T;
+}
+
+function observation(capabilityId: string, name: string, oc: ManifestObservationContract, [available, reason]: Availability): AgentObservationDescriptor {
+  const d: AgentObservationDescriptor = { capabilityId, name, description: oc.description, outputSchema: oc.outputSchema, available };
+  if (reason !== undefined) d.unavailableReason = reason;
+  if (!isEmpty(oc.meta)) d.meta = oc.meta as AgentObservationDescriptor["meta"];
+  return Object.freeze(d);
+}
+
+function action(capabilityId: string, name: string, ac: ManifestActionContract, [available, reason]: Availability): AgentActionDescriptor {
+  const d = { capabilityId, name, description: ac.description, inputSchema: ac.inputSchema } as AgentActionDescriptor;
+  if (ac.outputSchema !== null) d.outputSchema = ac.outputSchema;
+  d.effect = ac.effect as AgentActionDescriptor["effect"];
+  d.idempotent = ac.idempotent;
+  d.reversible = ac.reversible;
+  d.confirmation = ac.confirmation;
+  d.available = available;
+  if (reason !== undefined) d.unavailableReason = reason;
+  if (!isEmpty(ac.meta)) d.meta = ac.meta as AgentActionDescriptor["meta"];
   return Object.freeze(d);
 }
 

@@ -272,10 +272,12 @@ export class Surface {
     discovery: DiscoveryScope,
     forwarded = false,
   ): Availability | undefined {
-    const chain = [...this.options.policies, ...reg.bound.policies, ...capabilityPolicies];
+    const outer = this.options.policies;
+    const component = reg.bound.policies;
     // Most capabilities have no discovery policy: then no context is needed at all.
     let decision: ReturnType<typeof evaluateDiscovery> = "expose";
-    if (chain.some((p) => p.phases.includes("discovery"))) {
+    if (hasDiscovery(outer) || hasDiscovery(component) || hasDiscovery(capabilityPolicies)) {
+      const chain = [...outer, ...component, ...capabilityPolicies];
       const ctx: DiscoveryContext = Object.freeze({
         capabilityId,
         componentType: reg.bound.componentType,
@@ -340,6 +342,8 @@ export class Surface {
     return v ?? undefined;
   }
 }
+
+const hasDiscovery = (policies: readonly Policy[]): boolean => policies.some((p) => p.phases.includes("discovery"));
 
 /** The reason a forwarded procedure is unavailable while no procedure executor is installed. */
 export const NO_EXECUTOR = "no-procedure-executor";
