@@ -13,10 +13,9 @@ export const canonicalJson = (value: unknown): string =>
   walkJson<string>(value, {
     leaf: (v) => JSON.stringify(v),
     array: (items) => `[${items.join(",")}]`,
-    object: (keys, values) =>
-      `{${keys
-        .map((_, i) => i)
-        .sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1))
-        .map((i) => `${JSON.stringify(keys[i])}:${values[i]}`)
-        .join(",")}}`,
-  });
+    object(keys, values) {
+      let s = "{";
+      for (let i = 0; i < keys.length; i++) s += `${i > 0 ? "," : ""}${JSON.stringify(keys[i])}:${values[i]}`;
+      return `${s}}`;
+    },
+  }, true);

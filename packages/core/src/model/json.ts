@@ -32,10 +32,11 @@ function describe(v: unknown): string {
 }
 
 /**
- * Walks a JSON value, reading every property once, and calls `leaf`/`open`/`close` hooks; refuses
+ * Walks a JSON value, reading every property once, and builds the result with `make`; refuses
  * what JSON cannot carry (functions, symbols, bigints, non-finite numbers, `undefined` outside an
  * object property, class instances, cycles) with a TypeError naming the JSON pointer. Object
- * members whose value is `undefined` are skipped, as JSON.stringify does.
+ * members whose value is `undefined` are skipped, as JSON.stringify does; with `sorted`, the
+ * members come in UTF-16 order (the canonical order), else in the object's own order.
  */
 export function walkJson<T>(
   value: unknown,
@@ -44,67 +45,75 @@ export function walkJson<T>(
     array(items: T[]): T;
     object(keys: string[], values: T[]): T;
   },
+  sorted = false,
 ): T {
   const ancestors = new Set<object>();
-  const fail = (pointer: string, what: unknown): never => {
-    throw new TypeError(`not a JSON value at "${pointer}": ${what}`);
+  /** The keys from the root to the value being walked (the pointer, built only for a refusal). */
+  const path: (string | number)[] = [];
+  const fail = (what: unknown): never => {
+    throw new TypeError(`not a JSON value at "${path.reduce<string>(appendPointer, "")}": ${what}`);
   };
-  const walk = (v: unknown, pointer: string): T => {
+  const walk = (v: unknown): T => {
     switch (typeof v) {
       case "string":
       case "boolean":
         return make.leaf(v);
       case "number":
-        return Number.isFinite(v) ? make.leaf(v === 0 ? 0 : v) : fail(pointer, v);
+        return Number.isFinite(v) ? make.leaf(v === 0 ? 0 : v) : fail(v);
       case "object":
         if (v === null) return make.leaf(null);
         break;
       default:
-        fail(pointer, describe(v));
+        fail(describe(v));
     }
     const o = v as object;
-    if (ancestors.has(o)) fail(pointer, "cyclic structure");
+    if (ancestors.has(o)) fail("cyclic structure");
     ancestors.add(o);
     let out: T;
     if (Array.isArray(o)) {
       const items: T[] = [];
       for (let i = 0, n = o.length; i < n; i++) {
         const item: unknown = o[i];
-        if (item === undefined) fail(appendPointer(pointer, i), "undefined");
-        items.push(walk(item, appendPointer(pointer, i)));
+        path.push(i);
+        if (item === undefined) fail("undefined");
+        items.push(walk(item));
+        path.pop();
       }
       out = make.array(items);
     } else if (isPlainObject(o)) {
       const keys: string[] = [];
       const values: T[] = [];
-      for (const key of Object.keys(o)) {
+      const own = Object.keys(o);
+      for (const key of sorted ? own.sort() : own) {
         const item = o[key];
         if (item === undefined) continue;
+        path.push(key);
         keys.push(key);
-        values.push(walk(item, appendPointer(pointer, key)));
+        values.push(walk(item));
+        path.pop();
       }
       out = make.object(keys, values);
     } else {
-      out = fail(pointer, describe(o));
+      out = fail(describe(o));
     }
     ancestors.delete(o);
     return out;
   };
-  return walk(value, "");
+  return walk(value);
 }
 
-/** A plain-JSON copy of `value` (see walkJson), `-0` as `0`. */
+/** A plain-JSON copy of `value` (see walkJson), `-0` as `0`, members in their own order. */
 export const jsonCopy = (value: unknown): unknown =>
   walkJson<unknown>(value, {
     leaf: (v) => v,
     array: (items) => items,
     object(keys, values) {
       const o: Record<string, unknown> = {};
-      keys.forEach((k, i) => {
+      for (let i = 0; i < keys.length; i++) {
         // An own "__proto__" member (JSON.parse makes them) stays a member, never the prototype.
-        if (k === "__proto__") Object.defineProperty(o, k, { value: values[i], enumerable: true, writable: true, configurable: true });
-        else o[k] = values[i];
-      });
+        if (keys[i] === "__proto__") Object.defineProperty(o, "__proto__", { value: values[i], enumerable: true, writable: true, configurable: true });
+        else o[keys[i]!] = values[i];
+      }
       return o;
     },
   });
@@ -129,8 +138,11 @@ export function byCodePoint(a: string, b: string): number {
   return a.length - b.length;
 }
 
-/** The keys of a JSON object in Rust's map order (by code point). */
-export const rustKeys = (o: object): string[] => Object.keys(o).sort(byCodePoint);
+/** The keys of a JSON object in Rust's map order (by code point; UTF-16 order unless a key has a character from U+D800 up). */
+export function rustKeys(o: object): string[] {
+  const keys = Object.keys(o).sort();
+  return keys.some((k) => /[\ud800-\uffff]/.test(k)) ? keys.sort(byCodePoint) : keys;
+}
 
 /** UTF-8 length of a string (a lone surrogate counts as U+FFFD, 3 bytes). */
 export function utf8Length(s: string): number {

@@ -8,7 +8,7 @@ import type { AgentSurfaceLimits, CapabilityAuthorityErrorKind, CapabilityContra
 import { AUDITS, CONFIRMATIONS, EFFECTS } from "./effects.js";
 import { checkInteger, debugString, deepFreeze, isPlainObject, jsonCopy, oneOf, rustFloat, rustKeys, rustNumber, unexpected } from "./json.js";
 import { DEFAULT_LIMITS } from "./limits.js";
-import { contractHash, manifestHash } from "./manifest-hash.js";
+import { manifestHashes } from "./manifest-hash.js";
 import { validateContract } from "./rules.js";
 
 /** A manifest that passed every check: a deeply frozen copy, and its contracts by id. */
@@ -36,16 +36,20 @@ function debugValue(v: unknown): string {
     .join(", ")}}`;
 }
 
-/** The first number (depth-first, keys in Rust's order) whose JSON text a double does not hold exactly. */
-function inexactNumber(v: unknown): string | undefined {
+/**
+ * The first number (depth-first, keys in Rust's order) whose JSON text a double does not hold
+ * exactly: an integer beyond 2^53 that JavaScript writes rounded (2^60 as 1152921504606847000).
+ */
+function inexactNumber(v: unknown, ordered = false): string | undefined {
   if (typeof v === "number") {
-    const n = rustNumber(v);
-    return n.int && BigInt(n.text) !== BigInt(v) ? n.text : undefined;
+    const n = Math.abs(v) > 2 ** 53 ? rustNumber(v) : undefined;
+    return n?.int && BigInt(n.text) !== BigInt(v) ? n.text : undefined;
   }
   if (v === null || typeof v !== "object") return undefined;
-  for (const x of Array.isArray(v) ? v : rustKeys(v).map((k) => (v as Obj)[k])) {
-    const found = inexactNumber(x);
-    if (found !== undefined) return found;
+  for (const x of Array.isArray(v) ? v : (ordered ? rustKeys(v) : Object.keys(v)).map((k) => (v as Obj)[k])) {
+    const found = inexactNumber(x, ordered);
+    // Found in some order: the first one in Rust's order is what the message names.
+    if (found !== undefined) return ordered ? found : inexactNumber(v, true);
   }
   return undefined;
 }
@@ -241,8 +245,9 @@ export function verifyManifest(value: unknown, limits: Readonly<AgentSurfaceLimi
       actual: contracts.length,
     });
   }
-  for (const c of contracts) {
-    const expected = contractHash(c);
+  const hashes = manifestHashes(manifest);
+  for (const [i, c] of contracts.entries()) {
+    const expected = hashes.contracts[i]!;
     if (c.contractHash !== expected) {
       refuse("contract-hash-mismatch", `contractHash of "${c.id}" does not match its contents (expected ${expected}, found ${c.contractHash})`, {
         contract: c.id,
@@ -262,7 +267,7 @@ export function verifyManifest(value: unknown, limits: Readonly<AgentSurfaceLimi
     }
     previous = c.id;
   }
-  const expected = manifestHash(manifest);
+  const expected = hashes.manifest;
   if (manifest.manifestHash !== expected) {
     refuse("manifest-hash-mismatch", `manifestHash does not match the manifest (expected ${expected}, found ${manifest.manifestHash})`, {
       expected,
