@@ -67,8 +67,9 @@ describe("procedures without a local execute", () => {
     expect(r.getVersion()).toBe("3");
     expect(proc().available).toBe(false);
     r.dispose();
+    const disposed = r.getVersion();
     r.setProcedureExecutor({ execute: async () => null });
-    expect(r.getVersion()).toBe("3");
+    expect(r.getVersion()).toBe(disposed);
   });
 });
 
