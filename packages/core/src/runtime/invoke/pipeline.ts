@@ -36,6 +36,9 @@ interface Ctx {
  * rejects. `settled` records the result (dedupe) in the same turn as the settlement.
  */
 export async function run(parts: Parts, req: Req, opts: Opts, route: Route, settled: (r: AgentInvocationResult) => void): Promise<AgentInvocationResult> {
+  // The run starts on the next microtask, as a spawned task does: a `surface-changed` coalesced
+  // for the mutations made before this call goes out before `invocation-started`.
+  await undefined;
   const { surface } = parts;
   const ctx: Ctx = { startedMs: surface.now(), startVersion: surface.state.version, registrationId: null, audit: "metadata" };
   surface.events.push({ type: "invocation-started", invocationId: req.invocationId, capabilityId: req.capabilityId, consumerId: opts.key });
