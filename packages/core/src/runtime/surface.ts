@@ -9,6 +9,7 @@
 // by `flush()` afterwards.
 
 import { canonicalJson } from "../model/canonical.js";
+import { deepFreeze } from "../model/json.js";
 import type { VerifiedManifest } from "../model/verify.js";
 import type {
   AgentConsumer,
@@ -208,10 +209,11 @@ export class Surface {
 
   /**
    * Hands a record to the audit sink: the one given, else the default in-memory ring (and, in
-   * development, a log record of kind `audit`). The record is frozen; a throwing sink is logged.
+   * development, a log record of kind `audit`). The record is deep-frozen; a throwing sink is
+   * logged.
    */
   audit(record: AuditRecord): void {
-    Object.freeze(record);
+    deepFreeze(record);
     const sink = this.options.audit;
     if (sink) {
       try {
