@@ -1,16 +1,12 @@
-// AgentSchema constructors. Validation is the engine's (crates/schema through the wasm): the
-// subset is checked when the schema is built, and `parse` validates, asserts formats and applies
-// defaults exactly as the registry does for INVALID_INPUT.
+// AgentSchema constructors. Validation is the runtime's validator (validate/, the port of
+// crates/schema): the subset is checked when the schema is built, and `parse` validates, asserts
+// formats and applies defaults exactly as the registry does for INVALID_INPUT.
 
-import { SchemaValidator, engineError } from "./engine.js";
 import { AgentSchemaError, AgentSurfaceDefinitionError } from "./errors.js";
-import { deepFreeze, isPlainObject, jsonText } from "./json.js";
+import { appendPointer, deepFreeze, isPlainObject, jsonCopy } from "./model/json.js";
+import { SchemaCompileError, compileValidator, type Validator } from "./validate/index.js";
 import type { AgentSchema, AgentSchemaIssue, JsonSchema, JsonValue, StandardSchemaV1 } from "./types.js";
 import type { FromJsonSchema } from "./schema-types.js";
-
-function appendPointer(path: string, seg: string | number): string {
-  return `${path}/${String(seg).replace(/~/g, "~0").replace(/\//g, "~1")}`;
-}
 
 function schemaError(issues: AgentSchemaIssue[]): AgentSchemaError {
   const first = issues[0]!;
@@ -19,44 +15,37 @@ function schemaError(issues: AgentSchemaIssue[]): AgentSchemaError {
   return new AgentSchemaError(`invalid value: ${where}${first.message}${more}`, issues);
 }
 
-/** The deep-frozen copy and the engine's compiled validator; AgentSurfaceDefinitionError outside the subset. */
-function compile(schema: unknown, who: string): { jsonSchema: JsonSchema; validator: SchemaValidator } {
+/** The deep-frozen copy and its compiled validator; AgentSurfaceDefinitionError outside the subset. */
+function compile(schema: unknown, who: string): { jsonSchema: JsonSchema; validator: Validator } {
   if (!isPlainObject(schema)) throw new AgentSurfaceDefinitionError(`${who}: the JSON Schema must be a JSON object`);
-  let text: string;
+  let jsonSchema: JsonSchema;
   try {
-    text = jsonText(schema);
+    jsonSchema = deepFreeze(jsonCopy(schema) as JsonSchema);
   } catch (e) {
     throw new AgentSurfaceDefinitionError(`${who}: the JSON Schema is not JSON: ${(e as Error).message}`);
   }
-  let validator: SchemaValidator;
   try {
-    validator = new SchemaValidator(text);
-  } catch (thrown) {
-    const e = engineError(thrown);
+    return { jsonSchema, validator: compileValidator(jsonSchema) };
+  } catch (e) {
+    if (!(e instanceof SchemaCompileError)) throw e;
     const err = new AgentSurfaceDefinitionError(`${who}: ${e.message}`);
-    err.violations = e.violations ?? [];
+    err.violations = e.violations;
     throw err;
   }
-  return { jsonSchema: deepFreeze(JSON.parse(text) as JsonSchema), validator };
 }
 
-/** Validates `value` with the engine: the value with defaults applied (a fresh copy), or AgentSchemaError. */
-function check(validator: SchemaValidator, value: unknown): unknown {
-  let text: string;
-  try {
-    text = jsonText(value);
-  } catch {
-    throw new AgentSchemaError("invalid value: not a JSON value", [{ path: "", keyword: "json", message: "must be a JSON value" }]);
-  }
-  const result = JSON.parse(validator.validate(text)) as { ok: true; value?: unknown } | { ok: false; issues: AgentSchemaIssue[] };
-  if (!result.ok) throw schemaError(result.issues);
-  return Object.hasOwn(result, "value") ? result.value : JSON.parse(text);
+/** Validates `value`: a fresh copy with defaults applied, or AgentSchemaError. */
+function check(validator: Validator, value: unknown): unknown {
+  const result = validator.validate(value);
+  if (result.ok) return result.value;
+  if (result.issues[0]!.keyword === "json") throw new AgentSchemaError("invalid value: not a JSON value", result.issues);
+  throw schemaError(result.issues);
 }
 
 /**
  * An AgentSchema from a raw JSON Schema. The schema must be inside the supported subset
- * (AgentSurfaceDefinitionError, with the engine's `violations`, otherwise). `parse` validates with
- * the engine and returns a copy of the value with `default`s applied; it throws AgentSchemaError
+ * (AgentSurfaceDefinitionError, with every `violation`, otherwise). `parse` validates
+ * and returns a copy of the value with `default`s applied; it throws AgentSchemaError
  * with `{ path, keyword, message }` issues. The value type is inferred from a literal schema
  * (`FromJsonSchema`, no `as const` needed); an explicit `fromJsonSchema<T>(schema)` wins. (The
  * indexed access keeps it from being inferred backwards from where the schema is used.)
@@ -84,7 +73,7 @@ function standardPath(path: unknown): string {
 /**
  * Wraps a Standard Schema (https://standardschema.dev): `parse` validates through
  * `schema["~standard"].validate` (synchronous results only) and checks the same value against
- * the explicit, agent-visible JSON Schema with the engine; it returns the library's output value.
+ * the explicit, agent-visible JSON Schema; it returns the library's output value.
  */
 export function fromStandardSchema<T>(schema: StandardSchemaV1<unknown, T>, options: { jsonSchema: JsonSchema }): AgentSchema<T> {
   const std = (schema as Partial<StandardSchemaV1<unknown, T>> | null | undefined)?.["~standard"];
@@ -130,7 +119,7 @@ export function fromStandardSchema<T>(schema: StandardSchemaV1<unknown, T>, opti
 
 /**
  * The schema library's own validation of the AgentSchemas fromStandardSchema made: the
- * registry runs it on the effective input right after the engine's JSON Schema validation, so
+ * registry runs it on the effective input right after the JSON Schema validation, so
  * both validators accept what a handler receives.
  */
 const standardValidators = new WeakMap<object, (value: unknown) => AgentSchemaIssue[] | undefined>();

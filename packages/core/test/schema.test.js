@@ -53,8 +53,8 @@ describe("fromJsonSchema", () => {
     expect(select.jsonSchema.required).toEqual(["ids"]);
     expect(Object.isFrozen(select.jsonSchema.properties.ids)).toBe(true);
     const v = { ids: ["dev_abc123"], mode: "add", note: null, count: 4, tag: "v1", ref: 0.5, either: 150 };
-    // The engine validates the value's JSON text; parse returns that text re-parsed (a private
-    // copy, keys in the caller's order), not the caller's object.
+    // parse validates a private JSON copy of the value (keys in the caller's order) and returns
+    // it, not the caller's object.
     const parsed = select.parse(v);
     expect(parsed).toEqual(v);
     expect(parsed).not.toBe(v);
@@ -80,7 +80,7 @@ describe("fromJsonSchema", () => {
       ["", "additionalProperties"],
       ["/ids", "minItems"],
     ]);
-    // The engine's order: schema keywords in document (sorted) order, so `items` before `maxItems`.
+    // The Rust validator's order: schema keywords in document (sorted) order, so `items` before `maxItems`.
     expect(issues(select, { ids: ["dev_abc123", "dev_abc123", "x", 1] })).toEqual([
       ["/ids/2", "pattern"],
       ["/ids/3", "type"],
@@ -124,8 +124,8 @@ describe("fromJsonSchema", () => {
   });
 
   it("an unresolvable, remote or recursive $ref is refused when the schema is built", () => {
-    // The engine checks the subset (and compiles every $ref) up front; the deleted JS validator
-    // reported these as parse-time issues.
+    // The subset is checked (and every $ref compiled) up front, as the Rust validator does; an
+    // earlier JS validator reported these as parse-time issues.
     for (const schema of [{ $ref: "#/$defs/missing" }, { $ref: "https://example.com/s.json" }, { $ref: "#/$defs/a", $defs: { a: { $ref: "#/$defs/a" } } }]) {
       const e = definitionError(() => fromJsonSchema(schema));
       expect(e.violations.length).toBeGreaterThan(0);
