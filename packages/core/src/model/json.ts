@@ -176,8 +176,8 @@ export function rustFloat(f: number): string {
 
 const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}\p{Grapheme_Extend}]/u;
 
-/** Rust's `char::escape_debug` (`quote` escaped: `'` for chars, `"` in strings). */
-export function escapeDebug(c: string, quote = "'"): string {
+/** Rust's `char::escape_debug` (`'` escaped too unless `inString`, as `{:?}` of a string leaves it). */
+export function escapeDebug(c: string, inString = false): string {
   switch (c) {
     case "\0":
       return "\\0";
@@ -187,15 +187,17 @@ export function escapeDebug(c: string, quote = "'"): string {
       return "\\r";
     case "\n":
       return "\\n";
+    case "'":
+      return inString ? c : "\\'";
+    case '"':
     case "\\":
-    case quote:
       return `\\${c}`;
   }
   return c !== " " && NOT_PRINTABLE.test(c) ? `\\u{${c.codePointAt(0)!.toString(16)}}` : c;
 }
 
 /** Rust's `{:?}` of a string: `"…"` with escape_debug applied. */
-export const debugString = (s: string): string => `"${Array.from(s, (c) => escapeDebug(c, '"')).join("")}"`;
+export const debugString = (s: string): string => `"${Array.from(s, (c) => escapeDebug(c, true)).join("")}"`;
 
 /** serde's `Unexpected` of a JSON value, worded as serde_json words it (`integer \`5\``, `null`, `map`). */
 export function unexpected(v: unknown): string {

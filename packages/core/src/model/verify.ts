@@ -89,11 +89,23 @@ function shape(manifest: Obj): { error: string | null; shapeDiffers: boolean } {
       shapeDiffers ||= e === null;
       return e;
     };
-  /** Fields in declaration order; a `?` suffix marks an Option (absent reads as null). */
+  /**
+   * Fields in declaration order; a `?` suffix marks an Option (absent reads as null). serde also
+   * reads a struct from an array, positionally (`buffered`: inside a contract, which serde reads
+   * from its buffer, whose word for extra elements differs); it then does not come back the same.
+   */
   const struct =
-    (name: string, fields: [string, De][]): De =>
+    (name: string, fields: [string, De][], buffered = false): De =>
     (v) => {
-      if (Array.isArray(v)) return ((shapeDiffers = true), null);
+      if (Array.isArray(v)) {
+        const n = fields.length;
+        for (let i = 0; i < n; i++) {
+          const e = i < v.length ? fields[i]![1](v[i]) : `invalid length ${i}, expected ${name} with ${n} elements`;
+          if (e) return e;
+        }
+        if (v.length > n) return `invalid length ${v.length}, expected ${buffered ? `${n} elements in sequence` : "fewer elements in array"}`;
+        return ((shapeDiffers = true), null);
+      }
       if (!isPlainObject(v)) return type(v, name);
       const names = fields.map(([f]) => f.replace("?", ""));
       for (const k of rustKeys(v)) {
@@ -114,11 +126,15 @@ function shape(manifest: Obj): { error: string | null; shapeDiffers: boolean } {
   const confirmation = unitEnum(CONFIRMATIONS);
   const audit = unitEnum(AUDITS);
   const u32 = int("u32");
-  const source = struct("struct SourceLocation", [
-    ["file", str],
-    ["line", u32],
-    ["column", u32],
-  ]);
+  const source = struct(
+    "struct SourceLocation",
+    [
+      ["file", str],
+      ["line", u32],
+      ["column", u32],
+    ],
+    true,
+  );
   const governance: [string, De][] = [
     ["effect", effect],
     ["idempotent", bool],
@@ -138,17 +154,21 @@ function shape(manifest: Obj): { error: string | null; shapeDiffers: boolean } {
     [
       "observations",
       mapOf(
-        struct("struct ObservationContract", [
-          ["description", str],
-          ["outputSchema", any],
-          ["meta", map],
-        ]),
+        struct(
+          "struct ObservationContract",
+          [
+            ["description", str],
+            ["outputSchema", any],
+            ["meta", map],
+          ],
+          true,
+        ),
       ),
     ],
-    ["actions", mapOf(struct("struct ActionContract", [["description", str], ["inputSchema", any], ["outputSchema?", any], ...governance, ["meta", map]]))],
+    ["actions", mapOf(struct("struct ActionContract", [["description", str], ["inputSchema", any], ["outputSchema?", any], ...governance, ["meta", map]], true))],
     ["source", source],
     ["contractHash", str],
-  ]);
+  ], true);
   const operation = struct("struct OperationContract", [
     ["id", str],
     ["description", str],
@@ -160,18 +180,21 @@ function shape(manifest: Obj): { error: string | null; shapeDiffers: boolean } {
     ["tags", seq(str)],
     ["source", source],
     ["contractHash", str],
-  ]);
-  /** `#[serde(tag = "kind")]`: the tag is read while the members are buffered, then the variant's struct. */
+  ], true);
+  /**
+   * `#[serde(tag = "kind")]`: the tag is read while the members are buffered (from an array: the
+   * first element), then the variant's struct from the rest.
+   */
   const contract: De = (v) => {
-    if (Array.isArray(v)) return ((shapeDiffers = true), null);
-    if (!isPlainObject(v)) return type(v, "internally tagged enum ManifestContract");
-    if (!Object.hasOwn(v, "kind")) return "missing field `kind`";
-    const kind = v.kind;
+    const array = Array.isArray(v);
+    if (!array && !isPlainObject(v)) return type(v, "internally tagged enum ManifestContract");
+    if (array ? v.length === 0 : !Object.hasOwn(v, "kind")) return "missing field `kind`";
+    const kind = array ? v[0] : v.kind;
     if (typeof kind !== "string") return type(kind, "variant identifier");
     const e = variant(["component", "procedure", "external-tool"], kind);
     if (e) return e;
-    const { kind: _, ...rest } = v;
-    return (kind === "component" ? component : operation)(rest);
+    const { kind: _, ...rest } = v as Obj;
+    return (kind === "component" ? component : operation)(array ? v.slice(1) : rest);
   };
   const error = struct("struct CapabilityContractManifest", [
     ["formatVersion", u32],
