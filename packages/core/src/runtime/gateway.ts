@@ -187,6 +187,25 @@ export function createAgentExposureGateway(authority: CapabilityAuthority): Agen
       const catalog = catalogFromManifest({ contracts: accepted.map((t) => t.contract) });
       const consumer = o.consumer;
 
+      const plans = new Map<string, Plan>(
+        accepted.map((t) => {
+          const b = t.binding;
+          const plan: Plan = {
+            kind: "external",
+            owner: exposureId,
+            name: t.id,
+            ...operation(t.contract),
+            policies: b.policies,
+            chain: [...o.policies, ...b.policies],
+            when: b.when,
+            reason: b.unavailableReason,
+            binding: b,
+            timeoutMs: b.timeoutMs,
+          };
+          return [t.id, plan];
+        }),
+      );
+
       // Step 2: an `external:` id is one of these tools; anything else finds no registration.
       const route: Route = {
         confirmer: o.confirm ?? "deny",
@@ -195,23 +214,12 @@ export function createAgentExposureGateway(authority: CapabilityAuthority): Agen
             throw fail("STALE_CAPABILITY", "the surface was reloaded since discovery; discover again", { reason: "surface-id-mismatch" });
           }
           if (!req.capabilityId.startsWith("external:")) return resolve(s, req);
-          const t = byId.get(req.capabilityId);
-          if (!t) throw fail("CAPABILITY_NOT_FOUND", `no exposed tool ${req.capabilityId}`);
+          const plan = plans.get(req.capabilityId);
+          if (!plan) throw fail("CAPABILITY_NOT_FOUND", `no exposed tool ${req.capabilityId}`);
           if (req.registrationId !== undefined && req.registrationId !== exposureId) {
             throw fail("STALE_CAPABILITY", "the tools were exposed again since discovery", { liveRegistrationId: exposureId });
           }
-          const b = t.binding;
-          return {
-            kind: "external",
-            owner: exposureId,
-            name: t.id,
-            ...operation(t.contract),
-            policies: b.policies,
-            when: b.when,
-            reason: b.unavailableReason,
-            binding: b,
-            timeoutMs: b.timeoutMs,
-          };
+          return plan;
         },
       };
 
@@ -243,7 +251,7 @@ export function createAgentExposureGateway(authority: CapabilityAuthority): Agen
           const t = byId.get(id)!;
           const b = t.binding;
           const state: AgentTool["state"] = { available: true };
-          const chain = [...o.policies, ...b.policies];
+          const chain = plans.get(id)!.chain;
           if (chain.some((p) => p.phases.includes("discovery"))) {
             const d = evaluateDiscovery(chain, Object.freeze({ capabilityId: id, componentType: "", instanceId: "", consumer, host }), surface.development);
             if (d === "hide") continue;

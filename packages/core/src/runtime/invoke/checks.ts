@@ -31,24 +31,32 @@ const notAvailable = (reason: string) => fail("CAPABILITY_NOT_AVAILABLE", "the c
  * Step 3, availability: enabled, pushed overrides, `when()`, discovery policies; for a procedure
  * referenced without a local `execute`, an installed executor.
  */
+const takesPart = (policies: readonly Policy[], phase: "discovery" | "authorize" | "invoke") => policies.length > 0 && policies.some((p) => p.phases.includes(phase));
+
 export function checkAvailable(parts: Parts, a: Asking, policies: readonly Policy[]): void {
   const { surface } = parts;
   const { plan, req } = a;
   const reg = plan.reg;
+  // Read in the same turn as step 2 (no await between them): the registration's pushed state.
+  const dynamic = reg ? (surface.state.dynamic.get(reg.id) ?? { enabled: false, overrides: new Map() }) : undefined;
+  const discovers = takesPart(policies, "discovery");
   if (reg && (plan.kind === "observation" || plan.kind === "action")) {
-    const v = surface.availability(reg, plan.dynamic!, req.capabilityId, plan.name, plan.policies, plan.when, plan.reason, surface.scope(a.consumer, a.host));
+    // Without a discovery policy, availability is the state's alone (no context to build).
+    const v = discovers
+      ? surface.availability(reg, dynamic!, req.capabilityId, plan.name, plan.policies, plan.when, plan.reason, surface.scope(a.consumer, a.host))
+      : surface.baseAvailability(dynamic!, plan.name, plan.when, plan.reason, req.capabilityId);
     if (!v) throw fail("CAPABILITY_NOT_FOUND", `no live capability ${req.capabilityId}`);
     if (!v[0]) throw notAvailable(v[1] ?? "unavailable");
     return;
   }
   // A procedure reference, or an external tool (no component: its discovery context names none).
-  if (policies.some((p) => p.phases.includes("discovery"))) {
+  if (discovers) {
     const ctx = Object.freeze({ capabilityId: req.capabilityId, componentType: reg ? reg.bound.componentType : "", instanceId: reg ? reg.bound.instanceId : "", consumer: a.consumer, host: a.host });
     const d = evaluateDiscovery(policies, ctx, surface.development);
     if (d === "hide") throw fail("CAPABILITY_NOT_FOUND", `no live capability ${req.capabilityId}`);
     if (typeof d === "object") throw notAvailable(d.disable);
   }
-  if (plan.dynamic && !plan.dynamic.enabled) throw notAvailable("component-disabled");
+  if (dynamic && !dynamic.enabled) throw notAvailable("component-disabled");
   if (plan.when) {
     const w = plan.when();
     if (w === false) throw notAvailable(plan.reason === undefined ? "unavailable" : evaluateReason(plan.reason));
@@ -78,7 +86,7 @@ async function phase(parts: Parts, a: Asking, policies: readonly Policy[], which
 
 /** Step 4, pre-input authorization (no input seen yet). Synchronous (undefined) when no policy authorizes. */
 export function authorize(parts: Parts, a: Asking, policies: readonly Policy[]): Promise<boolean> | undefined {
-  return policies.some((p) => p.phases.includes("authorize")) ? phase(parts, a, policies, "authorize") : undefined;
+  return takesPart(policies, "authorize") ? phase(parts, a, policies, "authorize") : undefined;
 }
 
 /** Step 5, effective input: the input validated against the schema, with its defaults (deep-frozen). */
@@ -117,7 +125,7 @@ export function checkInput(parts: Parts, a: Asking, input: JsonValue | undefined
     }
     if (f) throw preconditionFailed(parts, f, `the precondition of ${label(a.plan)}`);
   }
-  return policies.some((p) => p.phases.includes("invoke")) ? phase(parts, a, policies, "invoke", input) : false;
+  return takesPart(policies, "invoke") ? phase(parts, a, policies, "invoke", input) : false;
 }
 
 /** PRECONDITION_FAILED from a failure `{ message, details? }` (details that are not a JSON object are dropped; in development, reported). */

@@ -9,15 +9,32 @@ import type { Parts } from "../parts.js";
 import { run, type Route } from "./pipeline.js";
 import { capabilityError, errorResult, type Opts, type Req } from "./request.js";
 
-interface Running {
-  readonly fp: string;
+/**
+ * A key's record. Its fingerprint is computed when a repeat of the key asks for it (the request
+ * is a private copy, so the fingerprint is the one it had when issued): most keys are never
+ * repeated, and hashing every request was a good part of a trivial invoke.
+ */
+interface Entry {
+  req?: Req;
+  fp?: string;
+}
+
+interface Running extends Entry {
   promise?: Promise<AgentInvocationResult>;
 }
 
-interface Done {
-  readonly fp: string;
-  readonly result: AgentInvocationResult;
-  readonly at: number;
+/** A settled run's entry, moved to the window. */
+interface Done extends Entry {
+  result: AgentInvocationResult;
+  at: number;
+}
+
+function fpOf(e: Entry): string {
+  if (e.fp === undefined) {
+    e.fp = fingerprint(e.req!);
+    e.req = undefined;
+  }
+  return e.fp;
 }
 
 /** The idempotency window: runs in flight, and terminal results oldest first (dedupeCacheSize / dedupeCacheTtlMs). */
@@ -45,21 +62,26 @@ const cacheable = (r: AgentInvocationResult) =>
 /** Runs `req` deduplicated (checked request and options). */
 export function dedupe(parts: Parts, req: Req, opts: Opts, route: Route): Promise<AgentInvocationResult> {
   const { running, done } = parts.inflight.dedupe;
-  const fp = fingerprint(req);
   const key = `${opts.key} ${req.invocationId}`;
   expire(parts);
   const found = running.get(key) ?? done.get(key);
   if (found) {
-    if (found.fp === fp) return "result" in found ? Promise.resolve(found.result) : found.promise!;
+    if (fpOf(found) === fingerprint(req)) return (found as Running).promise ?? Promise.resolve((found as Done).result);
     const e = capabilityError("INVOCATION_CONFLICT", "this invocation id was already used for a different request; use a fresh invocation id if the new request is intentional");
     return Promise.resolve(Object.freeze(errorResult(req.invocationId, req.capabilityId, Object.freeze(e), parts.surface.state.version, false)));
   }
-  const entry: Running = { fp };
+  const entry: Running = { req };
   running.set(key, entry);
   entry.promise = run(parts, req, opts, route, (result) => {
     if (running.get(key) !== entry) return;
     running.delete(key);
-    if (cacheable(result)) done.set(key, { fp, result, at: parts.surface.now() });
+    if (cacheable(result)) {
+      const d = entry as Done;
+      d.result = result;
+      d.at = parts.surface.now();
+      entry.promise = undefined;
+      done.set(key, d);
+    }
     expire(parts);
   });
   return entry.promise;

@@ -130,7 +130,7 @@ export function execute(
     if (plan.observation) value = plan.observation.read(readContext(a));
     else if (executor) value = executor.execute(new Context({ procedureId: cap, input: copy(input), invocationId: req.invocationId }, run) as never);
     else {
-      const fields: Record<string, unknown> = { ...readContext(a), invocationId: req.invocationId };
+      const fields: Record<string, unknown> = { capabilityId: cap, registrationId: a.registrationId, consumer: a.consumer, host: a.host, invocationId: req.invocationId };
       if (evidence) fields.confirmation = Object.freeze({ id: evidence.id, approvedAt: evidence.approvedAt });
       value = plan.binding!.execute(copy(input), new Context(fields, run) as never);
     }

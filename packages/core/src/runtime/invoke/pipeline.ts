@@ -41,7 +41,8 @@ export async function run(parts: Parts, req: Req, opts: Opts, route: Route, sett
   await undefined;
   const { surface } = parts;
   const ctx: Ctx = { startedMs: surface.now(), startVersion: surface.state.version, registrationId: null, audit: "metadata" };
-  surface.events.push({ type: "invocation-started", invocationId: req.invocationId, capabilityId: req.capabilityId, consumerId: opts.key });
+  // Events are built only for listeners (most invocations have none).
+  if (surface.events.listeners.length) surface.events.push({ type: "invocation-started", invocationId: req.invocationId, capabilityId: req.capabilityId, consumerId: opts.key });
   surface.flush();
   let outcome: JsonValue | undefined | Fail;
   try {
@@ -68,7 +69,7 @@ async function pipeline(parts: Parts, req: Req, opts: Opts, ctx: Ctx, route: Rou
   ctx.registrationId = owner;
   ctx.audit = plan.audit;
   checkVersion(surface, req, plan.effect);
-  const policies = reg ? [...surface.options.policies, ...reg.bound.policies, ...plan.policies] : [...surface.options.policies, ...plan.policies];
+  const policies = plan.chain;
   const a: Asking = { req, plan, registrationId: owner, consumer: opts.consumer, key: opts.key, host: surface.host() };
 
   // 3. availability, 4. pre-input authorization
@@ -164,7 +165,7 @@ function settle(surface: Surface, req: Req, opts: Opts, ctx: Ctx, outcome: JsonV
       ...(full && result.status === "ok" && result.output !== undefined ? { output: result.output } : {}),
     });
   }
-  surface.events.push(
+  if (surface.events.listeners.length) surface.events.push(
     code
       ? { type: "invocation-settled", invocationId: req.invocationId, capabilityId: req.capabilityId, status: "error", code, durationMs }
       : { type: "invocation-settled", invocationId: req.invocationId, capabilityId: req.capabilityId, status: "ok", durationMs },

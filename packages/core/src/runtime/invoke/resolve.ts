@@ -5,7 +5,7 @@
 import type { AgentAudit, AgentConfirmation, AgentEffect, JsonSchema } from "../../types.js";
 import type { ActionBinding, ObservationBinding, UnavailableReason, WhenFn } from "../binding.js";
 import type { Policy } from "../policy.js";
-import type { Dynamic, Reg, Surface } from "../surface.js";
+import type { Reg, Surface } from "../surface.js";
 import { fail, type Req } from "./request.js";
 
 /** What the pipeline runs, read once from contract and binding. */
@@ -13,9 +13,10 @@ export interface Plan {
   readonly kind: "observation" | "action" | "procedure" | "external";
   /** The registration (an exposed external tool has none). */
   readonly reg?: Reg;
+  /** Every policy that applies, outermost first: the registry's, the component's, the target's own. */
+  readonly chain: readonly Policy[];
   /** An external tool's exposure id ("exp_…"): where a registration id would be. */
   readonly owner?: string;
-  readonly dynamic?: Dynamic;
   /** The observation's or action's name; a procedure's or external tool's id. */
   readonly name: string;
   readonly effect: AgentEffect;
@@ -83,33 +84,40 @@ export function resolve(surface: Surface, req: Req): Plan {
     const instances = matching.map((r) => r.bound.instanceId).sort();
     throw fail("AMBIGUOUS_INSTANCE", "several instances are live; name one with instanceId", { instances });
   }
-  const reg = matching[0]!;
-  const dynamic = st.dynamic.get(reg.id) ?? { enabled: true, overrides: new Map() };
+  return planOf(surface, matching[0]!, domain ? id : name, domain);
+}
+
+/** Plans by registration and capability (a registration's contract and bindings never change). */
+const plans = new WeakMap<Reg, Map<string, Plan>>();
+
+function planOf(surface: Surface, reg: Reg, name: string, domain: boolean): Plan {
+  let byName = plans.get(reg);
+  if (!byName) plans.set(reg, (byName = new Map()));
+  let plan = byName.get(name);
+  if (plan) return plan;
   const b = reg.bound;
+  const chain = (own: readonly Policy[]) => [...surface.options.policies, ...b.policies, ...own];
   if (domain) {
-    const index = b.procedures.findIndex((p) => p.id === id);
+    const index = b.procedures.findIndex((p) => p.id === name);
     const p = b.procedures[index]!;
-    const c = p.contract;
-    return {
+    plan = {
       kind: "procedure",
       reg,
-      dynamic,
-      name: id,
+      name,
       index,
-      ...operation(c),
+      ...operation(p.contract),
       policies: p.binding.policies,
+      chain: chain(p.binding.policies),
       when: p.binding.when,
       reason: p.binding.unavailableReason,
       binding: p.binding,
       timeoutMs: p.binding.timeoutMs,
     };
-  }
-  if (Object.hasOwn(b.contract.observations, name)) {
+  } else if (Object.hasOwn(b.contract.observations, name)) {
     const o = b.observations.get(name)!;
-    return {
+    plan = {
       kind: "observation",
       reg,
-      dynamic,
       name,
       effect: "read",
       audit: "metadata",
@@ -117,25 +125,29 @@ export function resolve(surface: Surface, req: Req): Plan {
       confirmation: "never",
       description: "",
       policies: o.policies,
+      chain: chain(o.policies),
       when: o.when,
       reason: o.unavailableReason,
       observation: o,
       timeoutMs: o.timeoutMs,
     };
+  } else {
+    const a = b.actions.get(name)!;
+    plan = {
+      kind: "action",
+      reg,
+      name,
+      ...operation(b.contract.actions[name]!),
+      policies: a.policies,
+      chain: chain(a.policies),
+      when: a.when,
+      reason: a.unavailableReason,
+      binding: a,
+      timeoutMs: a.timeoutMs,
+    };
   }
-  const a = b.actions.get(name)!;
-  return {
-    kind: "action",
-    reg,
-    dynamic,
-    name,
-    ...operation(b.contract.actions[name]!),
-    policies: a.policies,
-    when: a.when,
-    reason: a.unavailableReason,
-    binding: a,
-    timeoutMs: a.timeoutMs,
-  };
+  byName.set(name, plan);
+  return plan;
 }
 
 /** The governance of an action, procedure or external tool contract. */
