@@ -71,8 +71,11 @@ export function errorResult(invocationId: string, capabilityId: string, error: C
   return r;
 }
 
-/** ISO-8601 of epoch milliseconds. */
-export { iso8601 as iso } from "../snapshot.js";
+let lastMs = NaN;
+let lastIso = "";
+
+/** ISO-8601 of epoch milliseconds (the last one kept: a burst of settlements shares its millisecond). */
+export const iso = (ms: number): string => (ms === lastMs ? lastIso : (lastIso = new Date((lastMs = ms)).toISOString()));
 
 const OPTIONAL = ["invocationId", "instanceId", "registrationId", "surfaceId", "surfaceVersion", "confirmationId"] as const;
 
