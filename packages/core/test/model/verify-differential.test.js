@@ -357,4 +357,26 @@ describe("the TypeScript and Rust verifiers agree (seeded random manifests and t
       expect(kinds[kind] ?? 0, `cases of ${kind}: ${JSON.stringify(kinds)}`).toBeGreaterThanOrEqual(3);
     }
   }, 60_000);
+
+  it("the id grammar's messages name each character as Rust's escape_debug writes it", async () => {
+    expect(existsSync(binary), `the Rust CLI is needed for this test: build it (cargo build) or set AGENT_SURFACE_BINARY (looked for ${binary})`).toBe(true);
+    // Controls, quotes, spaces and separators, format and private-use characters, combining marks
+    // and other grapheme extenders, unassigned code points, and plain non-ASCII letters.
+    const chars = ["\0", "\t", "\n", "\r", "\u001b", "\u007f", "'", '"', "\\", " ", "\u00a0", "\u0085", "\u00ad", "\u200b", "\u200d", "\u2028", "\u3000", "\u0301", "\ufe0f", "\u{1f3fb}", "\u{e0061}", "\ue000", "\u0378", "\uffff", "\u{10ffff}", "é", "ß", "😀", "ｱ", "\u{1d400}"];
+    const cases = chars.map((ch, i) => {
+      const m = structuredClone(bases.devices);
+      m.contracts[0].id = `domain:ab.c${ch}d`;
+      rehash(m);
+      const text = JSON.stringify(m);
+      const file = join(dir, `char-${i}.json`);
+      writeFileSync(file, text);
+      return { ch, text, file };
+    });
+    const rust = await pool(cases, 4, (c) => rustVerdict(c.file));
+    const differences = cases
+      .map((c, i) => [c, typescriptVerdict(c.text), rust[i]])
+      .filter(([, ts, r]) => JSON.stringify(ts) !== JSON.stringify(r))
+      .map(([c, ts, r]) => `U+${c.ch.codePointAt(0).toString(16)}\n  TS:   ${ts.error?.message}\n  Rust: ${r.error?.message}`);
+    expect(differences).toEqual([]);
+  }, 30_000);
 });
