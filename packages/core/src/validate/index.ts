@@ -12,7 +12,7 @@
 
 import type { SchemaViolation } from "../errors.js";
 import { canonicalJson } from "../model/canonical.js";
-import { byCodePoint, rustKeys, walkJson } from "../model/json.js";
+import { byCodePoint, rustKeys } from "../model/json.js";
 import { schemaViolations } from "../model/subset.js";
 import type { JsonSchema, JsonValue } from "../types.js";
 import { isDate, isDateTime, isEmail, isUri, isUuid } from "./formats.js";
@@ -282,20 +282,43 @@ function setKey(o: Record<string, unknown>, k: string, v: unknown): void {
   else o[k] = v;
 }
 
-/** A fresh JSON copy of a caller's value, reading every property once, and how many values it has. */
-function copyJson(value: unknown): [unknown, number] {
-  let n = 0;
-  const copy = walkJson<unknown>(value, {
-    leaf: (v) => (n++, v),
-    array: (items) => (n++, items),
-    object(keys, values) {
-      n++;
-      const o: Record<string, unknown> = {};
-      keys.forEach((k, i) => setKey(o, k, values[i]));
-      return o;
-    },
-  });
-  return [copy, n];
+const notJson = new TypeError("not a JSON value");
+
+/**
+ * A fresh JSON copy of a caller's value, reading every property once (`undefined` members
+ * skipped, `-0` as `0`); `st.n` counts its values. Throws `notJson` for what JSON cannot carry:
+ * functions, symbols, bigints, non-finite numbers, `undefined` items, class instances, cycles
+ * (ancestors are tracked below 64 levels only: a cycle repeats there too).
+ */
+function copyJson(v: unknown, st: { n: number; seen?: Set<object> }, depth: number): unknown {
+  st.n++;
+  if (typeof v !== "object") {
+    if (typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))) return v === 0 ? 0 : v;
+    throw notJson;
+  }
+  if (v === null) return null;
+  const seen = depth > 64 ? (st.seen ??= new Set()) : undefined;
+  if (seen?.has(v)) throw notJson;
+  seen?.add(v);
+  let out: unknown[] | Record<string, unknown>;
+  if (Array.isArray(v)) {
+    out = [];
+    for (let i = 0, n = v.length; i < n; i++) {
+      const x: unknown = v[i];
+      if (x === undefined) throw notJson;
+      out.push(copyJson(x, st, depth + 1));
+    }
+  } else {
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== null && Object.getPrototypeOf(proto) !== null) throw notJson;
+    out = {};
+    for (const k of Object.keys(v)) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x !== undefined) setKey(out, k, copyJson(x, st, depth + 1));
+    }
+  }
+  seen?.delete(v);
+  return out;
 }
 
 /** A deep copy of a JSON value. */
@@ -573,15 +596,15 @@ export function compileValidator(schema: JsonSchema, limits?: SchemaLimits): Val
   return {
     schema,
     validate(value: unknown): ValidationResult {
+      const st = { n: 0 };
       let copy: unknown;
-      let values: number;
       try {
-        [copy, values] = copyJson(value);
+        copy = copyJson(value, st, 0);
       } catch (e) {
-        if (e instanceof TypeError) return { ok: false, issues: [{ path: "", keyword: "json", message: "must be a JSON value" }] };
+        if (e === notJson) return { ok: false, issues: [{ path: "", keyword: "json", message: "must be a JSON value" }] };
         throw e;
       }
-      const run: Run = { c, path: [], left: 10_000 + values * nodeCount * 4, exhaustedAt: null };
+      const run: Run = { c, path: [], left: 10_000 + st.n * nodeCount * 4, exhaustedAt: null };
       const issues: ValidationIssue[] = [];
       evalNode(run, c.root, copy, issues);
       if (run.exhaustedAt !== null) issues.push({ path: run.exhaustedAt, keyword: "anyOf", message: "is too complex to validate against this schema (evaluation budget exhausted)" });
