@@ -2,8 +2,9 @@
 // manifests and tamperings, each verified by the TypeScript model (verifyManifest) and by the
 // Rust CLI (`agent-surface verify FILE --format json`): the same verdict, kind, contract and
 // message for every case. The Rust binary is AGENT_SURFACE_BINARY, else the repository's
-// target/debug/agent-surface; without it the test fails (it is not skipped).
-import { execFile } from "node:child_process";
+// target/debug/agent-surface (a worktree's main checkout's); without it the test fails (it is
+// not skipped).
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -15,7 +16,23 @@ import { fixtureManifestPath, packageDir, readJson } from "../paths.js";
 // A fixed seed; VERIFY_DIFF_SEED explores others (a failure names its case, reproducible with that seed).
 const SEED = Number(process.env.VERIFY_DIFF_SEED ?? 0x25c0ffee);
 const CASES = 400;
-const binary = process.env.AGENT_SURFACE_BINARY ?? resolve(packageDir, "../../target/debug/agent-surface");
+/** The CLI: AGENT_SURFACE_BINARY, else this checkout's debug build, else (in a git worktree) the main checkout's. */
+function findBinary() {
+  if (process.env.AGENT_SURFACE_BINARY) return process.env.AGENT_SURFACE_BINARY;
+  const own = resolve(packageDir, "../../target/debug/agent-surface");
+  if (existsSync(own)) return own;
+  try {
+    const common = execFileSync("git", ["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: packageDir, encoding: "utf8" }).trim();
+    const main = resolve(common, "../target/debug/agent-surface");
+    if (existsSync(main)) return main;
+  } catch {
+    // not a git checkout
+  }
+  return own;
+}
+const binary = findBinary();
+const requireBinary = () =>
+  expect(existsSync(binary), `the Rust CLI is needed for this test: build it (cargo build) or set AGENT_SURFACE_BINARY (looked for ${binary})`).toBe(true);
 
 const bases = {
   devices: readJson(fixtureManifestPath),
@@ -198,9 +215,9 @@ const MUTATIONS = [
   ["source", 2, (m) => {
     const s = someContract(m).source;
     const k = pick(["file", "line", "column"]);
-    s[k] = k === "file" ? pick(["src/other.ts", "", 3]) : pick([s[k] + 10, 0, -1, 1.5, 2 ** 32, "3"]);
+    s[k] = k === "file" ? pick(["src/other.ts", "src/moved/x.tsx", "", 3]) : pick([s[k] + 10, s[k] + 1, 0, -1, 1.5, 2 ** 32, "3"]);
   }],
-  ["generator", 1, (m) => (m.generator[pick(["name", "version"])] = pick(["9.9.9", "", "other", "é"]))],
+  ["generator", 2, (m) => (m.generator[pick(["name", "version"])] = pick(["9.9.9", "", "other", "é"]))],
   ["formatVersion", 1, (m) => {
     if (chance(0.15)) delete m.formatVersion;
     else m.formatVersion = pick([2, "1", 1.5, 0, null, true, [1], { v: 1 }, -1, 1e21, "é"]);
@@ -333,6 +350,7 @@ async function pool(items, n, f) {
 const same = (verdict) => JSON.stringify(verdict).replace(/(\\"pattern\\" is not a valid ECMAScript regular expression: ).*?(\",\"contract)/, "$1<the engine's message>$2");
 
 async function expectSameVerdicts(cases, name) {
+  requireBinary();
   const rust = await pool(cases, 4, (c) => rustVerdict(c.file));
   const differences = cases
     .map((c, i) => [c, typescriptVerdict(c.text), rust[i]])
@@ -346,7 +364,7 @@ describe("the TypeScript and Rust verifiers agree (seeded random manifests and t
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it(`${CASES} cases: same verdict, kind, contract and message`, async () => {
-    expect(existsSync(binary), `the Rust CLI is needed for this test: build it (cargo build) or set AGENT_SURFACE_BINARY (looked for ${binary})`).toBe(true);
+    requireBinary();
     const cases = Array.from({ length: CASES }, (_, i) => makeCase(i));
     cases.forEach((c, i) => writeFileSync((c.file = join(dir, `case-${i}.json`)), c.text));
     const rust = await pool(cases, 4, (c) => rustVerdict(c.file));
@@ -368,7 +386,7 @@ describe("the TypeScript and Rust verifiers agree (seeded random manifests and t
   }, 60_000);
 
   it("the id grammar's messages name each character as Rust's escape_debug writes it", async () => {
-    expect(existsSync(binary), `the Rust CLI is needed for this test: build it (cargo build) or set AGENT_SURFACE_BINARY (looked for ${binary})`).toBe(true);
+    requireBinary();
     // Controls, quotes, spaces and separators, format and private-use characters, combining marks
     // and other grapheme extenders, unassigned code points, and plain non-ASCII letters.
     const chars = ["\0", "\t", "\n", "\r", "\u001b", "\u007f", "'", '"', "\\", " ", "\u00a0", "\u0085", "\u00ad", "\u200b", "\u200d", "\u2028", "\u3000", "\u0301", "\ufe0f", "\u{1f3fb}", "\u{e0061}", "\ue000", "\u0378", "\uffff", "\u{10ffff}", "é", "ß", "😀", "ｱ", "\u{1d400}"];
