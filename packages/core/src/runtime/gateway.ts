@@ -223,21 +223,23 @@ export function createAgentExposureGateway(authority: CapabilityAuthority): Agen
         },
       };
 
+      // `tool.execute(input, { toolCallId?, signal?, timeoutMs? })`: the tool-call id is the
+      // invocation id (the dedupe key, with the consumer); `timeoutMs` overrides the binding's.
       const call = (id: string): AgentTool["execute"] => (input, c) => {
-        const toolCallId = isObject(c) && typeof c.toolCallId === "string" ? c.toolCallId : undefined;
-        const signal = isObject(c) ? c.signal : undefined;
-        const request = toolCallId === undefined ? { capabilityId: id, input } : { capabilityId: id, input, invocationId: toolCallId };
+        const { toolCallId, signal, timeoutMs } = (isObject(c) ? c : {}) as { toolCallId?: unknown; signal?: unknown; timeoutMs?: unknown };
+        const callId = typeof toolCallId === "string" ? toolCallId : undefined;
+        const request = callId === undefined ? { capabilityId: id, input } : { capabilityId: id, input, invocationId: callId };
         // Never rejects: input that is not JSON (or a call of the wrong shape) is an envelope.
-        return invoke(parts, request, signal === undefined ? { consumer } : { consumer, signal }, route).catch(
-          (e: Error) =>
-            deepFreeze({
-              status: "error",
-              invocationId: toolCallId ?? "",
-              capabilityId: id,
-              error: { code: "INVALID_INPUT", message: `the input is not JSON: ${String(e?.message ?? e).replace(/^invoke: /, "")}`, retry: "with-changes" },
-              surfaceVersion: String(surface.state.version),
-            }) as AgentInvocationResult,
-        );
+        return invoke(parts, request, { consumer, signal, timeoutMs }, route).catch((e: Error) => {
+          const m = String(e?.message ?? e).replace(/^invoke: /, "");
+          return deepFreeze({
+            status: "error",
+            invocationId: callId ?? "",
+            capabilityId: id,
+            error: { code: "INVALID_INPUT", message: m.includes('"/input') ? `the input is not JSON: ${m}` : m, retry: "with-changes" },
+            surfaceVersion: String(surface.state.version),
+          }) as AgentInvocationResult;
+        });
       };
       const executes = new Map(accepted.map((t) => [t.id, call(t.id)]));
 

@@ -60,6 +60,25 @@ describe("timeout, the caller's signal, output checks", () => {
     expect(signal.reason.name).toBe("TimeoutError");
   });
 
+  it("external tools default to the procedure timeout (30 s); the call's timeoutMs overrides the binding's", async () => {
+    quiet();
+    vi.useFakeTimers();
+    const t = tool(gateway.expose([lookup.bind({ timeoutMs: 50, execute: () => new Promise(() => {}) })]), "external:api.lookup");
+    let longer;
+    t.execute({ word: "a" }, { toolCallId: "l", timeoutMs: 500 }).then((r) => (longer = r));
+    await vi.advanceTimersByTimeAsync(499);
+    expect(longer).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(longer.error.code).toBe("TIMEOUT");
+    const d = tool(gateway.expose([lookup.bind({ execute: () => new Promise(() => {}) })]), "external:api.lookup");
+    let dflt;
+    d.execute({ word: "a" }, {}).then((r) => (dflt = r));
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(dflt).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(dflt.error.code).toBe("TIMEOUT");
+  });
+
   it("the call's signal cancels it (CANCELLED, the handler's signal aborted)", async () => {
     let signal;
     const t = tool(gateway.expose([lookup.bind({ execute: (_i, ctx) => ((signal = ctx.signal), new Promise(() => {})) })]), "external:api.lookup");
