@@ -174,8 +174,8 @@ describe("tampered manifests are refused with the Rust kinds", () => {
   });
 
   it("re-hashed: an absent outputSchema is refused (the canonical shape writes null), line 0 is accepted", () => {
-    // The engine accepts only the exact shape the model writes back; the deleted JS verifier
-    // accepted the absent field too.
+    // Only the exact shape the Rust model writes back is accepted (an earlier JS verifier
+    // accepted the absent field too).
     const m = fixture();
     delete m.contracts[0].outputSchema;
     expect(refusal(rehash(m)).kind).toBe("malformed");
