@@ -1,5 +1,5 @@
 // Manifest verification (crates/model/src/verify.rs, what the Rust CapabilityAuthority runs):
-// the format version, exact numbers, the exact CapabilityContractManifest shape, completeness,
+// what its JSON parser refuses, the format version, exact numbers, the exact CapabilityContractManifest shape, completeness,
 // every contractHash, unique and sorted ids, the manifestHash, and every contract a valid
 // definition. The first refusal wins, in that order, with the Rust kind, message and contract.
 
@@ -34,6 +34,28 @@ function debugValue(v: unknown): string {
   return `Object {${rustKeys(o)
     .map((k) => `${debugString(k)}: ${debugValue(o[k])}`)
     .join(", ")}}`;
+}
+
+/**
+ * What serde_json refuses in the text JSON.stringify writes for a value, the first in text order:
+ * more than 127 nested arrays and objects, a lone surrogate (written as a `\u` escape).
+ */
+function notJson(v: unknown, depth = 0): string | undefined {
+  if (typeof v === "string") {
+    const at = v.search(/\p{Cs}/u);
+    if (at < 0) return undefined;
+    // A lone leading one is an error at what follows: another `\u` escape, or anything else.
+    const next = v.charCodeAt(at + 1);
+    const escaped = next >= 0xd800 ? next <= 0xdfff : next < 0x20 && !"\b\f\n\r\t".includes(v[at + 1]!);
+    return v.charCodeAt(at) < 0xdc00 && !escaped ? "unexpected end of hex escape" : "lone leading surrogate in hex escape";
+  }
+  if (v === null || typeof v !== "object") return undefined;
+  if (depth === 127) return "recursion limit exceeded";
+  for (const [k, x] of Array.isArray(v) ? v.map((x) => ["", x] as const) : Object.entries(v)) {
+    const e = notJson(k) ?? notJson(x, depth + 1);
+    if (e) return e;
+  }
+  return undefined;
 }
 
 /**
@@ -238,6 +260,8 @@ export function verifyManifest(value: unknown, limits: Readonly<AgentSurfaceLimi
   } catch (e) {
     malformed((e as Error).message);
   }
+  const unreadable = notJson(copy);
+  if (unreadable) refuse("not-json", `the manifest is not JSON: ${unreadable}`);
   if (!isPlainObject(copy)) return malformed("the manifest must be a JSON object");
   const m = copy;
   if (m.formatVersion !== 1) {
