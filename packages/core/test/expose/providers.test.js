@@ -1,7 +1,9 @@
 // The provider renderings (crates/engine/src/expose/providers.rs): a differential test against the
 // Rust engine's `agent-surface tools MANIFEST --provider P --format json` for every provider, both
 // modes and four manifests (one compiled from test/expose/app: ids over 64 characters, colliding
-// ids, every schema adaptation), then the rules one by one (the engine's own tests, ported).
+// ids, every schema adaptation), then the rules one by one (the engine's own tests, ported). The
+// Rust binary is AGENT_SURFACE_BINARY, else the repository's target/debug/agent-surface (a
+// worktree's main checkout's); without it the differential test fails (it is not skipped).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,13 +16,27 @@ import { mcpAnnotations, strictInputToOriginal, toolBlock } from "../../dist/pro
 
 const repo = fileURLToPath(new URL("../../../../", import.meta.url));
 const here = fileURLToPath(new URL(".", import.meta.url));
-const binary = process.env.AGENT_SURFACE_BINARY ?? [join(repo, "target/debug/agent-surface"), join(repo, "target/release/agent-surface")].find(existsSync);
+/** The CLI: AGENT_SURFACE_BINARY, else this checkout's debug build, else (in a git worktree) the main checkout's. */
+function findBinary() {
+  if (process.env.AGENT_SURFACE_BINARY) return process.env.AGENT_SURFACE_BINARY;
+  const own = join(repo, "target/debug/agent-surface");
+  if (existsSync(own)) return own;
+  try {
+    const common = execFileSync("git", ["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: here, encoding: "utf8" }).trim();
+    const main = join(common, "../target/debug/agent-surface");
+    if (existsSync(main)) return main;
+  } catch {
+    // not a git checkout
+  }
+  return own;
+}
+const binary = findBinary();
 const PROVIDERS = ["openai", "anthropic", "gemini", "mcp"];
 const devicesPath = join(repo, "crates/engine/tests/fixtures/devices-app.manifest.json");
 const read = (path) => JSON.parse(readFileSync(path, "utf8"));
 const neutral = ({ traits, route, ...tool }) => tool;
 
-describe.skipIf(!binary)("the renderings equal the Rust engine's (agent-surface tools)", () => {
+describe("the renderings equal the Rust engine's (agent-surface tools)", () => {
   const scratch = mkdtempSync(join(tmpdir(), "expose-providers-"));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
   const compiled = join(scratch, "manifest.json");
@@ -41,6 +57,7 @@ describe.skipIf(!binary)("the renderings equal the Rust engine's (agent-surface 
   };
 
   it("compiles the fixture app with the same binary", () => {
+    expect(existsSync(binary), `the Rust CLI is needed for this test: build it (cargo build) or set AGENT_SURFACE_BINARY (looked for ${binary})`).toBe(true);
     execFileSync(binary, ["compile", join(here, "app"), "--out", compiled], { stdio: "pipe" });
     const names = catalogFromManifest(read(compiled)).map((t) => t.name);
     expect(names.filter((n) => n.length === 64)).toHaveLength(7);
