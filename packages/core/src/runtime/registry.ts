@@ -271,11 +271,6 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
   return registry;
 }
 
-/** @internal Live registrations as [registrationId, type, instanceId], in registration-id order. */
-export function registrations(parts: Parts): Array<[string, string, string]> {
-  return regsInOrder(parts.surface.state).map((r) => [r.id, r.bound.componentType, r.bound.instanceId]);
-}
-
 /**
  * The records of a registry's default audit sink (the newest 1,000, oldest first), frozen. Empty
  * when `RegistryOptions.audit` was given: the records went to that sink.
