@@ -94,7 +94,8 @@ function readOptions(options: unknown): Options {
   for (const key of Object.keys(o)) {
     if (!OPTION_KEYS.includes(key)) fail(`unknown option "${key}" (allowed: ${OPTION_KEYS.join(", ")})`);
   }
-  const shown = (v: unknown) => (typeof v === "string" ? `"${v}"` : Array.isArray(v) ? "an array" : v === null ? "null" : typeof v);
+  const shown = (v: unknown) =>
+    typeof v === "string" ? `"${v}"` : typeof v === "number" ? String(v) : Array.isArray(v) ? "an array" : v === null ? "null" : typeof v;
   const oneOf = (key: string, values: string[]): string | undefined => {
     const v = o[key];
     if (v == null) return undefined;
