@@ -49,6 +49,7 @@ pub const CORE_VALUE_EXPORTS: &[&str] = &[
     "isCapabilityAuthority",
     "observation",
     "observationContract",
+    "readAuditRecords",
 ];
 
 /// The types the package's declarations export (`dist/*.d.ts`, checked the same way). `import type { … }` is never checked; these
@@ -126,6 +127,7 @@ pub const CORE_TYPE_EXPORTS: &[&str] = &[
     "ExternalAgentToolContract",
     "ExternalAgentToolContractDefinition",
     "FetchProcedureExecutorOptions",
+    "FromJsonSchema",
     "InvokeOptions",
     "JsonSchema",
     "JsonValue",

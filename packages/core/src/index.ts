@@ -13,7 +13,7 @@ export {
 export { defineAgentComponent, observation, action } from "./definitions.js";
 export { createFetchProcedureExecutor } from "./fetch-executor.js";
 export type { FetchProcedureExecutorOptions } from "./fetch-executor.js";
-export { createAgentSurfaceRegistry } from "./registry.js";
+export { createAgentSurfaceRegistry, readAuditRecords } from "./registry.js";
 export { createAgentToolset } from "./toolset.js";
 export { createAgentExposureGateway } from "./gateway.js";
 export type { AgentExposureGateway, ExposeOptions, ExposedTools } from "./gateway.js";

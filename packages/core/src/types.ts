@@ -507,7 +507,11 @@ export interface AuditRecord {
   registrationId: string | null;
   /** `kind + ":" + id` of the consumer. */
   consumerKey: string;
-  status: "ok" | "error";
+  /**
+   * "confirmation-required" for a CONFIRMATION_REQUIRED step: the request waits for the user,
+   * which is not a failure (`code` is still "CONFIRMATION_REQUIRED").
+   */
+  status: "ok" | "error" | "confirmation-required";
   /** null when ok. */
   code: AgentCapabilityErrorCode | null;
   /** ISO-8601. */

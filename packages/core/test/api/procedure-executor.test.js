@@ -58,7 +58,7 @@ describe("a forwarded procedure", () => {
     respond = json(200, { text: "buy milk" });
     const r = forwarding();
     const res = await r.invoke({ capabilityId: "domain:api.fetchNote", input: { id: "n1" }, invocationId: "inv-42" });
-    expect(res).toEqual({ status: "ok", invocationId: "inv-42", capabilityId: "domain:api.fetchNote", output: { text: "buy milk" }, surfaceVersion: "1" });
+    expect(res).toEqual({ status: "ok", invocationId: "inv-42", capabilityId: "domain:api.fetchNote", output: { text: "buy milk" }, surfaceVersion: "2" }); // register, then setProcedureExecutor
     expect(received).toHaveLength(1);
     const [req] = received;
     expect(req.method).toBe("POST");
@@ -176,13 +176,13 @@ describe("setProcedureExecutor", () => {
     r.dispose();
   });
 
-  it("without an executor (never installed, or removed with undefined) a forwarded call is EXECUTION_FAILED {reason: no-procedure-executor}", async () => {
+  it("without an executor (never installed, or removed with undefined) a forwarded call is CAPABILITY_NOT_AVAILABLE {reason: no-procedure-executor}", async () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     vi.spyOn(console, "warn").mockImplementation(() => {});
     const r = makeRegistry();
     r.register(bindNotes({ procedures: [fetchNote.bind({})] }));
     const none = await r.invoke({ capabilityId: "domain:api.fetchNote", input: { id: "n1" } });
-    expect(none.error).toMatchObject({ code: "EXECUTION_FAILED", details: { reason: "no-procedure-executor" } });
+    expect(none.error).toMatchObject({ code: "CAPABILITY_NOT_AVAILABLE", details: { reason: "no-procedure-executor" } });
     r.setProcedureExecutor({ execute: async () => ({ text: "t" }) });
     expect((await r.invoke({ capabilityId: "domain:api.fetchNote", input: { id: "n1" } })).status).toBe("ok");
     r.setProcedureExecutor(undefined);
