@@ -3,9 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { assertCapabilityAuthority, createCapabilityAuthority, isCapabilityAuthority } from "../dist/authority.js";
-import { CapabilityAuthorityError } from "../dist/errors.js";
-import { blake3Hex, canonicalJson } from "../dist/hashing.js";
+import { assertCapabilityAuthority, blake3Hex, CapabilityAuthorityError, canonicalJson, createCapabilityAuthority, isCapabilityAuthority } from "../dist/index.js";
 import { fixtureManifestPath, readJson, readText } from "./paths.js";
 
 const fixtureText = readText(fixtureManifestPath);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blake3Hex, canonicalJson } from "../dist/hashing.js";
+import { blake3Hex, canonicalJson } from "../dist/index.js";
 import { hashingVectorsPath, readJson } from "./paths.js";
 
 const { vectors } = readJson(hashingVectorsPath);
