@@ -276,7 +276,6 @@ function refName(v: unknown): string | undefined {
 // ---------------------------------------------------------------------------------------------
 // Values: the JSON copy validated in place, and the defaults' copies.
 
-
 function setKey(o: Record<string, unknown>, k: string, v: unknown): void {
   if (k === "__proto__") Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
   else o[k] = v;
