@@ -1,0 +1,1 @@
+/// <reference types="@agent-surface/vite/client" />
