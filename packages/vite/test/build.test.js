@@ -52,9 +52,10 @@ describe("vite build of the example app", () => {
 
   test("the authority module holds the compiled manifest and its verifier", () => {
     expect(bundle).toContain(manifest.manifestHash);
-    // createCapabilityAuthority from @agent-surface/core verifies with the engine, whose wasm is
-    // inlined as base64: "AGFzbQEAAAA" is the module header ("\0asm", version 1).
-    expect(bundle).toContain("AGFzbQEAAAA");
+    // createCapabilityAuthority from @agent-surface/core verifies in TypeScript: its refusal kinds
+    // are in the bundle, and no wasm module is ("AGFzbQEAAAA", base64 of "\0asm" version 1).
+    expect(bundle).toContain("manifest-hash-mismatch");
+    expect(bundle).not.toContain("AGFzbQEAAAA");
   });
 
   test("without the plugin the contracts carry no provenance (inert)", async () => {
