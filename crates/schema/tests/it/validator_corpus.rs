@@ -393,7 +393,7 @@ fn gen_object(rng: &mut Rng, depth: usize, defs: &[String]) -> Value {
             continue;
         }
         let mut sub = obj(gen_schema(rng, depth + 1, defs));
-        if rng.chance(30) {
+        if rng.chance(45) {
             let d = gen_instance(rng, &Value::Object(sub.clone()), &json!({}), 0);
             sub.insert("default".into(), d);
         }
@@ -602,6 +602,18 @@ fn edge_groups() -> Vec<(Value, Vec<Value>)> {
                 json!((0..20).map(|i| json!(i % 17)).collect::<Vec<_>>()),
                 json!((0..20).map(|i| json!({"k": [i]})).collect::<Vec<_>>()),
                 json!([1, "1", [1], {"a": 1}, {"a": 2}, true, 1.0]),
+            ],
+        ),
+        (
+            // Issue order is code-point order; JavaScript lists integer-like keys first and sorts
+            // by UTF-16 code units.
+            json!({"type": "object", "additionalProperties": false, "required": ["a", "2", "10", "😀", "\u{e000}", "zz"],
+                "properties": {"2": {"type": "string"}, "10": {"type": "string"}, "a": {"type": "string"},
+                    "😀": {"type": "string"}, "\u{e000}": {"type": "string", "default": 1}}}),
+            vec![
+                json!({"2": 1, "10": 1, "a": 1, "😀": 1, "\u{e000}": 1, "b": 1, "3": 1, "\u{e001}": 1, "😁": 1}),
+                json!({}),
+                json!({"2": "", "10": "", "a": "", "😀": "", "zz": null}),
             ],
         ),
         (
