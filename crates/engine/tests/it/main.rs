@@ -21,6 +21,7 @@ mod registry_availability;
 mod registry_lifecycle;
 mod registry_snapshot;
 mod registry_snapshot_json;
+mod scenarios;
 mod tamper_property;
 mod toolset_catalog;
 mod toolset_execute;

@@ -1,6 +1,7 @@
 //! The engine's behavioural scenarios (conformance/scenarios/*.json), natively: the same files
-//! run through the JavaScript API on wasm (packages/core/test/scenarios.test.js, in Node and in
-//! headless Chromium) and must give the same outcomes. docs/architecture.md says how to add one.
+//! run through the JavaScript API of the page's runtime (packages/core/test/scenarios/runner.js,
+//! in Node and in headless Chromium) and must give the same outcomes. docs/architecture.md says
+//! how to add one.
 //!
 //! Time is a manual clock and timer; invocations and the registry's background tasks run on a
 //! single-threaded pool that is driven until stalled after every step. Handlers are described
@@ -23,13 +24,18 @@ use agent_surface_engine::policy::{
     AgentPolicy, DiscoveryContext, DiscoveryDecision, Policy, PolicyContext, PolicyDecision, PolicyPhase,
 };
 use agent_surface_engine::procedure::{AgentProcedureExecutor, ProcedureCall};
-use agent_surface_engine::registry::{AgentSurfaceRegistry, RegistrationHandle, RegistrationStatus, RegistryOptions};
+use agent_surface_engine::registry::{
+    AgentSurfaceRegistry, AvailabilityOverride, DuplicateInstance, Environment, RegistrationHandle, RegistrationPatch,
+    RegistrationStatus, RegistryOptions,
+};
 use agent_surface_engine::signal::{AbortController, AbortReason};
+use agent_surface_engine::snapshot::{SnapshotBudget, SnapshotContext};
 use agent_surface_engine::toolset::{create_agent_toolset, AgentToolset, AgentToolsetOptions};
+use agent_surface_model::limits::AgentSurfaceLimits;
 use agent_surface_model::manifest::ManifestContract;
-use agent_surface_wasm::wire;
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -267,16 +273,10 @@ impl Env {
         let clock = ManualClock::new(T0);
         let timer = ManualTimer::new(clock.clone());
         let spawned = QueueSpawn::default();
-        let s: wire::RegistrySettings = serde_json::from_value(json!({
-            "environment": options.get("environment"),
-            "onDuplicateInstance": options.get("onDuplicateInstance"),
-            "limits": options.get("limits"),
-        }))
-        .unwrap();
         let mut o = RegistryOptions::new(authority.clone())
-            .environment(s.environment().unwrap())
-            .on_duplicate_instance(s.on_duplicate_instance().unwrap())
-            .limits(s.limits().unwrap())
+            .environment(environment(options))
+            .on_duplicate_instance(on_duplicate_instance(options))
+            .limits(limits(options))
             .clock(Arc::new(clock))
             .timer(Arc::new(timer.clone()))
             .spawn(Arc::new(spawned.clone()))
@@ -448,19 +448,19 @@ impl Env {
         } else if let Some(h) = obj.get("invalidate") {
             self.handles[h.as_str().unwrap()].invalidate();
         } else if let Some(h) = obj.get("update") {
-            let patch = wire::patch(&obj["patch"].to_string()).unwrap();
+            let patch = patch(&obj["patch"]);
             self.handles[h.as_str().unwrap()].update(patch);
         } else if let Some(v) = obj.get("version") {
             assert_eq!(&json!(self.registry.version()), v, "{at}: version");
         } else if let Some(ctx) = obj.get("snapshot") {
-            let ctx = wire::snapshot_context(&ctx.to_string()).unwrap();
+            let ctx = snapshot_context(ctx);
             check(&self.registry.snapshot(&ctx).to_json());
         } else if let Some(ctx) = obj.get("explain") {
-            let ctx = wire::snapshot_context(&ctx.to_string()).unwrap();
+            let ctx = snapshot_context(ctx);
             check(&serde_json::to_value(explain_surface(&self.registry, &ctx).unwrap()).unwrap());
         } else if let Some(req) = obj.get("invoke") {
             let request: AgentInvocation = serde_json::from_value(self.resolve_refs(req)).unwrap();
-            let o: wire::InvokeOptionsWire =
+            let o: InvokeOptionsData =
                 serde_json::from_value(obj.get("options").cloned().unwrap_or(json!({}))).unwrap();
             let mut options = InvokeOptions { consumer: o.consumer, timeout_ms: o.timeout_ms, signal: None };
             let key = name.clone().unwrap_or_else(|| at.to_string());
@@ -571,6 +571,88 @@ impl Env {
         } else {
             panic!("{at}: unknown step {step}");
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The spec's option shapes as data (what the JavaScript API takes as objects)
+
+/// `environment`: "production" (the default), "development" or "test".
+fn environment(options: &Value) -> Environment {
+    match options.get("environment").and_then(Value::as_str) {
+        None | Some("production") => Environment::Production,
+        Some("development") => Environment::Development,
+        Some("test") => Environment::Test,
+        Some(other) => panic!("environment {other}"),
+    }
+}
+
+/// `onDuplicateInstance`: "reject" (the default) or "replace".
+fn on_duplicate_instance(options: &Value) -> DuplicateInstance {
+    match options.get("onDuplicateInstance").and_then(Value::as_str) {
+        None | Some("reject") => DuplicateInstance::Reject,
+        Some("replace") => DuplicateInstance::Replace,
+        Some(other) => panic!("onDuplicateInstance {other}"),
+    }
+}
+
+/// `limits`: a partial `AgentSurfaceLimits` over the defaults.
+fn limits(options: &Value) -> AgentSurfaceLimits {
+    match options.get("limits") {
+        None | Some(Value::Null) => AgentSurfaceLimits::default(),
+        Some(v) => serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("limits: {e}")),
+    }
+}
+
+/// `SnapshotContext` (every field optional; unavailable capabilities are included by default).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct SnapshotContextData {
+    consumer: Option<AgentConsumer>,
+    scope: Option<Vec<String>>,
+    include_unavailable: Option<bool>,
+    budget: Option<SnapshotBudget>,
+}
+
+fn snapshot_context(v: &Value) -> SnapshotContext {
+    let w: SnapshotContextData = serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("snapshot context: {e}"));
+    SnapshotContext {
+        consumer: w.consumer.unwrap_or_else(AgentConsumer::anonymous),
+        scope: w.scope,
+        include_unavailable: w.include_unavailable.unwrap_or(true),
+        budget: w.budget,
+    }
+}
+
+/// `InvokeOptions` without the signal (`cancellable` gives the step one).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct InvokeOptionsData {
+    consumer: Option<AgentConsumer>,
+    timeout_ms: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct OverrideData {
+    available: bool,
+    reason: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct PatchData {
+    enabled: Option<bool>,
+    availability: Option<BTreeMap<String, OverrideData>>,
+}
+
+/// `handle.update({ enabled?, availability? })`, availability keyed by capability name.
+fn patch(v: &Value) -> RegistrationPatch {
+    let w: PatchData = serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("update: {e}"));
+    RegistrationPatch {
+        enabled: w.enabled,
+        availability: w.availability.map(|m| {
+            m.into_iter().map(|(k, o)| (k, AvailabilityOverride { available: o.available, reason: o.reason })).collect()
+        }),
     }
 }
 
