@@ -14,7 +14,10 @@
 //!   every issue (path, keyword, message, in order). Read by
 //!   `packages/core/test/validate/corpus.test.js`.
 //!
-//! Both files are regenerated and compared with the committed ones: after an intended change
+//! And `conformance/ecmascript-patterns.json` (hand-written ECMA-262 answers) holds natively, as it
+//! holds for the page's validator (`packages/core/test/patterns.test.js`).
+//!
+//! The two generated files are regenerated and compared with the committed ones: after an intended change
 //! to the suite, the generator or what the validator answers, run
 //! `UPDATE_SUITE_VERDICTS=1 UPDATE_VALIDATOR_CORPUS=1 cargo test -p agent-surface-schema --test it validator_corpus`
 //! and read the diff.
@@ -28,6 +31,7 @@ use std::path::{Path, PathBuf};
 const SUITE_DIR: &str = "conformance/json-schema-test-suite/draft2020-12";
 const VERDICTS: &str = "conformance/suite-verdicts.json";
 const CORPUS: &str = "conformance/validator-corpus.json";
+const CASES: &str = "conformance/ecmascript-patterns.json";
 const SEED: u64 = 0x5eed_2025_0025;
 const GENERATED_SCHEMAS: usize = 420;
 
@@ -121,6 +125,57 @@ fn suite_verdicts() -> String {
 fn suite_verdicts_are_current() {
     setup();
     compare_or_update(VERDICTS, &suite_verdicts(), "UPDATE_SUITE_VERDICTS");
+}
+
+/// `conformance/ecmascript-patterns.json`, hand-written ECMA-262 answers (checked against Node's
+/// `RegExp`) for patterns only ECMAScript's Unicode-mode semantics decide, hold natively; the page's
+/// validator is checked against the same file (`packages/core/test/patterns.test.js`).
+#[test]
+fn ecmascript_pattern_cases_hold_natively() {
+    setup();
+    let text = std::fs::read_to_string(repo().join(CASES)).unwrap();
+    let cases: Value = serde_json::from_str(&text).unwrap();
+    let cases = cases["cases"].as_array().expect("cases");
+    assert!(cases.len() >= 20);
+    for case in cases {
+        let pattern = case["pattern"].as_str().unwrap();
+        match Validator::new(&json!({ "type": "string", "pattern": pattern }), SchemaLimits::default()) {
+            Err(violations) => {
+                assert_eq!(case["valid"], json!(false), "{pattern:?}: refused natively: {violations:?}");
+                let refused: Vec<String> = violations.iter().map(|v| v.json_pointer()).collect();
+                assert_eq!(refused, ["/pattern"], "{pattern:?}");
+                assert!(violations[0].message.starts_with("\"pattern\" is not a valid ECMAScript regular expression"));
+            }
+            Ok(validator) => {
+                assert_eq!(case["valid"], json!(true), "{pattern:?}: accepted natively");
+                for t in case["tests"].as_array().expect("tests") {
+                    let got = validator.validate(&t["data"]).is_ok();
+                    assert_eq!(json!(got), t["match"], "{pattern:?} on {}", t["data"]);
+                }
+            }
+        }
+    }
+}
+
+/// ES2025 syntax (pattern modifiers, duplicate named groups) that regress accepts: natively it is
+/// valid with ES2025's answers; in the page the host's version decides (`patterns.test.js`
+/// checks the page's validator agrees with the host's own `RegExp`).
+#[test]
+fn host_dependent_syntax_is_accepted_natively() {
+    setup();
+    let text = std::fs::read_to_string(repo().join(CASES)).unwrap();
+    let cases: Value = serde_json::from_str(&text).unwrap();
+    let cases = cases["hostDependent"].as_array().expect("hostDependent");
+    assert!(!cases.is_empty());
+    for case in cases {
+        let pattern = case["pattern"].as_str().unwrap();
+        let validator = Validator::new(&json!({ "type": "string", "pattern": pattern }), SchemaLimits::default())
+            .unwrap_or_else(|e| panic!("{pattern:?}: refused natively: {e:?}"));
+        for t in case["tests"].as_array().expect("tests") {
+            let got = validator.validate(&t["data"]).is_ok();
+            assert_eq!(json!(got), t["match"], "{pattern:?} on {}", t["data"]);
+        }
+    }
 }
 
 // ------------------------------------------------------------------------------------------
