@@ -847,7 +847,12 @@ impl Registry {
     pub fn wait_for_confirmation(&self, id: String, cancel: Option<Cancel>) -> js_sys::Promise {
         let controller = self.inner.confirmations();
         wasm_bindgen_futures::future_to_promise(async move {
-            let outcome = controller.wait_for(&id, cancel.map(|c| c.controller.signal())).await;
+            // An aborted wait answers "expired" here, as it did before the engine's `WaitAborted`
+            // (this facade goes with the wasm build; the TypeScript runtime rejects instead).
+            let outcome = controller
+                .wait_for(&id, cancel.map(|c| c.controller.signal()))
+                .await
+                .unwrap_or(agent_surface_engine::events::ConfirmationOutcome::Expired);
             let text =
                 serde_json::to_value(outcome).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
             Ok(JsValue::from_str(&text))
