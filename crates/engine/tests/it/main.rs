@@ -7,6 +7,7 @@ mod registry_support;
 mod toolset_support;
 
 mod confirmation_expiry;
+mod gateway_pipeline;
 mod pipeline_concurrency;
 mod pipeline_confirmation;
 mod pipeline_identity;
