@@ -1207,7 +1207,7 @@ fn every_scenario_gives_the_outcomes_it_describes() {
     files.sort();
     // SCENARIO=<text>: only the scenarios whose file or name contains it (while writing one).
     let only = std::env::var("SCENARIO").ok();
-    let mut count = 0;
+    let (mut count, mut failed) = (0, Vec::new());
     for file in &files {
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
         let fname = file.file_name().unwrap().to_string_lossy().to_string();
@@ -1216,14 +1216,21 @@ fn every_scenario_gives_the_outcomes_it_describes() {
             if only.as_ref().is_some_and(|o| !fname.contains(o.as_str()) && !sname.contains(o.as_str())) {
                 continue;
             }
-            let mut env = Env::new(&manifest, s.get("options").unwrap_or(&Value::Object(Map::new())));
-            for (i, step) in s["steps"].as_array().unwrap().iter().enumerate() {
-                env.run(step, &format!("{fname} \"{sname}\" step {}", i + 1));
-            }
-            env.registry.dispose();
             count += 1;
+            // Every scenario runs; the failures (each printed where it panicked) are listed last.
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut env = Env::new(&manifest, s.get("options").unwrap_or(&Value::Object(Map::new())));
+                for (i, step) in s["steps"].as_array().unwrap().iter().enumerate() {
+                    env.run(step, &format!("{fname} \"{sname}\" step {}", i + 1));
+                }
+                env.registry.dispose();
+            }));
+            if outcome.is_err() {
+                failed.push(format!("{fname} \"{sname}\""));
+            }
         }
     }
-    println!("{count} scenarios passed");
+    println!("{} of {count} scenarios passed", count - failed.len());
+    assert!(failed.is_empty(), "{} scenarios failed:\n  {}", failed.len(), failed.join("\n  "));
     assert!(only.is_some() || count >= 20, "only {count} scenarios ran");
 }
