@@ -982,7 +982,9 @@ impl Env {
             }
         } else if let Some(t) = obj.get("tools") {
             let tools = self.toolsets[t.as_str().unwrap()].tools();
-            check(&serde_json::to_value(&tools).unwrap());
+            let v = serde_json::to_value(&tools).unwrap();
+            check(&v);
+            self.keep(name.clone(), &v);
             if let Some(n) = name {
                 self.catalogs.insert(n, tools);
             }

@@ -623,6 +623,7 @@ class Env {
     } else if ("tools" in step) {
       const tools = this.toolsets.get(step.tools).tools();
       if (name) this.catalogs.set(name, tools);
+      this.keep(name, json(tools));
       this.check(step, json(tools), at);
     } else if ("wireNameMap" in step) this.check(step, Object.fromEntries(this.toolsets.get(step.wireNameMap).wireNameMap()), at);
     else if ("toolBlock" in step) {
