@@ -264,13 +264,25 @@ impl AgentPolicy for ScenarioPolicy {
         self.log("authorize", &ctx);
         let applies = self.applies(&ctx.capability_id, &ctx.consumer);
         let spec = self.spec["authorize"].clone();
-        Box::pin(async move { if applies { decision(&spec) } else { PolicyDecision::Allow } })
+        Box::pin(async move {
+            if applies {
+                decision(&spec)
+            } else {
+                PolicyDecision::Allow
+            }
+        })
     }
     fn invoke(&self, ctx: PolicyContext) -> BoxFuture<PolicyDecision> {
         self.log("invoke", &ctx);
         let applies = self.applies(&ctx.capability_id, &ctx.consumer);
         let spec = self.spec["invoke"].clone();
-        Box::pin(async move { if applies { decision(&spec) } else { PolicyDecision::Allow } })
+        Box::pin(async move {
+            if applies {
+                decision(&spec)
+            } else {
+                PolicyDecision::Allow
+            }
+        })
     }
 }
 
@@ -449,7 +461,8 @@ fn handler_binding(b: &Value, id: &str, kit: &Kit) -> ActionBinding {
     )
 }
 
-/// What `waitFor` settled with: the outcome, or `{"rejected": true}` when it was aborted.
+/// What `waitFor` settled with: the outcome, or `{"rejected": true, "abortError": true}` when its
+/// signal aborted it (the page's promise rejects with an `AbortError`).
 trait WaitOutcome {
     fn outcome(self) -> Value;
 }
@@ -462,7 +475,7 @@ impl WaitOutcome for agent_surface_engine::events::ConfirmationOutcome {
 
 impl<E> WaitOutcome for Result<agent_surface_engine::events::ConfirmationOutcome, E> {
     fn outcome(self) -> Value {
-        self.map_or_else(|_| json!({ "rejected": true }), WaitOutcome::outcome)
+        self.map_or_else(|_| json!({ "rejected": true, "abortError": true }), WaitOutcome::outcome)
     }
 }
 
@@ -574,8 +587,12 @@ impl Env {
     /// `"$name.path"` → the value stored under `name` (results, handles), else the string.
     fn resolve_refs(&self, v: &Value) -> Value {
         match v {
-            Value::String(s) if s.starts_with('$') && s != "$any" && s != "$absent" && !s.starts_with("$matches:")
-                && !s.starts_with("$len:") =>
+            Value::String(s)
+                if s.starts_with('$')
+                    && s != "$any"
+                    && s != "$absent"
+                    && !s.starts_with("$matches:")
+                    && !s.starts_with("$len:") =>
             {
                 let mut parts = s[1..].split('.');
                 let name = parts.next().unwrap();
@@ -890,15 +907,16 @@ impl Env {
             assert_eq!(r.is_err(), obj.get("expectError") == Some(&json!(true)), "{at}: resolve {r:?}");
             self.settle();
         } else if let Some(id) = obj.get("waitFor") {
+            // `cancellable`: with a signal a `cancel` step aborts.
             let id = self.resolve_refs(id).as_str().unwrap().to_string();
             let c = self.registry.confirmations();
             let key = name.unwrap_or_else(|| at.to_string());
-            self.start(
-                key,
-                Box::pin(async move {
-                    c.wait_for(&id, None).await.outcome()
-                }),
-            );
+            let signal = (obj.get("cancellable") == Some(&json!(true))).then(|| {
+                let controller = AbortController::new();
+                self.cancels.insert(key.clone(), controller.clone());
+                controller.signal()
+            });
+            self.start(key, Box::pin(async move { c.wait_for(&id, signal).await.outcome() }));
             self.settle();
         } else if let Some(e) = obj.get("pending").filter(|v| v.is_array()) {
             let e = self.resolve_refs(e);
@@ -953,6 +971,10 @@ impl Env {
             if let Some(m) = mismatch(&e, Some(&records), "") {
                 panic!("{at}: audit {m}\n  actual: {records}");
             }
+        } else if obj.contains_key("auditRecords") {
+            // The default audit sink's records, read through the registry (`auditRecords()`).
+            let records = serde_json::to_value(self.registry.audit_records()).unwrap();
+            check(&records);
         } else if let Some(e) = obj.get("aborted") {
             assert_eq!(&json!(self.kit.record.lock().unwrap().aborted), e, "{at}: aborted handlers");
         } else if let Some(e) = obj.get("executorCalls") {

@@ -454,9 +454,10 @@ class Env {
         slot.value = json(v);
         slot.done = true;
       },
-      // Programmer misuse (e.g. invoke after dispose): the promise rejects.
-      () => {
-        slot.value = { rejected: true };
+      // Programmer misuse (e.g. invoke after dispose): the promise rejects. `onRejected`
+      // (set by the step) describes the rejection instead.
+      (e) => {
+        slot.value = slot.onRejected ? slot.onRejected(e) : { rejected: true };
         slot.done = true;
       },
     );
@@ -573,7 +574,15 @@ class Env {
       this.equal(failed, step.expectError === true, at, "resolve failed");
       await this.time.settle();
     } else if ("waitFor" in step) {
-      this.start(name ?? at, r.confirmations.waitFor(this.refs(step.waitFor)));
+      // `cancellable`: with a signal a `cancel` step aborts; the promise rejects with an AbortError.
+      const opts = {};
+      if (step.cancellable) {
+        const c = new AbortController();
+        this.cancels.set(name ?? at, c);
+        opts.signal = c.signal;
+      }
+      const slot = this.start(name ?? at, r.confirmations.waitFor(this.refs(step.waitFor), opts));
+      slot.onRejected = (e) => ({ rejected: true, abortError: e?.name === "AbortError" });
       await this.time.settle();
     } else if (Array.isArray(step.pending)) this.matches(step.pending, json(r.confirmations.pending()), at, "pending");
     else if ("pendingHeard" in step) this.equal(this.heard, step.pendingHeard, at, "confirmation listeners");
@@ -599,7 +608,10 @@ class Env {
       this.policyCalls = [];
       this.matches(step.policyCalls, calls, at, "policy calls");
     } else if ("audit" in step) this.matches(step.audit, this.auditRecords, at, "audit");
-    else if ("aborted" in step) this.equal(this.sorted(this.aborted), this.sorted(step.aborted), at, "aborted handlers");
+    else if ("auditRecords" in step) {
+      // The default audit sink's records, read through the registry.
+      this.check(step, json(r.auditRecords()), at);
+    } else if ("aborted" in step) this.equal(this.sorted(this.aborted), this.sorted(step.aborted), at, "aborted handlers");
     else if ("executorCalls" in step) this.matches(step.executorCalls, this.executorCalls, at, "executor calls");
     else if ("executor" in step) {
       // A described handler, or null to uninstall it.
