@@ -1,5 +1,5 @@
 //! conformance/scenarios/manifest.json is what `agent-surface compile` writes for
-//! conformance/scenarios/app: the scenarios (run natively by crates/wasm/tests/scenarios.rs and
+//! conformance/scenarios/app: the scenarios (run natively by crates/engine/tests/it/scenarios.rs and
 //! through the JavaScript API by packages/core) cannot drift from the compiler.
 
 use crate::common::{copy_dir, run};

@@ -7,14 +7,26 @@ use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
+/// The `status` of the record of a CONFIRMATION_REQUIRED step: the request now waits for the
+/// user, which is not a failure (`code` is still `"CONFIRMATION_REQUIRED"`).
+pub const CONFIRMATION_REQUIRED_STATUS: &str = "confirmation-required";
+
+/// One settled invocation. The registry's default sink keeps the newest
+/// [`DEFAULT_AUDIT_CAPACITY`]; read them with
+/// [`AgentSurfaceRegistry::audit_records`](crate::registry::AgentSurfaceRegistry::audit_records)
+/// (the gateway's: [`ExposedTools::audit_records`](crate::gateway::ExposedTools::audit_records)).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuditRecord {
     pub invocation_id: String,
     pub capability_id: String,
+    /// The registration (an external tool: its exposure's id); `None` when the invocation
+    /// never resolved to one (e.g. CAPABILITY_NOT_FOUND).
     pub registration_id: Option<String>,
     pub consumer_key: String,
+    /// `"ok"`, `"error"`, or [`CONFIRMATION_REQUIRED_STATUS`] (`"confirmation-required"`).
     pub status: String,
+    /// The error code (`None` when ok).
     pub code: Option<String>,
     pub started_at: String,
     pub duration_ms: u64,

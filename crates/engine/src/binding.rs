@@ -319,8 +319,9 @@ impl ActionHandler for NoLocalExecute {
 
 impl ActionBinding {
     /// A procedure binding without a local `execute`: calls are forwarded to the registry's
-    /// procedure executor (`set_procedure_executor`); without one they settle
-    /// EXECUTION_FAILED. `when`, policies, timeout and concurrency apply as usual.
+    /// procedure executor (`set_procedure_executor`); while none is installed the reference is
+    /// unavailable ("no-procedure-executor"). `when`, policies, timeout and concurrency apply
+    /// as usual.
     pub fn forwarded() -> Self {
         ActionBinding { forwarded: true, ..ActionBinding::new(Arc::new(NoLocalExecute)) }
     }
@@ -410,6 +411,8 @@ pub enum BindingError {
     DuplicateProcedure { contract: String, id: String },
     #[error("\"{contract}\" references \"{id}\", which is not a domain procedure (external tools are exposed through a gateway)")]
     NotAProcedure { contract: String, id: String },
+    #[error("\"{0}\" is an external tool: it runs where it is exposed and needs its own execute (only domain procedures are forwarded to a procedure executor)")]
+    ExternalToolWithoutExecute(String),
 }
 
 pub use crate::snapshot::ParentLink;
@@ -432,14 +435,22 @@ impl BoundProcedure {
 }
 
 impl ContractRef<OperationContract> {
-    /// Binds a procedure (or external tool) to its executor.
+    /// Binds a procedure (or external tool) to its executor. Every option of the binding is
+    /// honoured by the registry's pipeline, and by the exposure gateway's for an external tool
+    /// (`when`/`unavailable_reason`, `precondition`, `input_check`, `policies`, `timeout_ms`,
+    /// `concurrency`, `describe`); an external tool without a local `execute`
+    /// ([`ActionBinding::forwarded`]) is refused.
     pub fn bind(&self, binding: impl Into<ActionBinding>) -> Result<BoundProcedure, BindingError> {
         let binding = binding.into();
         validate_concurrency(self.id(), &binding.concurrency)?;
+        if binding.forwarded && !self.id().starts_with(agent_surface_model::ids::DOMAIN_PREFIX) {
+            return Err(BindingError::ExternalToolWithoutExecute(self.id().to_string()));
+        }
         Ok(BoundProcedure { contract: self.clone(), binding, describe: None })
     }
 
     /// References the procedure without a local `execute`: see [`ActionBinding::forwarded`].
+    /// An external tool cannot be forwarded ([`BindingError::ExternalToolWithoutExecute`]).
     pub fn forward(&self) -> Result<BoundProcedure, BindingError> {
         self.bind(ActionBinding::forwarded())
     }

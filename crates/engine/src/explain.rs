@@ -5,7 +5,7 @@
 //! agent-facing.
 
 use crate::binding::HostContext;
-use crate::policy::{DiscoveryContext, DiscoveryDecision, Policy, PolicyPhase};
+use crate::policy::{discovery_vote, DiscoveryContext, DiscoveryDecision, Policy, PolicyPhase};
 use crate::registry::state::{DiscoveryScope, Dynamic, Reg, Surface};
 use crate::registry::AgentSurfaceRegistry;
 use crate::snapshot::{in_scope, SnapshotContext};
@@ -34,11 +34,20 @@ pub struct PolicyVote {
     pub name: String,
     pub scope: PolicyScope,
     pub phases: Vec<PolicyPhase>,
-    /// This policy's own discovery vote (`expose`, `disable`, `hide`).
+    /// This policy's own discovery vote, in the published `DiscoveryDecision` shape (`"expose"`,
+    /// `"hide"`, `{"disable": reason}`); `"hide"` for a policy that failed (`threw`). Absent
+    /// for a policy without a discovery phase.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub discovery: Option<String>,
+    pub discovery: Option<DiscoveryDecision>,
+    /// Its discovery failed (an error, or a panic): it counted as `"hide"` (fail closed).
+    /// Serialized only when true.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub threw: bool,
+    /// Its invoke phase may escalate this capability to a confirmation (`require-confirmation`):
+    /// true for a policy with an invoke phase on an action or a procedure (observations skip
+    /// confirmation). Serialized only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub confirmation_escalation: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -87,20 +96,17 @@ pub enum ExplainError {
     Disposed,
 }
 
-fn votes(policies: &[(PolicyScope, &Policy)], ctx: &DiscoveryContext) -> Vec<PolicyVote> {
+/// Each policy's own vote. `confirmable`: the capability passes the confirmation step (an action
+/// or a procedure), so an invoke phase may escalate it.
+fn votes(policies: &[(PolicyScope, &Policy)], ctx: &DiscoveryContext, confirmable: bool) -> Vec<PolicyVote> {
     policies
         .iter()
         .map(|(scope, p)| {
-            let discovery = p
-                .phases()
-                .contains(&PolicyPhase::Discovery)
-                .then(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.on_discovery(ctx))));
+            let discovery = p.phases().contains(&PolicyPhase::Discovery).then(|| discovery_vote(&***p, ctx));
             let (vote, threw) = match discovery {
                 None => (None, false),
-                Some(Err(_)) => (None, true),
-                Some(Ok(DiscoveryDecision::Expose)) => (Some("expose".to_string()), false),
-                Some(Ok(DiscoveryDecision::Disable(_))) => (Some("disable".to_string()), false),
-                Some(Ok(DiscoveryDecision::Hide)) => (Some("hide".to_string()), false),
+                Some(Err(_)) => (Some(DiscoveryDecision::Hide), true),
+                Some(Ok(d)) => (Some(d), false),
             };
             PolicyVote {
                 name: p.name().to_string(),
@@ -108,6 +114,7 @@ fn votes(policies: &[(PolicyScope, &Policy)], ctx: &DiscoveryContext) -> Vec<Pol
                 phases: p.phases().to_vec(),
                 discovery: vote,
                 threw,
+                confirmation_escalation: confirmable && p.phases().contains(&PolicyPhase::Invoke),
             }
         })
         .collect()
@@ -199,7 +206,7 @@ fn explain_registration(
             component: component.clone(),
             outcome,
             reason: why,
-            policies: votes(&scoped, &dctx),
+            policies: votes(&scoped, &dctx, kind != "observation"),
             availability: Availability { available, reason: areason },
         }
     };
@@ -207,16 +214,18 @@ fn explain_registration(
         let ob = &b.observations[name];
         let (when, reason) = (ob.when.as_ref(), ob.unavailable_reason.as_ref());
         let capability_id = agent_surface_model::ids::capability_id(ty, name);
-        let composed = shared.availability(reg, dynamic, &capability_id, name, &ob.policies, when, reason, discovery);
-        let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
+        let composed =
+            shared.availability(reg, dynamic, &capability_id, name, &ob.policies, when, reason, false, discovery);
+        let base = shared.base_availability(dynamic, name, when, reason, false, &capability_id);
         out.push(explain(capability_id, "observation", "view", &oc.description, &ob.policies, composed, base));
     }
     for (name, ac) in &c.actions {
         let ab = &b.actions[name];
         let (when, reason) = (ab.when.as_ref(), ab.unavailable_reason.as_ref());
         let capability_id = agent_surface_model::ids::capability_id(ty, name);
-        let composed = shared.availability(reg, dynamic, &capability_id, name, &ab.policies, when, reason, discovery);
-        let base = shared.base_availability(dynamic, name, when, reason, &capability_id);
+        let composed =
+            shared.availability(reg, dynamic, &capability_id, name, &ab.policies, when, reason, false, discovery);
+        let base = shared.base_availability(dynamic, name, when, reason, false, &capability_id);
         out.push(explain(capability_id, "action", "view", &ac.description, &ab.policies, composed, base));
     }
     // Procedures the registration references: the snapshot lists them (top level), so the
@@ -225,7 +234,7 @@ fn explain_registration(
         let pc = p.contract.contract();
         let (when, reason) = (p.binding.when.as_ref(), p.binding.unavailable_reason.as_ref());
         let composed = shared.procedure_availability(reg, dynamic, index, discovery);
-        let base = shared.base_availability(dynamic, &pc.id, when, reason, &pc.id);
+        let base = shared.base_availability(dynamic, &pc.id, when, reason, p.binding.forwarded, &pc.id);
         out.push(explain(pc.id.clone(), "procedure", "domain", &pc.description, &p.binding.policies, composed, base));
     }
 }

@@ -8,7 +8,8 @@ use crate::host::{MaybeSend, MaybeSync};
 use serde_json::Value;
 use std::sync::Arc;
 
-/// A discovery vote.
+/// A discovery vote. On the wire (the page's `DiscoveryDecision`, `explain_surface`'s
+/// `discovery`): `"expose"`, `"hide"` or `{"disable": reason}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DiscoveryDecision {
     Expose,
@@ -17,6 +18,28 @@ pub enum DiscoveryDecision {
     /// Absent from the snapshot.
     Hide,
 }
+
+impl serde::Serialize for DiscoveryDecision {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            DiscoveryDecision::Expose => s.serialize_str("expose"),
+            DiscoveryDecision::Hide => s.serialize_str("hide"),
+            DiscoveryDecision::Disable(reason) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("disable", reason)?;
+                m.end()
+            }
+        }
+    }
+}
+
+/// A discovery policy that could not decide (a JavaScript `onDiscovery` that threw; natively a
+/// panic counts the same): the capability is hidden (fail closed) and `explain_surface` says
+/// `threw: true`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the discovery policy failed: {0}")]
+pub struct DiscoveryFailed(pub String);
 
 /// An authorize/invoke verdict.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,6 +88,12 @@ pub trait AgentPolicy: MaybeSend + MaybeSync {
     fn on_discovery(&self, _ctx: &DiscoveryContext) -> DiscoveryDecision {
         DiscoveryDecision::Expose
     }
+    /// The vote, or the policy's failure: what the engine calls. The default is
+    /// [`AgentPolicy::on_discovery`]; a host whose policies can fail without panicking (the
+    /// page's, whose `onDiscovery` may throw) overrides this one.
+    fn try_on_discovery(&self, ctx: &DiscoveryContext) -> Result<DiscoveryDecision, DiscoveryFailed> {
+        Ok(self.on_discovery(ctx))
+    }
     fn authorize(&self, _ctx: PolicyContext) -> BoxFuture<PolicyDecision> {
         Box::pin(async { PolicyDecision::Allow })
     }
@@ -99,8 +128,15 @@ pub fn discovery_policy(
     Arc::new(P { name: name.into(), f })
 }
 
-/// Composes discovery votes: the first hide wins, else any disable, else expose. A panicking
-/// policy counts as hide (fail closed).
+/// One policy's own discovery vote: `Err` when it failed (an error or a panic), which counts as
+/// hide.
+pub fn discovery_vote(p: &dyn AgentPolicy, ctx: &DiscoveryContext) -> Result<DiscoveryDecision, DiscoveryFailed> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.try_on_discovery(ctx)))
+        .unwrap_or_else(|_| Err(DiscoveryFailed("the policy panicked".into())))
+}
+
+/// Composes discovery votes: the first hide wins, else any disable, else expose. A failing
+/// (erroring or panicking) policy counts as hide (fail closed).
 pub fn evaluate_discovery<'a>(
     policies: impl IntoIterator<Item = &'a Policy>,
     ctx: &DiscoveryContext,
@@ -110,7 +146,7 @@ pub fn evaluate_discovery<'a>(
         if !p.phases().contains(&PolicyPhase::Discovery) {
             continue;
         }
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.on_discovery(ctx))) {
+        match discovery_vote(&**p, ctx) {
             Ok(DiscoveryDecision::Hide) | Err(_) => return DiscoveryDecision::Hide,
             Ok(DiscoveryDecision::Disable(reason)) => {
                 disabled.get_or_insert(reason);

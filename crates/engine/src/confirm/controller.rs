@@ -21,6 +21,12 @@ pub enum ResolveError {
     Disposed,
 }
 
+/// `wait_for` gave up because its signal was aborted (the page's `waitFor` rejects with an
+/// `AbortError`). Only the wait ends: the confirmation stays pending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("waiting for the confirmation was aborted; the confirmation is still pending")]
+pub struct WaitAborted;
+
 /// The spec's `resolution: { approved: boolean; reason?: string }`. A denial's reason is the
 /// user's words: the denied invocation carries it as `details.reason` of CONFIRMATION_DENIED.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -102,14 +108,23 @@ impl ConfirmationController {
     }
 
     /// Resolves when the confirmation settles (approved, denied or expired). An unknown id is
-    /// `Expired`. Cancelling `signal` stops waiting (also `Expired`).
-    pub async fn wait_for(&self, confirmation_id: &str, signal: Option<AbortSignal>) -> ConfirmationOutcome {
-        let Some(shared) = self.parts.upgrade() else { return ConfirmationOutcome::Expired };
+    /// `Expired`. Aborting `signal` (or passing one already aborted) ends the wait with
+    /// [`WaitAborted`] and leaves the confirmation pending: it is still in
+    /// [`pending`](Self::pending), and may still be resolved.
+    pub async fn wait_for(
+        &self,
+        confirmation_id: &str,
+        signal: Option<AbortSignal>,
+    ) -> Result<ConfirmationOutcome, WaitAborted> {
+        if signal.as_ref().is_some_and(AbortSignal::is_aborted) {
+            return Err(WaitAborted);
+        }
+        let Some(shared) = self.parts.upgrade() else { return Ok(ConfirmationOutcome::Expired) };
         let expires_in = {
             let records = shared.confirmations().records.lock().unwrap_or_else(|e| e.into_inner());
             records.get(confirmation_id).map(|r| r.expires_ms.saturating_sub(shared.surface().now()))
         };
-        let Some(expires_in) = expires_in else { return ConfirmationOutcome::Expired };
+        let Some(expires_in) = expires_in else { return Ok(ConfirmationOutcome::Expired) };
         let wait = Wait { shared: Arc::downgrade(&shared), id: confirmation_id.to_string() };
         let timer: BoxFuture<()> = match &shared.surface().options.timer {
             Some(rt) => rt.sleep(expires_in),
@@ -124,7 +139,7 @@ impl ConfirmationController {
         drop(shared);
         use futures::FutureExt;
         futures::select_biased! {
-            o = wait.fuse() => o,
+            o = wait.fuse() => Ok(o),
             _ = timer.fuse() => {
                 // Expired by time: settle it so everyone sees the same outcome.
                 match self.parts.upgrade() {
@@ -137,12 +152,12 @@ impl ConfirmationController {
                             _ => ConfirmationOutcome::Expired,
                         };
                         drop(records);
-                        outcome
+                        Ok(outcome)
                     }
-                    None => ConfirmationOutcome::Expired,
+                    None => Ok(ConfirmationOutcome::Expired),
                 }
             },
-            _ = cancel.fuse() => ConfirmationOutcome::Expired,
+            _ = cancel.fuse() => Err(WaitAborted),
         }
     }
 

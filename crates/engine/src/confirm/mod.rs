@@ -8,5 +8,5 @@
 pub mod controller;
 pub mod store;
 
-pub use controller::{ConfirmationController, ConfirmationSubscription, Resolution, ResolveError};
+pub use controller::{ConfirmationController, ConfirmationSubscription, Resolution, ResolveError, WaitAborted};
 pub use store::{ConfirmationListener, PendingConfirmation};

@@ -422,7 +422,7 @@ impl AgentToolset {
         let Some(cid) = confirmation_id_of(&first) else { return first };
         // Approved, denied or expired (or the caller cancelled): the retry with the evidence
         // gives the one final result (the pipeline answers DENIED / EXPIRED itself).
-        registry.confirmations().wait_for(&cid, signal.clone()).await;
+        let _ = registry.confirmations().wait_for(&cid, signal.clone()).await;
         if signal.as_ref().is_some_and(AbortSignal::is_aborted) {
             // Nobody waits for the answer any more: close the request (the page's dialog goes
             // away) instead of leaving it pending until its TTL.

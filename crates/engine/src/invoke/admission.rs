@@ -6,12 +6,15 @@ use super::request::{err, fnv1a64, AgentInvocation, InvokeOptions};
 use super::Parts;
 use crate::binding::{ActionBinding, ConfirmationEvidence, HostContext, ReadContext, UnavailableReason, WhenFn};
 use crate::confirm::store::{ConfirmationCheck, ConfirmationRequest};
+use crate::confirm::{ConfirmationController, Resolution};
 use crate::consumer::AgentConsumer;
+use crate::expose::gateway::ConfirmFn;
 use crate::host::BoxFuture;
 use crate::policy::{
     evaluate_discovery, DiscoveryContext, DiscoveryDecision, Policy, PolicyContext, PolicyDecision, PolicyPhase,
 };
-use crate::registry::state::{DiscoveryScope, Dynamic, Reg, State, Surface};
+use crate::registry::state::{DiscoveryScope, Dynamic, Exposure, Reg, State, Surface, NO_PROCEDURE_EXECUTOR};
+use crate::signal::AbortSignal;
 use agent_surface_model::canonical::canonical_json;
 use agent_surface_model::effects::{Audit, Confirmation, Effect};
 use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
@@ -22,16 +25,46 @@ use std::sync::Arc;
 
 /// What resolution found.
 pub(super) enum Target {
-    Observation { reg: Arc<Reg>, name: String },
-    Action { reg: Arc<Reg>, name: String },
-    Procedure { reg: Arc<Reg>, index: usize },
+    Observation {
+        reg: Arc<Reg>,
+        name: String,
+    },
+    Action {
+        reg: Arc<Reg>,
+        name: String,
+    },
+    Procedure {
+        reg: Arc<Reg>,
+        index: usize,
+    },
+    /// An external tool of the gateway's exposure (no registration, no component).
+    External {
+        exposure: Arc<Exposure>,
+        index: usize,
+    },
 }
 
 impl Target {
-    pub(super) fn reg(&self) -> &Arc<Reg> {
+    /// The registration; `None` for an external tool.
+    pub(super) fn reg(&self) -> Option<&Arc<Reg>> {
         match self {
-            Target::Observation { reg, .. } | Target::Action { reg, .. } | Target::Procedure { reg, .. } => reg,
+            Target::Observation { reg, .. } | Target::Action { reg, .. } | Target::Procedure { reg, .. } => Some(reg),
+            Target::External { .. } => None,
         }
+    }
+
+    /// What stands for the registration id (evidence, audit, handler contexts): the
+    /// registration's, or the exposure's.
+    pub(super) fn owner_id(&self) -> &str {
+        match self {
+            Target::External { exposure, .. } => &exposure.id,
+            _ => &self.reg().expect("a registration").id,
+        }
+    }
+
+    /// The component's policies (an external tool has none: the registry's, then its own).
+    pub(super) fn component_policies(&self) -> &[Policy] {
+        self.reg().map(|r| r.bound.policies.as_slice()).unwrap_or_default()
     }
 }
 
@@ -49,6 +82,19 @@ pub(super) fn resolve(surface: &Surface, req: &AgentInvocation) -> Result<(Targe
         if *sid != surface.surface_id {
             return Err(err(ErrorCode::StaleCapability, "the surface was reloaded since discovery; discover again")
                 .detail("reason", "surface-id-mismatch"));
+        }
+    }
+    if let Some(exposure) = &surface.external {
+        if req.capability_id.starts_with("external:") {
+            let Some(index) = exposure.tools.iter().position(|t| t.id() == req.capability_id) else {
+                return Err(err(ErrorCode::CapabilityNotFound, format!("no exposed tool {}", req.capability_id)));
+            };
+            if req.registration_id.as_ref().is_some_and(|r| *r != exposure.id) {
+                return Err(err(ErrorCode::StaleCapability, "the tools were exposed again since discovery")
+                    .detail("liveRegistrationId", exposure.id.clone()));
+            }
+            let dynamic = Dynamic { enabled: true, overrides: Default::default() };
+            return Ok((Target::External { exposure: exposure.clone(), index }, dynamic));
         }
     }
     let tombstone = match &req.registration_id {
@@ -157,7 +203,28 @@ pub(super) struct Plan<'a> {
 
 impl<'a> Plan<'a> {
     pub(super) fn of(target: &'a Target) -> Plan<'a> {
-        let reg = target.reg();
+        let operation = |p: &'a crate::binding::BoundProcedure| {
+            let pc = p.contract.contract();
+            Plan {
+                effect: pc.effect,
+                audit: pc.audit,
+                input_schema: Some(&pc.input_schema),
+                output_schema: pc.output_schema.as_ref(),
+                confirmation: pc.confirmation,
+                binding_policies: &p.binding.policies,
+                name: pc.id.clone(),
+                when: p.binding.when.as_ref(),
+                reason: p.binding.unavailable_reason.as_ref(),
+                binding: Some(&p.binding),
+                description: &pc.description,
+                timeout_ms: p.binding.timeout_ms,
+            }
+        };
+        let reg = match target {
+            Target::External { exposure, index } => return operation(&exposure.tools[*index]),
+            Target::Procedure { reg, index } => return operation(&reg.bound.procedures[*index]),
+            Target::Observation { reg, .. } | Target::Action { reg, .. } => reg,
+        };
         let contract = reg.bound.contract();
         match target {
             Target::Observation { name, .. } => {
@@ -194,24 +261,7 @@ impl<'a> Plan<'a> {
                     timeout_ms: ab.timeout_ms,
                 }
             }
-            Target::Procedure { index, .. } => {
-                let p = &reg.bound.procedures[*index];
-                let pc = p.contract.contract();
-                Plan {
-                    effect: pc.effect,
-                    audit: pc.audit,
-                    input_schema: Some(&pc.input_schema),
-                    output_schema: pc.output_schema.as_ref(),
-                    confirmation: pc.confirmation,
-                    binding_policies: &p.binding.policies,
-                    name: pc.id.clone(),
-                    when: p.binding.when.as_ref(),
-                    reason: p.binding.unavailable_reason.as_ref(),
-                    binding: Some(&p.binding),
-                    description: &pc.description,
-                    timeout_ms: p.binding.timeout_ms,
-                }
-            }
+            Target::Procedure { .. } | Target::External { .. } => unreachable!("handled above"),
         }
     }
 
@@ -221,7 +271,7 @@ impl<'a> Plan<'a> {
             self.timeout_ms.unwrap_or(match target {
                 Target::Observation { .. } => limits.observation_timeout_ms,
                 Target::Action { .. } => limits.action_timeout_ms,
-                Target::Procedure { .. } => limits.procedure_timeout_ms,
+                Target::Procedure { .. } | Target::External { .. } => limits.procedure_timeout_ms,
             })
         })
     }
@@ -247,9 +297,11 @@ pub(super) fn check_version(
 }
 
 /// Who asks, about what: the part of every policy context that does not change.
+#[derive(Clone, Copy)]
 pub(super) struct Asking<'a> {
     pub req: &'a AgentInvocation,
-    pub reg: &'a Reg,
+    /// The registration's id, or the exposure's for an external tool.
+    pub registration_id: &'a str,
     pub consumer: &'a AgentConsumer,
     pub host: &'a HostContext,
 }
@@ -258,7 +310,7 @@ impl Asking<'_> {
     fn policy_context(&self, input: Option<Value>) -> PolicyContext {
         PolicyContext {
             capability_id: self.req.capability_id.clone(),
-            registration_id: self.reg.id.clone(),
+            registration_id: self.registration_id.to_string(),
             consumer: self.consumer.clone(),
             host: self.host.clone(),
             effective_input: input,
@@ -268,7 +320,7 @@ impl Asking<'_> {
     pub(super) fn read_context(&self) -> ReadContext {
         ReadContext {
             capability_id: self.req.capability_id.clone(),
-            registration_id: self.reg.id.clone(),
+            registration_id: self.registration_id.to_string(),
             consumer: self.consumer.clone(),
             host: self.host.clone(),
         }
@@ -283,7 +335,8 @@ fn not_available(reason: impl Into<Value>) -> AgentCapabilityError {
     err(ErrorCode::CapabilityNotAvailable, "the capability is not available now").detail("reason", reason)
 }
 
-/// Step 3, availability: enabled, pushed overrides, `when()`, discovery policies.
+/// Step 3, availability: enabled, pushed overrides, `when()`, discovery policies, and for a
+/// procedure referenced without a local `execute`, an installed executor.
 pub(super) fn check_available(
     surface: &Surface,
     asking: &Asking<'_>,
@@ -292,12 +345,50 @@ pub(super) fn check_available(
     dynamic: &Dynamic,
     policies: &[Policy],
 ) -> Result<(), AgentCapabilityError> {
-    let (req, reg) = (asking.req, asking.reg);
-    if let Target::Procedure { .. } = target {
+    let req = asking.req;
+    let reg = match target {
+        Target::Observation { reg, .. } | Target::Action { reg, .. } => reg,
+        Target::Procedure { .. } | Target::External { .. } => {
+            return check_operation_available(surface, asking, target, plan, dynamic, policies)
+        }
+    };
+    match surface.availability(
+        reg,
+        dynamic,
+        &req.capability_id,
+        &plan.name,
+        plan.binding_policies,
+        plan.when,
+        plan.reason,
+        false,
+        &mut DiscoveryScope::new(asking.consumer, asking.host),
+    ) {
+        None => Err(not_found(req)),
+        Some((false, r)) => Err(not_available(r.unwrap_or_else(|| "unavailable".into()))),
+        Some((true, _)) => Ok(()),
+    }
+}
+
+/// Step 3 for a procedure reference or an external tool (an external tool has no component:
+/// its discovery context names none, `componentType` and `instanceId` are empty).
+fn check_operation_available(
+    surface: &Surface,
+    asking: &Asking<'_>,
+    target: &Target,
+    plan: &Plan<'_>,
+    dynamic: &Dynamic,
+    policies: &[Policy],
+) -> Result<(), AgentCapabilityError> {
+    let req = asking.req;
+    {
+        let (component_type, instance_id) = match target.reg() {
+            Some(reg) => (reg.bound.component_type().to_string(), reg.bound.instance_id().to_string()),
+            None => (String::new(), String::new()),
+        };
         let dctx = DiscoveryContext {
             capability_id: req.capability_id.clone(),
-            component_type: reg.bound.component_type().to_string(),
-            instance_id: reg.bound.instance_id().to_string(),
+            component_type,
+            instance_id,
             consumer: asking.consumer.clone(),
             host: asking.host.clone(),
         };
@@ -310,27 +401,20 @@ pub(super) fn check_available(
             return Err(not_available("component-disabled"));
         }
         if let Some(w) = plan.when {
-            if crate::binding::evaluate_when(w) != Some(true) {
-                return Err(not_available(
-                    plan.reason.map(UnavailableReason::evaluate).unwrap_or_else(|| "unavailable".into()),
-                ));
+            match crate::binding::evaluate_when(w) {
+                Some(true) => {}
+                Some(false) => {
+                    return Err(not_available(
+                        plan.reason.map(UnavailableReason::evaluate).unwrap_or_else(|| "unavailable".into()),
+                    ))
+                }
+                None => return Err(not_available("when-error")),
             }
         }
-        return Ok(());
-    }
-    match surface.availability(
-        reg,
-        dynamic,
-        &req.capability_id,
-        &plan.name,
-        plan.binding_policies,
-        plan.when,
-        plan.reason,
-        &mut DiscoveryScope::new(asking.consumer, asking.host),
-    ) {
-        None => Err(not_found(req)),
-        Some((false, r)) => Err(not_available(r.unwrap_or_else(|| "unavailable".into()))),
-        Some((true, _)) => Ok(()),
+        if plan.binding.is_some_and(|b| b.forwarded) && !surface.has_procedure_executor() {
+            return Err(not_available(NO_PROCEDURE_EXECUTOR));
+        }
+        Ok(())
     }
 }
 
@@ -427,7 +511,7 @@ pub(super) fn confirmation_gate(
     let input_fp = fnv1a64(canonical_json(&input).as_bytes());
     let request = ConfirmationRequest {
         req,
-        registration_id: &asking.reg.id,
+        registration_id: asking.registration_id,
         consumer_key: &asking.consumer.key(),
         effect: plan.effect,
         description: plan.description,
@@ -446,5 +530,106 @@ pub(super) async fn guarded(f: impl FnOnce() -> BoxFuture<PolicyDecision>) -> Po
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(fut) => std::panic::AssertUnwindSafe(fut).catch_unwind().await.unwrap_or_else(|_| denied()),
         Err(_) => denied(),
+    }
+}
+
+/// How step 7 answers a request that needs a confirmation and presents no evidence.
+#[derive(Clone, Default)]
+pub(crate) enum Confirmer {
+    /// CONFIRMATION_REQUIRED: the consumer retries with the evidence (the registry).
+    #[default]
+    Return,
+    /// CONFIRMATION_DENIED, no request opened: nobody can be asked (the gateway without
+    /// `confirm`).
+    Deny,
+    /// Opens the request, asks, waits for the answer (or the host's resolution, the TTL, the
+    /// caller's signal), then runs with the evidence, in the same invocation (the gateway with
+    /// `confirm`).
+    Ask(ConfirmFn),
+}
+
+/// Step 7 when nothing was presented, by the [`Confirmer`]'s rule. `Ok(None)`: not needed.
+pub(super) async fn confirm_step(
+    parts: &Arc<dyn Parts>,
+    asking: &Asking<'_>,
+    plan: &Plan<'_>,
+    effective: Option<&Value>,
+    needs_confirmation: bool,
+    confirmer: &Confirmer,
+    signal: Option<&AbortSignal>,
+) -> Result<Option<ConfirmationEvidence>, AgentCapabilityError> {
+    let asks = needs_confirmation && asking.req.confirmation_id.is_none() && plan.binding.is_some();
+    match confirmer {
+        Confirmer::Deny if asks => Err(err(
+            ErrorCode::ConfirmationDenied,
+            "this operation needs the user's confirmation and nobody can be asked for it here",
+        )),
+        Confirmer::Ask(ask) if asks => ask_user(parts, asking, plan, effective, ask, signal).await.map(Some),
+        _ => confirmation_gate(&**parts, asking, plan, effective, needs_confirmation),
+    }
+}
+
+/// [`Confirmer::Ask`]: a pending confirmation like any other (`confirmation-requested`, listed by
+/// the controller), answered by `ask` or by the host through the controller, whichever comes
+/// first; then the evidence is presented (single use), so a denial is CONFIRMATION_DENIED and
+/// an expiry CONFIRMATION_EXPIRED. The caller's signal while waiting: CANCELLED, and the request
+/// is closed (denied, "the call was cancelled while waiting").
+async fn ask_user(
+    parts: &Arc<dyn Parts>,
+    asking: &Asking<'_>,
+    plan: &Plan<'_>,
+    effective: Option<&Value>,
+    ask: &ConfirmFn,
+    signal: Option<&AbortSignal>,
+) -> Result<ConfirmationEvidence, AgentCapabilityError> {
+    let cid = match confirmation_gate(&**parts, asking, plan, effective, true) {
+        Ok(Some(evidence)) => return Ok(evidence),
+        Ok(None) => return Err(err(ErrorCode::ExecutionFailed, "the confirmation could not be opened")),
+        Err(e) if e.code == ErrorCode::ConfirmationRequired => e
+            .details
+            .as_ref()
+            .and_then(|d| d.get("confirmationId"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or(e)?,
+        Err(e) => return Err(e),
+    };
+    let controller = ConfirmationController { parts: Arc::downgrade(parts) };
+    let input = effective.cloned().unwrap_or(Value::Null);
+    // A panicking `confirm` (a throwing or rejecting one on the page) answers "no".
+    let answer: BoxFuture<bool> =
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ask(&asking.req.capability_id, &input))) {
+            Ok(f) => Box::pin(std::panic::AssertUnwindSafe(f).catch_unwind().map(|r| r.unwrap_or(false))),
+            Err(_) => Box::pin(futures::future::ready(false)),
+        };
+    let resolver = {
+        let (controller, cid) = (controller.clone(), cid.clone());
+        async move {
+            let approved = answer.await;
+            // Already settled (the host resolved it, or it expired): the first answer stands.
+            let _ = controller.resolve(&cid, approved);
+            futures::future::pending::<()>().await
+        }
+    };
+    let waited = futures::select_biased! {
+        outcome = controller.wait_for(&cid, signal.cloned()).fuse() => outcome,
+        () = resolver.fuse() => unreachable!("the resolver never finishes"),
+    };
+    if waited.is_err() {
+        let _ = controller.resolve_with(
+            &cid,
+            Resolution::denied().reason("the call was cancelled while waiting for the confirmation"),
+        );
+        return Err(err(
+            ErrorCode::Cancelled,
+            "the invocation was cancelled while waiting for the user's confirmation",
+        ));
+    }
+    let mut presented = asking.req.clone();
+    presented.confirmation_id = Some(cid);
+    let asking = Asking { req: &presented, ..*asking };
+    match confirmation_gate(&**parts, &asking, plan, effective, true)? {
+        Some(evidence) => Ok(evidence),
+        None => Err(err(ErrorCode::ConfirmationExpired, "the confirmation is unknown or has expired")),
     }
 }

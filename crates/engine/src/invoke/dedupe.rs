@@ -2,6 +2,7 @@
 //! of a settled request gets the cached result; a repeat of a running one joins it; the same
 //! id with a different request is INVOCATION_CONFLICT. Otherwise a run starts.
 
+use super::admission::Confirmer;
 use super::pipeline::run;
 use super::request::{error_result, fingerprint, AgentInvocation, AgentInvocationResult, InvokeOptions};
 use super::Parts;
@@ -99,10 +100,12 @@ fn cacheable(r: &AgentInvocationResult) -> bool {
 }
 
 /// Runs `request` on a registry's parts, deduplicated (the caller checked it is not disposed).
+/// `confirmer`: how a needed confirmation is answered (see [`Confirmer`]).
 pub(crate) async fn invoke(
     parts: Arc<dyn Parts>,
     request: AgentInvocation,
     options: InvokeOptions,
+    confirmer: Confirmer,
 ) -> AgentInvocationResult {
     let consumer = options.consumer.clone().unwrap_or_default();
     let invocation_id = request.invocation_id.clone().unwrap_or_else(|| format!("inv_{}", base62(16)));
@@ -137,8 +140,14 @@ pub(crate) async fn invoke(
             None => {
                 let serial = d.serial();
                 let weak = Arc::downgrade(&parts);
-                let fut: BoxFuture<AgentInvocationResult> =
-                    Box::pin(run(weak, request.clone(), options, consumer.clone(), key.clone(), fp.clone(), serial));
+                let fut: BoxFuture<AgentInvocationResult> = Box::pin(run(
+                    weak,
+                    request.clone(),
+                    options,
+                    consumer.clone(),
+                    (key.clone(), fp.clone(), serial),
+                    confirmer,
+                ));
                 let s = fut.shared();
                 let future = s.downgrade().expect("a fresh shared future");
                 d.entries.insert(key.clone(), DedupeEntry::InFlight { fingerprint: fp.clone(), future, serial });

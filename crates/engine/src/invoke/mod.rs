@@ -17,6 +17,7 @@ mod queues;
 pub mod request;
 mod settle;
 
+pub(crate) use admission::Confirmer;
 pub(crate) use dedupe::invoke;
 pub use request::{
     fingerprint, fnv1a64, AgentInvocation, AgentInvocationResult, InvocationStatus, InvokeOptions, RegistryDisposed,

@@ -2,8 +2,8 @@
 //! external cancellation and forced settlement) and the output checks.
 
 use super::admission::{
-    authorize, check_available, check_input, check_version, confirmation_gate, effective_input, resolve, Asking, Plan,
-    Target,
+    authorize, check_available, check_input, check_version, confirm_step, effective_input, resolve, Asking, Confirmer,
+    Plan, Target,
 };
 use super::queues::{admit, slot_for, Release};
 use super::request::{err, error_result, AgentInvocation, AgentInvocationResult, InvokeOptions};
@@ -16,7 +16,7 @@ use crate::host::{BoxFuture, Timer};
 use crate::policy::Policy;
 use crate::procedure::ProcedureCall;
 use crate::registry::options::{LogKind, LogLevel, LogRecord};
-use crate::registry::state::Reg;
+use crate::registry::state::NO_PROCEDURE_EXECUTOR;
 use crate::signal::{AbortController, AbortReason, AbortSignal};
 use agent_surface_model::canonical::canonical_json;
 use agent_surface_model::effects::{Audit, Confirmation, Effect};
@@ -35,9 +35,9 @@ pub(super) async fn run(
     request: AgentInvocation,
     options: InvokeOptions,
     consumer: AgentConsumer,
-    key: String,
-    fp: String,
-    serial: u64,
+    // The dedupe entry this run settles: (key, fingerprint, serial).
+    (key, fp, serial): (String, String, u64),
+    confirmer: Confirmer,
 ) -> AgentInvocationResult {
     let Some(parts) = weak.upgrade() else {
         return error_result(
@@ -67,7 +67,7 @@ pub(super) async fn run(
     });
     surface.flush();
     let mut run = RunGuard { parts: parts.clone(), ctx, key, fp, serial, armed: true };
-    let outcome = pipeline(&parts, &request, &options, &mut run.ctx).await;
+    let outcome = pipeline(&parts, &request, &options, &mut run.ctx, &confirmer).await;
     run.armed = false;
     run.finish(outcome)
 }
@@ -78,12 +78,12 @@ async fn pipeline(
     req: &AgentInvocation,
     options: &InvokeOptions,
     ctx: &mut Ctx,
+    confirmer: &Confirmer,
 ) -> Result<Option<Value>, AgentCapabilityError> {
     let surface = parts.surface();
     // 2. resolve
     let (target, dynamic) = resolve(surface, req)?;
-    let reg = target.reg().clone();
-    ctx.registration_id = Some(reg.id.clone());
+    ctx.registration_id = Some(target.owner_id().to_string());
     let host = surface.host();
     let plan = Plan::of(&target);
     ctx.audit = plan.audit;
@@ -92,11 +92,11 @@ async fn pipeline(
         .options
         .policies
         .iter()
-        .chain(reg.bound.policies.iter())
+        .chain(target.component_policies().iter())
         .chain(plan.binding_policies.iter())
         .cloned()
         .collect();
-    let asking = Asking { req, reg: &reg, consumer: &ctx.consumer, host: &host };
+    let asking = Asking { req, registration_id: target.owner_id(), consumer: &ctx.consumer, host: &host };
 
     // 3. availability, 4. pre-input authorization
     check_available(surface, &asking, &target, &plan, &dynamic, &policies)?;
@@ -111,7 +111,9 @@ async fn pipeline(
     let needs_confirmation = plan.confirmation == Confirmation::Required || asked;
 
     // 7. confirmation (observations skip it)
-    let evidence = confirmation_gate(&**parts, &asking, &plan, effective.as_ref(), needs_confirmation)?;
+    let signal = options.signal.as_ref();
+    let evidence =
+        confirm_step(parts, &asking, &plan, effective.as_ref(), needs_confirmation, confirmer, signal).await?;
     let read_ctx = asking.read_context();
 
     // 8. admission
@@ -130,7 +132,7 @@ async fn pipeline(
     let _release = Release { parts: parts.clone(), slot };
 
     // 9. execute
-    let call = Call { target: &target, reg: &reg, req, ctx, host: &host, read_ctx, effective, evidence };
+    let call = Call { target: &target, req, ctx, host: &host, read_ctx, effective, evidence };
     let output = execute(parts, call, plan.effect == Effect::Navigation, timeout_ms, options).await?;
 
     // 10. output checks
@@ -140,7 +142,6 @@ async fn pipeline(
 /// Everything the handler is called with.
 struct Call<'a> {
     target: &'a Target,
-    reg: &'a Arc<Reg>,
     req: &'a AgentInvocation,
     ctx: &'a Ctx,
     host: &'a HostContext,
@@ -159,22 +160,16 @@ async fn execute(
     options: &InvokeOptions,
 ) -> Result<Value, AgentCapabilityError> {
     let surface = parts.surface();
-    let (req, reg) = (call.req, call.reg);
-    // A procedure referenced without a local `execute` goes to the registry's executor.
+    let req = call.req;
+    // A procedure referenced without a local `execute` goes to the registry's executor (its
+    // absence was checked at step 3; one uninstalled since is the same answer).
     let forward_to = match call.target {
-        Target::Procedure { index, .. } if reg.bound.procedures[*index].binding.forwarded => {
+        Target::Procedure { reg, index } if reg.bound.procedures[*index].binding.forwarded => {
             match surface.procedure_executor.lock().unwrap_or_else(|e| e.into_inner()).clone() {
                 Some(executor) => Some(executor),
                 None => {
-                    surface.log(
-                        LogLevel::Error,
-                        format!("{} has no local execute and no procedure executor is installed", req.capability_id),
-                    );
-                    return Err(err(
-                        ErrorCode::ExecutionFailed,
-                        "this procedure cannot run here: no procedure executor is installed",
-                    )
-                    .detail("reason", "no-procedure-executor"));
+                    return Err(err(ErrorCode::CapabilityNotAvailable, "the capability is not available now")
+                        .detail("reason", NO_PROCEDURE_EXECUTOR));
                 }
             }
         }
@@ -195,7 +190,7 @@ async fn execute(
         if st.disposed {
             return Err(err(ErrorCode::Cancelled, "the surface was disposed"));
         }
-        if !st.regs.contains_key(&reg.id) {
+        if call.target.reg().is_some_and(|reg| !st.regs.contains_key(&reg.id)) {
             return Err(err(ErrorCode::ComponentUnmounted, "the component was unmounted"));
         }
         // Cancelled while waiting for admission: never dispatch.
@@ -205,7 +200,7 @@ async fn execute(
         executions.running.lock().unwrap_or_else(|e| e.into_inner()).insert(
             run_id,
             Running {
-                registration_id: Some(reg.id.clone()),
+                registration_id: call.target.reg().map(|reg| reg.id.clone()),
                 navigation: is_navigation,
                 controller: controller.clone(),
                 force: force_state.clone(),
@@ -214,11 +209,15 @@ async fn execute(
     }
     let mut running = RunningGuard { parts: parts.clone(), id: run_id, controller: controller.clone(), armed: true };
     let start = std::panic::AssertUnwindSafe(|| match call.target {
-        Target::Observation { name, .. } => reg.bound.observations[name].read.read(call.read_ctx.clone()),
-        Target::Action { name, .. } => reg.bound.actions[name]
+        Target::Observation { reg, name } => reg.bound.observations[name].read.read(call.read_ctx.clone()),
+        Target::Action { reg, name } => reg.bound.actions[name]
             .execute
             .execute(call.effective.clone().unwrap_or(Value::Null), action_context(&call, controller.signal())),
-        Target::Procedure { index, .. } => match &forward_to {
+        Target::External { exposure, index } => exposure.tools[*index]
+            .binding
+            .execute
+            .execute(call.effective.clone().unwrap_or(Value::Null), action_context(&call, controller.signal())),
+        Target::Procedure { reg, index } => match &forward_to {
             Some(executor) => executor.execute(ProcedureCall {
                 procedure_id: req.capability_id.clone(),
                 input: call.effective.clone().unwrap_or(Value::Null),
@@ -336,7 +335,7 @@ type HandlerFuture = BoxFuture<Result<Value, HandlerError>>;
 fn action_context(call: &Call<'_>, signal: AbortSignal) -> ActionContext {
     ActionContext {
         capability_id: call.req.capability_id.clone(),
-        registration_id: call.reg.id.clone(),
+        registration_id: call.target.owner_id().to_string(),
         consumer: call.ctx.consumer.clone(),
         host: call.host.clone(),
         invocation_id: call.ctx.invocation_id.clone(),

@@ -217,22 +217,25 @@ pub(super) fn slot_for(
     limits: &AgentSurfaceLimits,
 ) -> Slot {
     let Some(b) = plan.binding else { return Slot::Gate(consumer.key()) };
-    let reg = target.reg();
+    let owner = target.owner_id();
     let name = &plan.name;
     let (key, max, depth) = match (target, &b.concurrency) {
-        // A procedure reference declaring a key joins that key's group; otherwise it
-        // has one group per procedure identity per registration.
-        (Target::Procedure { .. }, AgentConcurrency::Key { key, .. }) => {
+        // A procedure reference (or an external tool) declaring a key joins that key's group;
+        // otherwise it has one group per procedure identity per registration (per tool per
+        // exposure), `parallel` allowing `max` at once.
+        (Target::Procedure { .. } | Target::External { .. }, AgentConcurrency::Key { key, .. }) => {
             (format!("key {key}"), 1, depth_of(&b.concurrency, limits))
         }
-        (Target::Procedure { .. }, c) => (format!("{} proc {}", reg.id, name), parallel_max(c), depth_of(c, limits)),
-        (_, AgentConcurrency::Instance { .. }) => (format!("{} instance", reg.id), 1, depth_of(&b.concurrency, limits)),
+        (Target::Procedure { .. } | Target::External { .. }, c) => {
+            (format!("{owner} proc {name}"), parallel_max(c), depth_of(c, limits))
+        }
+        (_, AgentConcurrency::Instance { .. }) => (format!("{owner} instance"), 1, depth_of(&b.concurrency, limits)),
         (_, AgentConcurrency::Capability { .. }) => {
-            (format!("{} cap {}", reg.id, name), 1, depth_of(&b.concurrency, limits))
+            (format!("{owner} cap {name}"), 1, depth_of(&b.concurrency, limits))
         }
         (_, AgentConcurrency::Key { key, .. }) => (format!("key {key}"), 1, depth_of(&b.concurrency, limits)),
         (_, AgentConcurrency::Parallel { max, .. }) => {
-            (format!("{} par {}", reg.id, name), *max, depth_of(&b.concurrency, limits))
+            (format!("{owner} par {name}"), *max, depth_of(&b.concurrency, limits))
         }
     };
     Slot::Group(key, max, depth)

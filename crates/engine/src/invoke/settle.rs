@@ -91,7 +91,7 @@ fn settle(surface: &Surface, ctx: &Ctx, outcome: Result<Option<Value>, AgentCapa
                 capability_id: ctx.capability_id.clone(),
                 registration_id: ctx.registration_id.clone(),
                 consumer_key: ctx.consumer.key(),
-                status: if result.is_ok() { "ok".into() } else { "error".into() },
+                status: audit_status(&result).into(),
                 code: result.code().map(|c| c.as_str().to_string()),
                 started_at: iso8601(ctx.started_ms),
                 duration_ms: duration,
@@ -109,4 +109,15 @@ fn settle(surface: &Surface, ctx: &Ctx, outcome: Result<Option<Value>, AgentCapa
     });
     surface.flush();
     result
+}
+
+/// An audit record's `status`: `"ok"`, `"error"`, or `"confirmation-required"` for the protocol
+/// step that asks the user (not a failure: a call that waited for the user and then ran has no
+/// error record).
+fn audit_status(result: &AgentInvocationResult) -> &'static str {
+    match result.code() {
+        None => "ok",
+        Some(ErrorCode::ConfirmationRequired) => crate::audit::CONFIRMATION_REQUIRED_STATUS,
+        Some(_) => "error",
+    }
 }

@@ -92,6 +92,7 @@ impl Surface {
                 &ob.policies,
                 ob.when.as_ref(),
                 ob.unavailable_reason.as_ref(),
+                false,
                 discovery,
             ) else {
                 continue;
@@ -112,6 +113,7 @@ impl Surface {
                 &ab.policies,
                 ab.when.as_ref(),
                 ab.unavailable_reason.as_ref(),
+                false,
                 discovery,
             ) else {
                 continue;

@@ -15,7 +15,7 @@ pub(crate) mod state;
 
 pub use handle::{RegistrationHandle, Subscription};
 pub use options::*;
-pub use state::{AvailabilityOverride, RegistrationPatch, RegistrationStatus};
+pub use state::{AvailabilityOverride, RegistrationPatch, RegistrationStatus, NO_PROCEDURE_EXECUTOR};
 
 use crate::audit::{AuditRecord, MemoryAuditSink};
 use crate::authority::CapabilityAuthority;
@@ -89,11 +89,18 @@ pub struct AgentSurfaceRegistry {
 impl AgentSurfaceRegistry {
     /// The spec's `createAgentSurfaceRegistry({ authority, ... })`.
     pub fn new(options: RegistryOptions) -> Self {
+        Self::with_external(options, None)
+    }
+
+    /// A registry whose pipeline also resolves the `external:` tools of an exposure (the
+    /// gateway's private one; nothing registers into it).
+    pub(crate) fn with_external(options: RegistryOptions, external: Option<Arc<state::Exposure>>) -> Self {
         let default_audit = options.audit.is_none().then(|| Arc::new(MemoryAuditSink::default()));
         let shared = Arc::new(Shared {
             surface: Surface {
                 default_audit,
                 procedure_executor: Mutex::new(None),
+                external,
                 surface_id: format!("srf_{}", base62(22)),
                 options,
                 state: Mutex::new(State::default()),
@@ -129,9 +136,22 @@ impl AgentSurfaceRegistry {
 
     /// The spec's `setProcedureExecutor(executor | undefined)`: procedures referenced without a
     /// local `execute` are forwarded to it with `{procedureId, input, invocationId}` (read at
-    /// each invocation). `None` uninstalls it; such calls then settle EXECUTION_FAILED.
+    /// each invocation). `None` uninstalls it: such references are then unavailable (reason
+    /// [`NO_PROCEDURE_EXECUTOR`]) in snapshots and CAPABILITY_NOT_AVAILABLE when invoked. Every
+    /// call is a surface-affecting mutation: the version goes up by one and `surface-changed` is
+    /// emitted (a no-op on a disposed registry).
     pub fn set_procedure_executor(&self, executor: Option<Arc<dyn AgentProcedureExecutor>>) {
-        *self.shared.surface.procedure_executor.lock().unwrap_or_else(|e| e.into_inner()) = executor;
+        let surface = &self.shared.surface;
+        {
+            let mut st = surface.lock();
+            if st.disposed {
+                return;
+            }
+            *surface.procedure_executor.lock().unwrap_or_else(|e| e.into_inner()) = executor;
+            st.version += 1;
+            surface.events.surface_changed();
+        }
+        surface.flush();
     }
 
     /// The current surface version (decimal string; compare for equality only).
@@ -308,7 +328,7 @@ impl AgentSurfaceRegistry {
             return Err(RegistryDisposed);
         }
         let parts: Arc<dyn Parts> = self.shared.clone();
-        Ok(crate::invoke::invoke(parts, request, options).await)
+        Ok(crate::invoke::invoke(parts, request, options, crate::invoke::Confirmer::Return).await)
     }
 
     /// The confirmation controller (the spec's `registry.confirmations`).

@@ -7,7 +7,7 @@
 
 use super::options::{Environment, LogKind, LogLevel, LogRecord, RegistryOptions};
 use crate::audit::{AuditRecord, AuditSink, MemoryAuditSink};
-use crate::binding::{BoundComponent, HostContext, UnavailableReason, WhenFn};
+use crate::binding::{BoundComponent, BoundProcedure, HostContext, UnavailableReason, WhenFn};
 use crate::consumer::AgentConsumer;
 use crate::events::Dispatcher;
 use crate::policy::{evaluate_discovery, DiscoveryContext, DiscoveryDecision, Policy, PolicyPhase};
@@ -18,6 +18,10 @@ use agent_surface_schema::validate::{ValidationIssue, Validator};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The unavailable reason of a procedure referenced without a local `execute` while no
+/// procedure executor is installed (snapshot, explanation, CAPABILITY_NOT_AVAILABLE).
+pub const NO_PROCEDURE_EXECUTOR: &str = "no-procedure-executor";
 
 /// Status of a registration handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +44,15 @@ pub struct RegistrationPatch {
     pub enabled: Option<bool>,
     /// Per-capability (by name) availability overrides.
     pub availability: Option<BTreeMap<String, AvailabilityOverride>>,
+}
+
+/// The external tools one `expose` accepted: the exposure gateway runs them on a private
+/// registry whose pipeline resolves `external:` ids here (a registry's own `external` is
+/// `None`: such ids are CAPABILITY_NOT_FOUND). `id` ("exp_" + random) stands where a
+/// registration id would: pending confirmations, audit records, handler contexts.
+pub(crate) struct Exposure {
+    pub id: String,
+    pub tools: Vec<BoundProcedure>,
 }
 
 pub(crate) struct Reg {
@@ -86,6 +99,8 @@ pub(crate) struct Surface {
     pub default_audit: Option<Arc<MemoryAuditSink>>,
     /// `setProcedureExecutor`: where procedures without a local `execute` go.
     pub procedure_executor: Mutex<Option<Arc<dyn AgentProcedureExecutor>>>,
+    /// The gateway's external tools (a registry has none).
+    pub external: Option<Arc<Exposure>>,
 }
 
 impl Surface {
@@ -167,6 +182,7 @@ impl Surface {
         capability_policies: &[Policy],
         when: Option<&WhenFn>,
         reason: Option<&UnavailableReason>,
+        forwarded: bool,
         discovery: &mut DiscoveryScope,
     ) -> Option<(bool, Option<String>)> {
         let policies =
@@ -183,7 +199,7 @@ impl Surface {
         if decision == DiscoveryDecision::Hide {
             return None;
         }
-        let base = self.base_availability(dynamic, name, when, reason, capability_id);
+        let base = self.base_availability(dynamic, name, when, reason, forwarded, capability_id);
         if !base.0 {
             return Some(base);
         }
@@ -195,7 +211,8 @@ impl Surface {
 
     /// Availability of the `index`-th procedure a registration references (same formula:
     /// enabled, `when()`, discovery policies; pushed overrides name observations and actions
-    /// only, and a procedure id never matches one).
+    /// only, and a procedure id never matches one), and for a reference without a local
+    /// `execute`, an installed procedure executor ("no-procedure-executor").
     pub(crate) fn procedure_availability(
         &self,
         reg: &Reg,
@@ -213,18 +230,21 @@ impl Surface {
             &p.binding.policies,
             p.binding.when.as_ref(),
             p.binding.unavailable_reason.as_ref(),
+            p.binding.forwarded,
             discovery,
         )
     }
 
-    /// Availability from state alone (enabled, pushed override, `when()`), without policies:
-    /// what `explain_surface` reports apart from policy votes.
+    /// Availability from state alone (enabled, pushed override, `when()`, and for a `forwarded`
+    /// procedure reference an installed executor), without policies: what `explain_surface`
+    /// reports apart from policy votes.
     pub(crate) fn base_availability(
         &self,
         dynamic: &Dynamic,
         name: &str,
         when: Option<&WhenFn>,
         reason: Option<&UnavailableReason>,
+        forwarded: bool,
         capability_id: &str,
     ) -> (bool, Option<String>) {
         if !dynamic.enabled {
@@ -252,7 +272,15 @@ impl Surface {
                 }
             }
         }
+        if forwarded && !self.has_procedure_executor() {
+            return (false, Some(NO_PROCEDURE_EXECUTOR.into()));
+        }
         (true, None)
+    }
+
+    /// Whether `setProcedureExecutor` installed one.
+    pub(crate) fn has_procedure_executor(&self) -> bool {
+        self.procedure_executor.lock().unwrap_or_else(|e| e.into_inner()).is_some()
     }
 
     /// A compiled validator for a schema, cached by its canonical text.

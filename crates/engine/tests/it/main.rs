@@ -7,6 +7,7 @@ mod registry_support;
 mod toolset_support;
 
 mod confirmation_expiry;
+mod gateway_pipeline;
 mod pipeline_concurrency;
 mod pipeline_confirmation;
 mod pipeline_identity;
@@ -21,6 +22,7 @@ mod registry_availability;
 mod registry_lifecycle;
 mod registry_snapshot;
 mod registry_snapshot_json;
+mod scenarios;
 mod tamper_property;
 mod toolset_catalog;
 mod toolset_execute;

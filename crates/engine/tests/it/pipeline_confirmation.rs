@@ -4,7 +4,7 @@
 
 use crate::common::*;
 use agent_surface_engine::binding::{execute_fn, ActionBinding, ActionContext, ConfirmationEvidence};
-use agent_surface_engine::confirm::{PendingConfirmation, ResolveError};
+use agent_surface_engine::confirm::{PendingConfirmation, ResolveError, WaitAborted};
 use agent_surface_engine::events::{AgentSurfaceEvent, ConfirmationOutcome};
 use agent_surface_engine::invoke::InvokeOptions;
 use agent_surface_engine::policy::{PolicyDecision, PolicyPhase};
@@ -370,9 +370,9 @@ fn wait_for(
     env: &Env,
     cid: &str,
     signal: Option<agent_surface_engine::signal::AbortSignal>,
-) -> Arc<Mutex<Option<ConfirmationOutcome>>> {
+) -> Arc<Mutex<Option<Result<ConfirmationOutcome, WaitAborted>>>> {
     let c = env.registry.confirmations();
-    let out: Arc<Mutex<Option<ConfirmationOutcome>>> = Arc::default();
+    let out: Arc<Mutex<Option<Result<ConfirmationOutcome, WaitAborted>>>> = Arc::default();
     let o = out.clone();
     let cid = cid.to_string();
     env.pool
@@ -408,17 +408,18 @@ fn wait_for_resolves_approved_denied_or_expired() {
     c.resolve(&ids[0], true).unwrap();
     c.resolve(&ids[1], false).unwrap();
     env.settle();
-    assert_eq!(*w[0].lock().unwrap(), Some(ConfirmationOutcome::Approved));
-    assert_eq!(*w[1].lock().unwrap(), Some(ConfirmationOutcome::Denied));
+    assert_eq!(*w[0].lock().unwrap(), Some(Ok(ConfirmationOutcome::Approved)));
+    assert_eq!(*w[1].lock().unwrap(), Some(Ok(ConfirmationOutcome::Denied)));
     cancel.abort(AbortReason::Cancelled);
     env.settle();
-    assert!(w[3].lock().unwrap().is_some(), "a cancelled wait stops waiting");
-    assert_eq!(c.pending().len(), 2, "cancelling the wait does not resolve the confirmation");
+    assert_eq!(*w[3].lock().unwrap(), Some(Err(WaitAborted)), "an aborted wait stops waiting, as an error");
+    assert_eq!(c.pending().len(), 2, "aborting the wait does not resolve the confirmation");
+    assert!(c.pending().iter().any(|p| p.confirmation_id == ids[3]), "it stays pending");
     env.advance(119_999);
     assert!(w[2].lock().unwrap().is_none());
     env.advance(1);
-    assert_eq!(*w[2].lock().unwrap(), Some(ConfirmationOutcome::Expired), "expiry by the TTL timer");
-    assert_eq!(futures::executor::block_on(c.wait_for("cnf_unknown", None)), ConfirmationOutcome::Expired);
+    assert_eq!(*w[2].lock().unwrap(), Some(Ok(ConfirmationOutcome::Expired)), "expiry by the TTL timer");
+    assert_eq!(futures::executor::block_on(c.wait_for("cnf_unknown", None)), Ok(ConfirmationOutcome::Expired));
 }
 
 // "subscribe(listener: (pending: PendingConfirmation[]) => void): Unsubscribe"

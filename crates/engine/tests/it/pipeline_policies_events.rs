@@ -440,3 +440,130 @@ fn a_given_sink_replaces_the_default_ring() {
     assert_eq!(sink.records().len(), 1);
     assert!(env.registry.audit_records().is_empty());
 }
+
+// Issue 25 §5: "a call that waited for the user and then ran is not logged as an error": the
+// CONFIRMATION_REQUIRED step is recorded with status "confirmation-required", not "error".
+#[test]
+fn a_call_that_waited_for_the_user_and_then_ran_has_no_error_record() {
+    use agent_surface_engine::toolset::{create_agent_toolset, AgentToolsetOptions, ToolCall, Topology};
+    let a = test_authority();
+    let mut env = Env::new(&a);
+    env.registry.register(widget(&a, "main").build().unwrap()).unwrap();
+    // Two-phase by hand: required, approved, retried with the evidence.
+    let first = env.call(inv("view:test.widget.confirm").id("c1").input(json!({})), InvokeOptions::default());
+    let cid = confirmation_id(&first);
+    env.registry.confirmations().resolve(&cid, true).unwrap();
+    let ran = env
+        .call(inv("view:test.widget.confirm").id("c1").input(json!({})).confirmation(&cid), InvokeOptions::default());
+    assert!(ran.is_ok(), "{ran:?}");
+    let records = env.registry.audit_records();
+    assert_eq!(
+        records.iter().map(|r| (r.status.as_str(), r.code.as_deref())).collect::<Vec<_>>(),
+        [("confirmation-required", Some("CONFIRMATION_REQUIRED")), ("ok", None)]
+    );
+    assert_eq!(serde_json::to_value(&records[0]).unwrap()["status"], json!("confirmation-required"));
+
+    // The embedded toolset's wait mode: one tool call, the user approves, it runs.
+    let toolset = create_agent_toolset(
+        &env.registry,
+        AgentToolsetOptions { consumer: consumer("bot"), topology: Some(Topology::Embedded), ..Default::default() },
+    )
+    .unwrap();
+    let tool = toolset.tools().into_iter().find(|t| t.name == "view_test_widget_confirm").unwrap();
+    let slot: Arc<Mutex<Option<agent_surface_engine::invoke::AgentInvocationResult>>> = Arc::default();
+    let s = slot.clone();
+    let t = toolset.clone();
+    futures::task::LocalSpawnExt::spawn_local(&env.pool.spawner(), async move {
+        let call = ToolCall { id: Some("w1".into()), signal: None };
+        *s.lock().unwrap() = Some(t.execute_tool(&tool, json!({}), call).await);
+    })
+    .unwrap();
+    env.settle();
+    let cid = env.registry.confirmations().pending()[0].confirmation_id.clone();
+    env.registry.confirmations().resolve(&cid, true).unwrap();
+    env.settle();
+    assert!(slot.lock().unwrap().clone().unwrap().is_ok());
+    let waited: Vec<_> = env.registry.audit_records().into_iter().filter(|r| r.invocation_id == "w1").collect();
+    assert_eq!(waited.len(), 2);
+    assert!(waited.iter().all(|r| r.status != "error"), "{waited:?}");
+}
+
+/// A policy whose discovery fails without panicking (as a page's throwing `onDiscovery` does).
+struct Failing;
+
+impl agent_surface_engine::policy::AgentPolicy for Failing {
+    fn name(&self) -> &str {
+        "failing"
+    }
+    fn phases(&self) -> &[PolicyPhase] {
+        &[PolicyPhase::Discovery]
+    }
+    fn try_on_discovery(
+        &self,
+        _ctx: &agent_surface_engine::policy::DiscoveryContext,
+    ) -> Result<DiscoveryDecision, agent_surface_engine::policy::DiscoveryFailed> {
+        Err(agent_surface_engine::policy::DiscoveryFailed("TypeError: x is undefined".into()))
+    }
+}
+
+// Issue 25 §5: "explainSurface reports threw for a throwing onDiscovery and
+// confirmationEscalation, and discovery has the published DiscoveryDecision shape".
+#[test]
+fn explain_reports_threw_confirmation_escalation_and_decision_shapes() {
+    let a = test_authority();
+    let mut env = Env::new(&a);
+    let (escalate, _) =
+        TestPolicy::new("escalate", &[PolicyPhase::Invoke]).invoke(PolicyDecision::RequireConfirmation).build();
+    let (off, _) = TestPolicy::new("off", &[PolicyPhase::Discovery])
+        .discovery(DiscoveryDecision::Disable("read-only".into()))
+        .build();
+    env.registry
+        .register(
+            widget(&a, "main")
+                .policy(escalate)
+                .action("other", ActionBinding::new(execute_fn(|_, _| async { Ok(Value::Null) })).policy(off))
+                .action(
+                    "full",
+                    ActionBinding::new(execute_fn(|_, _| async { Ok(Value::Null) })).policy(Arc::new(Failing)),
+                )
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    let ctx = SnapshotContext::default();
+    let e = serde_json::to_value(explain_surface(&env.registry, &ctx).unwrap()).unwrap();
+    let cap =
+        |id: &str| e["capabilities"].as_array().unwrap().iter().find(|c| c["capabilityId"] == id).unwrap().clone();
+
+    let full = cap("view:test.widget.full");
+    assert_eq!(full["outcome"], "hide");
+    let failing = full["policies"].as_array().unwrap().iter().find(|p| p["name"] == "failing").unwrap().clone();
+    assert_eq!(
+        failing,
+        json!({"name": "failing", "scope": "capability", "phases": ["discovery"], "discovery": "hide", "threw": true})
+    );
+    assert!(
+        !env.registry.snapshot(&ctx).components[0].actions.iter().any(|x| x.name == "full"),
+        "a failed discovery hides, as a panicking one does"
+    );
+    assert_eq!(
+        env.call(inv("view:test.widget.full").input(json!({})), InvokeOptions::default()).code(),
+        Some(ErrorCode::CapabilityNotFound)
+    );
+
+    let other = cap("view:test.widget.other");
+    assert_eq!(other["outcome"], "disable");
+    let vote = other["policies"].as_array().unwrap().iter().find(|p| p["name"] == "off").unwrap().clone();
+    assert_eq!(vote["discovery"], json!({"disable": "read-only"}), "the published DiscoveryDecision shape");
+    assert!(vote.get("threw").is_none() && vote.get("confirmationEscalation").is_none(), "{vote}");
+
+    // The component's invoke policy may escalate an action to a confirmation, never an
+    // observation (observations skip confirmation).
+    let act = cap("view:test.widget.act");
+    assert_eq!(
+        act["policies"][0],
+        json!({"name": "escalate", "scope": "component", "phases": ["invoke"], "confirmationEscalation": true})
+    );
+    let state = cap("view:test.widget.state");
+    assert_eq!(state["policies"][0], json!({"name": "escalate", "scope": "component", "phases": ["invoke"]}));
+}

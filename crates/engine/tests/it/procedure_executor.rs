@@ -1,12 +1,16 @@
 //! Spec core-api Registry: `setProcedureExecutor(executor: AgentProcedureExecutor | undefined)`.
 //! Procedures referenced without a local `execute` are forwarded to the executor with
-//! `{procedureId, input, invocationId}`; without one they settle EXECUTION_FAILED.
+//! `{procedureId, input, invocationId}`; while none is installed they are unavailable
+//! ("no-procedure-executor").
 
 use crate::common::*;
-use agent_surface_engine::binding::ActionBinding;
+use agent_surface_engine::binding::{ActionBinding, BindingError};
+use agent_surface_engine::events::AgentSurfaceEvent;
+use agent_surface_engine::explain::{explain_surface, Outcome};
 use agent_surface_engine::host::BoxFuture;
 use agent_surface_engine::invoke::InvokeOptions;
 use agent_surface_engine::procedure::{AgentProcedureExecutor, ProcedureCall};
+use agent_surface_engine::snapshot::SnapshotContext;
 use agent_surface_model::errors::{ErrorCode, Retry};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -48,24 +52,85 @@ fn a_procedure_without_local_execute_is_forwarded_to_the_executor() {
     );
 }
 
+// Issue 25 §5: "a procedure with no executor installed is reported unavailable (with a reason)
+// instead of listed available; setProcedureExecutor bumps the version and emits surface-changed".
 #[test]
-fn without_an_executor_a_forwarded_procedure_settles_execution_failed() {
+fn without_an_executor_a_forwarded_procedure_is_unavailable() {
     let a = test_authority();
     let mut env = env_forwarding(&a);
+    let listed = |env: &Env| {
+        let s = env.registry.snapshot(&SnapshotContext::default());
+        let p = s.procedures.iter().find(|p| p.capability_id == "domain:test.touch").unwrap();
+        (p.available, p.unavailable_reason.clone())
+    };
+    assert_eq!(listed(&env), (false, Some("no-procedure-executor".into())), "listed, but unavailable");
+    let hidden = env.registry.snapshot(&SnapshotContext { include_unavailable: false, ..Default::default() });
+    assert!(hidden.procedures.is_empty());
+    let e = explain_surface(&env.registry, &SnapshotContext::default()).unwrap();
+    let x = e.capabilities.iter().find(|x| x.capability_id == "domain:test.touch").unwrap();
+    assert_eq!((x.outcome, x.reason.as_deref()), (Outcome::Disable, Some("no-procedure-executor")));
+    assert_eq!(
+        (x.availability.available, x.availability.reason.as_deref()),
+        (false, Some("no-procedure-executor")),
+        "state, not a policy vote"
+    );
+
     let r = env.call(inv("domain:test.touch").id("none"), InvokeOptions::default());
-    assert_eq!(r.code(), Some(ErrorCode::ExecutionFailed), "{r:?}");
-    let e = r.error.clone().unwrap();
-    assert_eq!(e.retry, Retry::Never);
-    assert!(e.message.contains("no procedure executor"), "{}", e.message);
+    assert_eq!(r.code(), Some(ErrorCode::CapabilityNotAvailable), "{r:?}");
+    assert_eq!(r.error.clone().unwrap().retry, Retry::AfterDelay);
     assert_eq!(detail(&r, "reason"), json!("no-procedure-executor"));
-    // Installing one makes it work; uninstalling it (None) fails again.
+
+    // Installing one is a surface mutation (+1, surface-changed) and makes it available.
+    let before: u64 = env.registry.version().parse().unwrap();
+    env.take_events();
     let exec = Arc::new(Recording::default());
     env.registry.set_procedure_executor(Some(exec.clone()));
+    assert_eq!(env.registry.version(), (before + 1).to_string());
+    assert_eq!(
+        env.take_events(),
+        vec![AgentSurfaceEvent::SurfaceChanged { surface_version: (before + 1).to_string() }]
+    );
+    assert_eq!(listed(&env), (true, None));
     assert!(env.call(inv("domain:test.touch").id("some"), InvokeOptions::default()).is_ok());
+
+    // Uninstalling it (None): unavailable again, another mutation.
     env.registry.set_procedure_executor(None);
+    assert_eq!(env.registry.version(), (before + 2).to_string());
+    assert_eq!(listed(&env), (false, Some("no-procedure-executor".into())));
     let r = env.call(inv("domain:test.touch").id("none2"), InvokeOptions::default());
-    assert_eq!(r.code(), Some(ErrorCode::ExecutionFailed));
+    assert_eq!(r.code(), Some(ErrorCode::CapabilityNotAvailable));
     assert_eq!(exec.calls.lock().unwrap().len(), 1);
+
+    // A procedure with a local execute never depends on an executor.
+    let mut env = Env::new(&a);
+    let runs = Counter::default();
+    env.registry
+        .register(
+            widget(&a, "main")
+                .procedure(a.procedure("domain:test.touch").unwrap().bind(counting(&runs, None, Value::Null)).unwrap())
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    assert_eq!(listed(&env), (true, None));
+    assert!(env.call(inv("domain:test.touch"), InvokeOptions::default()).is_ok());
+
+    // On a disposed registry it is a no-op.
+    env.registry.dispose();
+    let v = env.registry.version();
+    env.registry.set_procedure_executor(Some(exec));
+    assert_eq!(env.registry.version(), v);
+}
+
+// An external tool runs where it is exposed: it cannot be forwarded to a procedure executor.
+#[test]
+fn an_external_tool_cannot_be_forwarded() {
+    let a = crate::toolset_support::authority();
+    let tool = a.external_tool("external:reports.export").unwrap();
+    let e = tool.forward().err().expect("refused at bind");
+    assert_eq!(e, BindingError::ExternalToolWithoutExecute("external:reports.export".into()));
+    assert!(e.to_string().contains("needs its own execute"), "{e}");
+    assert!(tool.bind(ActionBinding::forwarded()).is_err());
 }
 
 #[test]

@@ -494,6 +494,7 @@ fn explain_reports_hidden_capabilities_and_procedures() {
     assert_eq!(panel.outcome, Outcome::Hide, "a panicking policy hides");
     let buggy = panel.policies.iter().find(|p| p.name == "buggy").unwrap();
     assert!(buggy.threw && buggy.scope == PolicyScope::Capability);
+    assert_eq!(buggy.discovery, Some(DiscoveryDecision::Hide), "a failed vote counts as hide");
     let total: usize = r.registrations().len();
     assert_eq!(total, 8);
     // low.widget ×2 (1 each), app.nav ×2 (2 each), devices.detail (2 + reboot),
@@ -537,8 +538,8 @@ fn explain_keeps_availability_apart_from_policy_votes() {
     );
     assert_eq!(off.policies.len(), 1);
     assert_eq!(
-        (off.policies[0].name.as_str(), off.policies[0].scope, off.policies[0].discovery.as_deref()),
-        ("bridge-limits", PolicyScope::Registry, Some("expose"))
+        (off.policies[0].name.as_str(), off.policies[0].scope, off.policies[0].discovery.clone()),
+        ("bridge-limits", PolicyScope::Registry, Some(DiscoveryDecision::Expose))
     );
     let bridge =
         explain_surface(&r, &SnapshotContext { consumer: AgentConsumer::new(ConsumerKind::McpBridge, "b"), ..ctx() })
@@ -549,7 +550,10 @@ fn explain_keeps_availability_apart_from_policy_votes() {
         (Outcome::Disable, Some("read-only-bridge"), true),
         "the policy disabled it, state did not"
     );
-    assert_eq!(sort.policies[0].discovery.as_deref(), Some("disable"));
+    assert_eq!(sort.policies[0].discovery, Some(DiscoveryDecision::Disable("read-only-bridge".into())));
+    // The published DiscoveryDecision shape.
+    let json = serde_json::to_value(&sort.policies[0]).unwrap();
+    assert_eq!(json["discovery"], serde_json::json!({"disable": "read-only-bridge"}));
 }
 
 // "It throws on ... a disposed one — rather than reporting an empty surface".

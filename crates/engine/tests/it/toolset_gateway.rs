@@ -21,9 +21,12 @@ fn export_tool(
         .bind(execute_fn(move |input, ctx| {
             let runs = runs.clone();
             async move {
-                assert!(ctx.confirmation.is_some(), "runs only once confirmed");
+                let evidence = ctx.confirmation.expect("runs only once confirmed");
+                assert!(evidence.id.starts_with("cnf_") && evidence.approved_at.ends_with('Z'), "{evidence:?}");
+                assert_eq!(input["format"], "csv", "the effective input");
                 runs.hit();
-                Ok(json!({"format": input["format"], "invocationId": ctx.invocation_id}))
+                let n = runs.get();
+                Ok(json!({"jobId": format!("00000000-0000-4000-8000-{n:012x}"), "queuedAt": "2026-01-01T00:00:00Z"}))
             }
         }))
         .unwrap()
@@ -157,7 +160,10 @@ async fn executes_with_validation_and_confirmation() {
         .await;
     assert!(r.is_ok(), "{r:?}");
     assert_eq!(r.invocation_id, "g4");
-    assert_eq!(r.output.unwrap(), json!({"format": "csv", "invocationId": "g4"}));
+    assert_eq!(
+        r.output.unwrap(),
+        json!({"jobId": "00000000-0000-4000-8000-000000000001", "queuedAt": "2026-01-01T00:00:00Z"})
+    );
     assert_eq!(runs.get(), 1);
     let last = asked.lock().unwrap().last().cloned().unwrap();
     assert_eq!(

@@ -11,3 +11,4 @@
 mod json_schema_suite;
 mod pattern_engine;
 mod public_paths;
+mod validator_corpus;

@@ -1,7 +1,9 @@
-// The engine's behavioural scenarios (conformance/scenarios/*.json) through the JavaScript API:
-// the same files crates/wasm/tests/scenarios.rs runs natively. Plain ES module with no Node or
-// vitest dependency, so the same runner works in Node (test/scenarios.test.js) and in a page in
-// headless Chromium (packages/vite/test/browser.test.js).
+// The behavioural scenarios (conformance/scenarios/*.json) through the public JavaScript API:
+// the same files crates/engine/tests/it/scenarios.rs runs on the Rust engine natively. Plain ES
+// module with no Node or vitest dependency and nothing but the package's public API (no runtime
+// internals), so the same runner works in Node (test/scenarios.test.js) and in a page in
+// headless Chromium (packages/vite/test/browser.test.js). conformance/README.md lists the step
+// kinds.
 //
 // Time: the registry reads it through `options.now`, and its timers through the global
 // setTimeout/clearTimeout looked up when needed (docs/runtime-js.md) — so the runner installs a
@@ -9,11 +11,28 @@
 
 const T0 = 1_767_225_600_000; // 2026-01-01T00:00:00Z, as natively
 
-/** The first mismatch of a partial expectation (`"$any"`, `"$absent"`), or undefined. */
+/** What a described handler, policy, listener or guard throws when the data says it throws. */
+const THROWN = "scenario: thrown as described";
+
+/**
+ * The first mismatch of a partial expectation, or undefined: objects list the keys that must
+ * match (`"$absent"`: missing), arrays match element-wise with equal length, `"$any"` matches
+ * any present value, `"$matches:<regex>"` a string the pattern (`u` flag) finds a match in,
+ * `"$len:<n>"` an array, object or string of n items.
+ */
 export function mismatch(expected, actual, path = "") {
   if (expected === "$absent") return actual === undefined ? undefined : `${path}: expected absent, got ${JSON.stringify(actual)}`;
   if (actual === undefined) return `${path}: missing, expected ${JSON.stringify(expected)}`;
   if (expected === "$any") return undefined;
+  if (typeof expected === "string" && expected.startsWith("$matches:")) {
+    const re = new RegExp(expected.slice("$matches:".length), "u");
+    return typeof actual === "string" && re.test(actual) ? undefined : `${path}: expected a match of ${expected}, got ${JSON.stringify(actual)}`;
+  }
+  if (typeof expected === "string" && expected.startsWith("$len:")) {
+    const n = Number(expected.slice("$len:".length));
+    const len = Array.isArray(actual) || typeof actual === "string" ? actual.length : actual !== null && typeof actual === "object" ? Object.keys(actual).length : NaN;
+    return len === n ? undefined : `${path}: expected ${n} items, got ${JSON.stringify(actual)}`;
+  }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual) || actual.length !== expected.length) {
       return `${path}: expected ${expected.length} items, got ${JSON.stringify(actual)}`;
@@ -34,6 +53,19 @@ export function mismatch(expected, actual, path = "") {
   }
   return expected === actual ? undefined : `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
 }
+
+/** Data macros: `{"$repeat": "ab", "times": 3}` is "ababab"; in a `repeat` step `{{i}}` is the index. */
+export function expand(v, i) {
+  if (Array.isArray(v)) return v.map((x) => expand(x, i));
+  if (v !== null && typeof v === "object") {
+    if ("$repeat" in v) return v.$repeat.repeat(v.times);
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, expand(x, i)]));
+  }
+  if (typeof v === "string" && i !== undefined) return v.split("{{i}}").join(String(i));
+  return v;
+}
+
+const json = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
 
 /** A manual clock installed as the global setTimeout/clearTimeout while a scenario runs. */
 class ManualTime {
@@ -76,17 +108,6 @@ class ManualTime {
     await this.settle();
   }
 }
-
-function policy(spec) {
-  const applies = (ctx) => spec.capabilityPrefix === undefined || ctx.capabilityId.startsWith(spec.capabilityPrefix);
-  const p = { name: spec.name };
-  if (spec.discovery !== undefined) p.onDiscovery = (ctx) => (applies(ctx) ? spec.discovery : "expose");
-  if (spec.authorize !== undefined) p.authorize = async (ctx) => (applies(ctx) ? spec.authorize : "allow");
-  if (spec.invoke !== undefined) p.invoke = async (ctx) => (applies(ctx) ? spec.invoke : "allow");
-  return p;
-}
-
-const policies = (list) => (list ?? []).map(policy);
 
 /** The manifest's contracts as compiled code would define them (the compiler's provenance included). */
 export function contractsOf(core, manifest) {
@@ -137,51 +158,173 @@ export function contractsOf(core, manifest) {
   return out;
 }
 
+/**
+ * An `authority` step's manifest: the scenario manifest with `edits`, resealed through the
+ * public hashing functions (`reseal`: true — every contractHash and the manifestHash, the
+ * default; "contracts" — only the contract hashes; false — none).
+ */
+export function editedManifest(core, manifest, spec) {
+  const m = json(manifest);
+  for (const e of spec.edits ?? []) {
+    const index = (id) => {
+      const i = m.contracts.findIndex((c) => c.id === id);
+      if (i < 0) throw new Error(`no contract ${id}`);
+      return i;
+    };
+    if (e.copyContract !== undefined) {
+      const i = index(e.copyContract);
+      m.contracts.splice(i + 1, 0, json(m.contracts[i]));
+      continue;
+    }
+    if (e.moveContract !== undefined) {
+      const [c] = m.contracts.splice(index(e.moveContract), 1);
+      m.contracts.splice(e.to, 0, c);
+      continue;
+    }
+    const target = e.contract === undefined ? m : m.contracts[index(e.contract)];
+    const tokens = e.pointer
+      .split("/")
+      .slice(1)
+      .map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
+    const last = tokens.pop();
+    let parent = target;
+    for (const t of tokens) parent = parent[Array.isArray(parent) ? Number(t) : t];
+    if (e.remove) {
+      if (Array.isArray(parent)) parent.splice(Number(last), 1);
+      else delete parent[last];
+    } else parent[Array.isArray(parent) ? Number(last) : last] = e.value;
+  }
+  const reseal = spec.reseal ?? true;
+  if (reseal === true || reseal === "contracts") {
+    for (const c of m.contracts) {
+      const { source: _source, contractHash: _hash, ...semantics } = c;
+      c.contractHash = core.blake3Hex(semantics);
+    }
+  }
+  if (reseal === true) {
+    const { manifestHash: _hash, ...rest } = m;
+    m.manifestHash = core.blake3Hex(rest);
+  }
+  return m;
+}
+
 class Env {
   constructor(core, explainSurface, manifest, options) {
     this.core = core;
     this.explainSurface = explainSurface;
+    this.manifest = manifest;
     this.time = new ManualTime(T0);
     this.time.install();
     this.contracts = contractsOf(core, manifest);
     this.calls = {};
     this.aborted = {};
+    this.callLog = [];
     this.executorCalls = [];
+    this.policyCalls = [];
+    this.auditRecords = [];
     this.events = [];
     this.heard = [];
+    this.cells = new Map();
+    this.executorSpec = null;
     this.handles = new Map();
     this.results = new Map();
     this.cancels = new Map();
     this.toolsets = new Map();
     this.catalogs = new Map();
-    this.registry = core.createAgentSurfaceRegistry({
+    this.authorities = new Map();
+    this.listeners = new Map();
+    this.toolListeners = new Map();
+    const registryOptions = {
       authority: core.createCapabilityAuthority(manifest),
       now: () => this.time.now,
       environment: options.environment,
       onDuplicateInstance: options.onDuplicateInstance,
+      duplicateSuffixPolicy: options.duplicateSuffixPolicy,
       limits: options.limits,
-      policies: policies(options.policies),
-    });
-    this.registry.subscribe((e) => this.events.push(e.type));
+      policies: this.policies(options.policies),
+    };
+    // `context`: what RegistryOptions.context() returns (handlers and policies see it as `host`).
+    if (options.context !== undefined) registryOptions.context = () => options.context;
+    // `route`: what RegistryOptions.route() returns (null: undefined).
+    if (options.route !== undefined) registryOptions.route = () => options.route ?? undefined;
+    // `onRegister`: `{"reject": {type?, origin?, instanceId?}}` rejects the candidates matching every given field; "throws": the guard throws.
+    if (options.onRegister !== undefined) {
+      const g = options.onRegister;
+      registryOptions.onRegister = (c) => {
+        if (g === "throws") throw new Error(THROWN);
+        const r = g.reject ?? {};
+        const hit = (r.type === undefined || r.type === c.type) && (r.origin === undefined || r.origin === c.origin) && (r.instanceId === undefined || r.instanceId === c.instanceId);
+        return hit ? "reject" : "accept";
+      };
+    }
+    if (options.audit === true) registryOptions.audit = { record: (r) => this.auditRecords.push(json(r)) };
+    for (const k of Object.keys(registryOptions)) if (registryOptions[k] === undefined) delete registryOptions[k];
+    this.registry = core.createAgentSurfaceRegistry(registryOptions);
+    this.registry.subscribe((e) => this.events.push(json(e)));
     this.registry.confirmations.subscribe((p) => this.heard.push(p.length));
+  }
+
+  /**
+   * Policies described by data. Filters: `capabilityPrefix`, `consumerKind`, `unlessGrant`
+   * (elsewhere the policy exposes and allows). Votes: "hide" | "expose" | {disable} | "throws";
+   * "allow" | {deny} | "require-confirmation" | "throws". `authorize` and `invoke` calls are logged.
+   */
+  policies(list) {
+    return (list ?? []).map((spec) => {
+      const applies = (ctx) =>
+        (spec.capabilityPrefix === undefined || ctx.capabilityId.startsWith(spec.capabilityPrefix)) &&
+        (spec.consumerKind === undefined || ctx.consumer.kind === spec.consumerKind) &&
+        (spec.unlessGrant === undefined || !(ctx.consumer.grants ?? []).includes(spec.unlessGrant));
+      const vote = (v) => {
+        if (v === "throws") throw new Error(THROWN);
+        return v;
+      };
+      const log = (phase, ctx) => {
+        const entry = { policy: spec.name, phase, capabilityId: ctx.capabilityId, registrationId: ctx.registrationId, consumer: json(ctx.consumer), host: json(ctx.host ?? {}) };
+        if (ctx.effectiveInput !== undefined) entry.effectiveInput = json(ctx.effectiveInput);
+        this.policyCalls.push(entry);
+      };
+      const p = { name: spec.name };
+      if (spec.discovery !== undefined) p.onDiscovery = (ctx) => (applies(ctx) ? vote(spec.discovery) : "expose");
+      if (spec.authorize !== undefined)
+        p.authorize = async (ctx) => {
+          log("authorize", ctx);
+          return applies(ctx) ? vote(spec.authorize) : "allow";
+        };
+      if (spec.invoke !== undefined)
+        p.invoke = async (ctx) => {
+          log("invoke", ctx);
+          return applies(ctx) ? vote(spec.invoke) : "allow";
+        };
+      return p;
+    });
   }
 
   count(map, id) {
     map[id] = (map[id] ?? 0) + 1;
   }
 
-  behaviour(b, id) {
+  /**
+   * A handler described by data: `delayMs`, `waitsForAbort` (settles a second after its signal
+   * aborts), `throws`, `echo`, `context` (returns what it saw), else `returns` (default null).
+   * `seen` turns the handler's context into the JSON `context` reports.
+   */
+  behaviour(b, id, seen) {
     return (input, ctx) => {
       this.count(this.calls, id);
+      this.callLog.push({ capabilityId: id, input: input ?? null });
       const finish = () => {
         if (b.throws !== undefined) throw new Error(b.throws);
         if (b.echo) return input;
+        if (b.context) return { ...seen(ctx), input: input ?? null };
         return b.returns ?? null;
       };
       if (b.waitsForAbort) {
+        const signal = ctx?.signal;
+        if (!signal) return null;
         // Settles late (a second after the abort), as natively.
         return new Promise((resolve) => {
-          ctx.signal.addEventListener("abort", () => {
+          signal.addEventListener("abort", () => {
             this.count(this.aborted, id);
             setTimeout(() => resolve(null), 1000);
           });
@@ -192,52 +335,95 @@ class Env {
     };
   }
 
+  static readContext(ctx) {
+    return { capabilityId: ctx.capabilityId, registrationId: ctx.registrationId, consumer: json(ctx.consumer), host: json(ctx.host ?? {}) };
+  }
+
+  static actionContext(ctx) {
+    const v = { ...Env.readContext(ctx), invocationId: ctx.invocationId };
+    if (ctx.confirmation !== undefined) v.confirmation = { id: ctx.confirmation.id, approvedAt: ctx.confirmation.approvedAt };
+    return v;
+  }
+
   settings(b) {
     const out = {};
     if (b.when !== undefined) {
-      out.when =
-        b.when === "throws"
-          ? () => {
-              throw new Error("when failed");
-            }
-          : () => b.when;
+      if (b.when === "throws")
+        out.when = () => {
+          throw new Error(THROWN);
+        };
+      else if (typeof b.when === "object") out.when = () => this.cells.get(b.when.cell) ?? true;
+      else out.when = () => b.when;
     }
     if (b.unavailableReason !== undefined) out.unavailableReason = b.unavailableReason;
-    if (b.precondition !== undefined) out.precondition = () => b.precondition;
-    if (b.policies !== undefined) out.policies = policies(b.policies);
+    if (b.unavailableReasonFn !== undefined) out.unavailableReason = () => b.unavailableReasonFn;
+    if (b.precondition !== undefined) {
+      const { thrown, ...failure } = b.precondition;
+      out.precondition = () => {
+        if (thrown) throw failure;
+        return failure;
+      };
+    }
+    if (b.policies !== undefined) out.policies = this.policies(b.policies);
     if (b.timeoutMs !== undefined) out.timeoutMs = b.timeoutMs;
+    if (b.concurrency !== undefined) out.concurrency = b.concurrency;
     return out;
   }
 
   register(spec) {
-    const contract = this.contracts.get(`view:${spec.type}`);
+    const contracts = spec.authority === undefined ? this.contracts : this.authorities.get(spec.authority).contracts;
+    const contract = contracts.get(`view:${spec.type}`);
+    if (!contract) throw new Error(`no component ${spec.type}`);
     const def = contract.definition;
     const observations = Object.fromEntries(
-      Object.keys(def.observations).map((n) => {
+      Object.keys(def.observations ?? {}).map((n) => {
         const b = spec.observations?.[n] ?? {};
-        const read = this.behaviour(b, `view:${spec.type}.${n}`);
-        return [n, { read: () => read(null, undefined), ...this.settings(b) }];
+        const read = this.behaviour(b, `view:${spec.type}.${n}`, Env.readContext);
+        return [n, { read: (ctx) => read(null, ctx), ...this.settings(b) }];
       }),
     );
     const actions = Object.fromEntries(
-      Object.keys(def.actions).map((n) => {
+      Object.keys(def.actions ?? {}).map((n) => {
         const b = spec.actions?.[n] ?? {};
-        return [n, { execute: this.behaviour(b, `view:${spec.type}.${n}`), ...this.settings(b) }];
+        return [n, { execute: this.behaviour(b, `view:${spec.type}.${n}`, Env.actionContext), ...this.settings(b) }];
       }),
     );
     const procedures = (spec.procedures ?? []).map((p) => {
-      const c = this.contracts.get(p.id);
-      return c.bind(p.forward ? {} : { execute: this.behaviour(p, p.id), ...this.settings(p) });
+      const c = contracts.get(p.id);
+      const handlers = { ...this.settings(p) };
+      if (!p.forward) handlers.execute = this.behaviour(p, p.id, Env.actionContext);
+      if (p.describe !== undefined) handlers.describe = () => p.describe;
+      return c.bind(handlers);
     });
     const binding = { observations, actions, procedures };
     if (spec.instanceId !== undefined) binding.instanceId = spec.instanceId;
     if (spec.enabled !== undefined) binding.enabled = spec.enabled;
-    if (spec.policies !== undefined) binding.policies = policies(spec.policies);
+    if (spec.parent !== undefined) binding.parent = spec.parent;
+    if (spec.internal !== undefined) binding.internal = spec.internal;
+    if (spec.policies !== undefined) binding.policies = this.policies(spec.policies);
     return this.registry.register(contract.bind(binding));
   }
 
+  /** A raw definition (defineAgentComponent) with the contract's shape: no compiler proof. */
+  registerRaw(spec) {
+    const c = this.manifest.contracts.find((x) => x.id === `view:${spec.type}`);
+    const core = this.core;
+    const def = core.defineAgentComponent({
+      type: c.type,
+      ...(spec.instanceId === undefined ? {} : { instanceId: spec.instanceId }),
+      description: c.description,
+      observations: Object.fromEntries(
+        Object.entries(c.observations).map(([n, o]) => [n, core.observation({ description: o.description, output: core.fromJsonSchema(o.outputSchema), read: () => null })]),
+      ),
+      actions: Object.fromEntries(
+        Object.entries(c.actions).map(([n, a]) => [n, core.action({ description: a.description, input: core.fromJsonSchema(a.inputSchema), effect: a.effect, execute: () => null })]),
+      ),
+    });
+    return this.registry.register(def);
+  }
+
   refs(v) {
-    if (typeof v === "string" && v.startsWith("$") && v !== "$any" && v !== "$absent") {
+    if (typeof v === "string" && v.startsWith("$") && v !== "$any" && v !== "$absent" && !v.startsWith("$matches:") && !v.startsWith("$len:")) {
       const [name, ...path] = v.slice(1).split(".");
       // `$pendingN`: the id of the N-th pending confirmation (what the page's dialog shows).
       const pendingIndex = /^pending(\d+)$/.exec(name);
@@ -263,11 +449,23 @@ class Env {
   start(name, promise) {
     const slot = { value: undefined, done: false };
     this.results.set(name, slot);
-    promise.then((v) => {
-      slot.value = JSON.parse(JSON.stringify(v));
-      slot.done = true;
-    });
+    promise.then(
+      (v) => {
+        slot.value = json(v);
+        slot.done = true;
+      },
+      // Programmer misuse (e.g. invoke after dispose): the promise rejects. `onRejected`
+      // (set by the step) describes the rejection instead.
+      (e) => {
+        slot.value = slot.onRejected ? slot.onRejected(e) : { rejected: true };
+        slot.done = true;
+      },
+    );
     return slot;
+  }
+
+  keep(name, value) {
+    if (name) this.results.set(name, { value, done: true });
   }
 
   check(step, actual, at) {
@@ -276,10 +474,28 @@ class Env {
     if (m) throw new Error(`${at}: ${m}\n  actual: ${JSON.stringify(actual)}`);
   }
 
+  /** `throws: true`: `f` must throw; else it must not. Returns f's value. */
+  attempt(step, at, f) {
+    let value;
+    try {
+      value = f();
+    } catch (e) {
+      if (step.throws !== true) throw new Error(`${at}: unexpected error: ${e?.message ?? e}`);
+      return undefined;
+    }
+    if (step.throws === true) throw new Error(`${at}: expected an error`);
+    return value;
+  }
+
   equal(actual, expected, at, what) {
     const a = JSON.stringify(actual);
     const e = JSON.stringify(expected);
     if (a !== e) throw new Error(`${at}: ${what}: expected ${e}, got ${a}`);
+  }
+
+  matches(expected, actual, at, what) {
+    const m = mismatch(this.refs(expected), actual);
+    if (m) throw new Error(`${at}: ${what} ${m}\n  actual: ${JSON.stringify(actual)}`);
   }
 
   sorted(map) {
@@ -287,31 +503,56 @@ class Env {
   }
 
   async run(step, at) {
+    if ("repeat" in step) {
+      for (let i = 0; i < step.repeat; i++) {
+        for (const [j, s] of step.steps.entries()) await this.runOne(expand(s, i), `${at} (iteration ${i}, step ${j + 1})`);
+      }
+    } else await this.runOne(expand(step), at);
+  }
+
+  async runOne(step, at) {
     const r = this.registry;
     const name = step.as;
     if ("register" in step) {
-      const h = this.register(step.register);
-      if (name) this.handles.set(name, h);
-    } else if ("handle" in step) {
+      const h = this.attempt(step, at, () => this.register(this.refs(step.register)));
+      if (name && h) this.handles.set(name, h);
+    } else if ("registerRaw" in step) this.attempt(step, at, () => this.registerRaw(step.registerRaw));
+    else if ("handle" in step) {
       const h = this.handles.get(step.handle);
       this.check(step, { status: h.status, registrationId: h.registrationId }, at);
     } else if ("unregister" in step) this.handles.get(step.unregister).unregister();
     else if ("invalidate" in step) this.handles.get(step.invalidate).invalidate();
     else if ("update" in step) this.handles.get(step.update).update(step.patch);
     else if ("version" in step) this.equal(r.getVersion(), step.version, at, "version");
-    else if ("snapshot" in step) this.check(step, r.snapshot(step.snapshot), at);
-    else if ("explain" in step) this.check(step, this.explainSurface(r, step.explain), at);
-    else if ("invoke" in step) {
+    else if ("snapshot" in step) {
+      const v = json(r.snapshot(step.snapshot));
+      this.check(step, v, at);
+      this.keep(name, v);
+    } else if ("explain" in step) {
+      const v = this.attempt(step, at, () => json(this.explainSurface(r, step.explain)));
+      if (step.throws !== true) {
+        this.check(step, v, at);
+        this.keep(name, v);
+      }
+    } else if ("invoke" in step) {
       const options = { ...(step.options ?? {}) };
       if (step.cancellable) {
         const c = new AbortController();
         this.cancels.set(name ?? at, c);
         options.signal = c.signal;
       }
-      const slot = this.start(name ?? at, r.invoke(this.refs(step.invoke), options));
+      let promise;
+      try {
+        promise = r.invoke(this.refs(step.invoke), options);
+      } catch {
+        promise = Promise.reject(new Error("threw"));
+      }
+      const slot = this.start(name ?? at, promise);
       await this.time.settle();
       if (!step.pending) {
         if (!slot.done) throw new Error(`${at}: the invocation did not settle`);
+        const rejected = slot.value?.rejected === true && Object.keys(slot.value).length === 1;
+        this.equal(rejected, step.rejects === true, at, "rejected");
         this.check(step, slot.value, at);
       }
     } else if ("await" in step) {
@@ -320,8 +561,10 @@ class Env {
       if (!slot.done) throw new Error(`${at}: ${step.await} has not settled`);
       this.check(step, slot.value, at);
     } else if ("settled" in step) this.check(step, this.results.get(step.settled).done, at);
-    else if ("cancel" in step) this.cancels.get(step.cancel).abort();
-    else if ("resolve" in step) {
+    else if ("cancel" in step) {
+      this.cancels.get(step.cancel).abort();
+      await this.time.settle();
+    } else if ("resolve" in step) {
       let failed = false;
       try {
         r.confirmations.resolve(this.refs(step.resolve), { approved: step.approved, ...(step.reason === undefined ? {} : { reason: step.reason }) });
@@ -330,52 +573,122 @@ class Env {
       }
       this.equal(failed, step.expectError === true, at, "resolve failed");
       await this.time.settle();
-    } else if (Array.isArray(step.pending)) {
-      const m = mismatch(step.pending, r.confirmations.pending());
-      if (m) throw new Error(`${at}: pending ${m}`);
-    } else if ("pendingHeard" in step) this.equal(this.heard, step.pendingHeard, at, "confirmation listeners");
+    } else if ("waitFor" in step) {
+      // `cancellable`: with a signal a `cancel` step aborts; the promise rejects with an AbortError.
+      const opts = {};
+      if (step.cancellable) {
+        const c = new AbortController();
+        this.cancels.set(name ?? at, c);
+        opts.signal = c.signal;
+      }
+      const slot = this.start(name ?? at, r.confirmations.waitFor(this.refs(step.waitFor), opts));
+      slot.onRejected = (e) => ({ rejected: true, abortError: e?.name === "AbortError" });
+      await this.time.settle();
+    } else if (Array.isArray(step.pending)) this.matches(step.pending, json(r.confirmations.pending()), at, "pending");
+    else if ("pendingHeard" in step) this.equal(this.heard, step.pendingHeard, at, "confirmation listeners");
     else if ("advance" in step) await this.time.advance(step.advance);
-    else if ("events" in step) {
+    else if ("events" in step || "eventsMatch" in step) {
+      // `events`: the types of the events since the last such step; `eventsMatch`: the events, partially.
       await this.time.settle();
       const ignore = step.ignore ?? [];
-      const seen = this.events.filter((t) => !ignore.includes(t));
+      const seen = this.events.filter((e) => !ignore.includes(e.type));
       this.events = [];
-      this.equal(seen, step.events, at, "events");
+      if ("events" in step)
+        this.equal(
+          seen.map((e) => e.type),
+          step.events,
+          at,
+          "events",
+        );
+      else this.matches(step.eventsMatch, seen, at, "events");
     } else if ("calls" in step) this.equal(this.sorted(this.calls), this.sorted(step.calls), at, "handler calls");
-    else if ("aborted" in step) this.equal(this.sorted(this.aborted), this.sorted(step.aborted), at, "aborted handlers");
-    else if ("executorCalls" in step) {
-      const m = mismatch(step.executorCalls, this.executorCalls);
-      if (m) throw new Error(`${at}: executor calls ${m}`);
-    } else if ("executor" in step) {
-      const returns = step.executor?.returns;
+    else if ("callLog" in step) this.matches(step.callLog, this.callLog, at, "call log");
+    else if ("policyCalls" in step) {
+      const calls = this.policyCalls;
+      this.policyCalls = [];
+      this.matches(step.policyCalls, calls, at, "policy calls");
+    } else if ("audit" in step) this.matches(step.audit, this.auditRecords, at, "audit");
+    else if ("auditRecords" in step) {
+      // The default audit sink's records, read through the registry.
+      this.check(step, json(r.auditRecords()), at);
+    } else if ("aborted" in step) this.equal(this.sorted(this.aborted), this.sorted(step.aborted), at, "aborted handlers");
+    else if ("executorCalls" in step) this.matches(step.executorCalls, this.executorCalls, at, "executor calls");
+    else if ("executor" in step) {
+      // A described handler, or null to uninstall it.
+      this.executorSpec = step.executor;
       r.setProcedureExecutor(
         step.executor === null
           ? undefined
           : {
-              execute: (call) => {
-                this.executorCalls.push({ procedureId: call.procedureId, input: call.input });
-                if (returns === undefined) throw new Error("no executor");
-                return returns;
+              execute: async (call) => {
+                this.executorCalls.push({ procedureId: call.procedureId, input: json(call.input), invocationId: call.invocationId });
+                const run = this.behaviour(this.executorSpec ?? {}, "executor", (c) => ({ procedureId: c.procedureId, invocationId: c.invocationId }));
+                return run(call.input, call);
               },
             },
       );
-    } else if ("toolset" in step) this.toolsets.set(name, this.core.createAgentToolset(r, step.toolset));
-    else if ("tools" in step) {
+    } else if ("set" in step) {
+      for (const [k, v] of Object.entries(step.set)) this.cells.set(k, v);
+    } else if ("toolset" in step) {
+      const t = this.attempt(step, at, () => this.core.createAgentToolset(r, step.toolset));
+      if (t) this.toolsets.set(name, t);
+    } else if ("tools" in step) {
       const tools = this.toolsets.get(step.tools).tools();
       if (name) this.catalogs.set(name, tools);
-      this.check(step, JSON.parse(JSON.stringify(tools)), at);
-    } else if ("tool" in step) {
+      this.keep(name, json(tools));
+      this.check(step, json(tools), at);
+    } else if ("wireNameMap" in step) this.check(step, Object.fromEntries(this.toolsets.get(step.wireNameMap).wireNameMap()), at);
+    else if ("toolBlock" in step) {
+      const block = this.attempt(step, at, () => json(this.toolsets.get(step.toolBlock).toolBlock(step.provider)));
+      if (step.throws !== true) this.check(step, block, at);
+    } else if ("toolsetListen" in step) {
+      const heard = [];
+      this.toolsets.get(step.toolsetListen).subscribe((tools) => heard.push(tools.length));
+      this.toolListeners.set(name, heard);
+    } else if ("heardTools" in step) {
+      await this.time.settle();
+      this.check(step, this.toolListeners.get(step.heardTools), at);
+    } else if ("disposeToolset" in step) this.toolsets.get(step.disposeToolset).dispose();
+    else if ("tool" in step) {
       // A tool of a kept catalog (`catalog`) executes as it was in that catalog.
       const tools = step.catalog ? this.catalogs.get(step.catalog) : this.toolsets.get(step.tool).tools();
       const tool = tools.find((t) => t.name === step.name);
       if (!tool) throw new Error(`${at}: no tool ${step.name}`);
       const call = step.toolCallId === undefined ? {} : { toolCallId: step.toolCallId };
-      const slot = this.start(name ?? at, tool.execute(step.input ?? {}, call));
+      if (step.cancellable) {
+        const c = new AbortController();
+        this.cancels.set(name ?? at, c);
+        call.signal = c.signal;
+      }
+      const slot = this.start(name ?? at, tool.execute(this.refs(step.input ?? {}), call));
       await this.time.settle();
       if (!step.pending) {
         if (!slot.done) throw new Error(`${at}: the tool call did not settle`);
         this.check(step, slot.value, at);
       }
+    } else if ("listen" in step) {
+      // Another registry listener: records event types; `{"throws": true}` throws on each.
+      const heard = [];
+      const unsubscribe = r.subscribe((e) => {
+        heard.push(e.type);
+        if (step.listen?.throws) throw new Error(THROWN);
+      });
+      this.listeners.set(name, { heard, unsubscribe });
+    } else if ("unlisten" in step) this.listeners.get(step.unlisten).unsubscribe();
+    else if ("heard" in step) {
+      await this.time.settle();
+      this.check(step, this.listeners.get(step.heard).heard, at);
+    } else if ("authority" in step) {
+      const m = editedManifest(this.core, this.manifest, step.authority);
+      let outcome;
+      try {
+        const authority = this.core.createCapabilityAuthority(m);
+        outcome = { ok: true };
+        if (name) this.authorities.set(name, { authority, contracts: contractsOf(this.core, m) });
+      } catch (e) {
+        outcome = { ok: false, kind: e?.kind };
+      }
+      this.check(step, outcome, at);
     } else if ("notContains" in step) {
       const v = JSON.stringify(this.results.get(step.notContains.result).value);
       if (v.includes(step.notContains.text)) throw new Error(`${at}: ${v}`);
