@@ -2,10 +2,81 @@
 // (crates/engine/src/invoke/request.rs) and the base32 digest suffix of wire names
 // (crates/engine/src/expose/catalog.rs `wire_name`).
 
-import { blake3 } from "@noble/hashes/blake3.js";
 import { canonicalJson } from "./canonical.js";
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+const IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+/** The message word each of the 7 rounds' 16 G inputs reads (the permutation applied round by round), built on first use. */
+let schedule: number[] | undefined;
+/** The compression state and message block (the page is single-threaded; nothing re-enters). */
+const v = new Uint32Array(16);
+const m = new Uint32Array(16);
+
+/**
+ * BLAKE3's compression function over the block in `m`, truncated to the chaining value: `cv`,
+ * chunk counter `t`, block length and flags (CHUNK_START 1, CHUNK_END 2, PARENT 4, ROOT 8).
+ */
+function compress(cv: readonly number[], t: number, len: number, flags: number): number[] {
+  if (!schedule) {
+    schedule = [];
+    for (let r = 0, p = [...Array(16).keys()]; r < 7; r++, p = [2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8].map((j) => p[j]!)) schedule.push(...p);
+  }
+  v.set(cv);
+  v.set(IV.slice(0, 4), 8);
+  v.set([t, 0, len, flags], 12);
+  // Per round, G on the four columns then the four diagonals: (a, b, c, d) = (i, 4+i, 8+i, 12+i) rotated.
+  for (let k = 0; k < 112; k += 2) {
+    const i = (k >> 1) & 7;
+    const s = i >> 2;
+    const a = i & 3;
+    const b = 4 + ((i + s) & 3);
+    const c = 8 + ((i + 2 * s) & 3);
+    const d = 12 + ((i + 3 * s) & 3);
+    let x = v[d]! ^ (v[a]! += v[b]! + m[schedule[k]!]!);
+    v[d] = (x >>> 16) | (x << 16);
+    x = v[b]! ^ (v[c]! += v[d]!);
+    v[b] = (x >>> 12) | (x << 20);
+    x = v[d]! ^ (v[a]! += v[b]! + m[schedule[k + 1]!]!);
+    v[d] = (x >>> 8) | (x << 24);
+    x = v[b]! ^ (v[c]! += v[d]!);
+    v[b] = (x >>> 7) | (x << 25);
+  }
+  return cv.map((_, i) => v[i]! ^ v[i + 8]!);
+}
+
+/**
+ * The chaining value of `bytes[start..end)` (`root`: 8 for the whole input, else 0): one chunk of
+ * at most 1024 bytes in 64-byte blocks, or the parent of a left subtree of the largest power of two
+ * chunks that leaves the right one at least a byte.
+ */
+function node(bytes: Uint8Array, start: number, end: number, root: number): number[] {
+  if (end - start > 1024) {
+    let left = 1024;
+    while (2 * left < end - start) left *= 2;
+    const l = node(bytes, start, start + left, 0);
+    m.set(node(bytes, start + left, end, 0), 8);
+    m.set(l);
+    return compress(IV, 0, 64, 4 | root);
+  }
+  let cv = IV;
+  let flags = 1;
+  let at = start;
+  do {
+    const len = Math.min(64, end - at);
+    m.fill(0);
+    for (let j = 0; j < len; j++) m[j >> 2]! |= bytes[at + j]! << (8 * (j & 3));
+    at += len;
+    cv = compress(cv, start / 1024, len, flags | (at < end ? 0 : 2 | root));
+    flags = 0;
+  } while (at < end);
+  return cv;
+}
+
+/** The 32-byte BLAKE3 digest of `bytes`. */
+export function blake3(bytes: Uint8Array): number[] {
+  return node(bytes, 0, bytes.length, 8).flatMap((w) => [w & 255, (w >>> 8) & 255, (w >>> 16) & 255, w >>> 24]);
+}
 
 /** `"blake3:" + 64 lowercase hex` of blake3 over the UTF-8 bytes of already-canonical text. */
 export function blake3HexOfText(canonical: string): string {

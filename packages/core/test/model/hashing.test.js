@@ -1,9 +1,10 @@
 // The model's canonical JSON and hashes: every vector of conformance/hashing-vectors.json (the
 // Rust canonicalizer reproduces the same file), FNV-1a 64 and the request fingerprint of
 // crates/engine/src/invoke/request.rs, and the base32 digest suffix of wire names.
+import { blake3 as nobleBlake3 } from "@noble/hashes/blake3.js";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../dist/model/canonical.js";
-import { blake3Base32, blake3Hex, blake3HexOfText, fingerprint, fnv1a64 } from "../../dist/model/hash.js";
+import { blake3, blake3Base32, blake3Hex, blake3HexOfText, fingerprint, fnv1a64 } from "../../dist/model/hash.js";
 import { contractHash, manifestHash, manifestHashes } from "../../dist/model/manifest-hash.js";
 import { fixtureManifestPath, hashingVectorsPath, readJson } from "../paths.js";
 
@@ -39,6 +40,16 @@ describe("canonicalJson", () => {
     const o = Object.defineProperty({}, "x", { enumerable: true, get: () => ++reads });
     expect(canonicalJson(o)).toBe('{"x":1}');
     expect(reads).toBe(1);
+  });
+});
+
+describe("blake3 (the model's own, checked against @noble/hashes)", () => {
+  it("equals @noble/hashes' blake3 at every chunk and block boundary (one chunk, parents, uneven trees)", () => {
+    const lengths = [0, 1, 63, 64, 65, 1023, 1024, 1025, 2047, 2048, 2049, 3072, 3073, 4096, 4097, 5121, 8192, 8193, 16385, 31744, 65543, 100000];
+    for (const n of lengths) {
+      const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 31 + 7) & 255);
+      expect(Buffer.from(blake3(bytes)).toString("hex"), `${n} bytes`).toBe(Buffer.from(nobleBlake3(bytes)).toString("hex"));
+    }
   });
 });
 

@@ -1,12 +1,15 @@
 // The page + agent-surface: the component registers its contract (useAgentComponent) and the
 // registry is published to WebMCP, from a verified manifest (what the Vite plugin's
-// virtual:agent-surface/authority module does: createCapabilityAuthority(manifest)).
+// virtual:agent-surface/authority module does: createCapabilityAuthority(manifest)). The
+// manifest is this page's: its one contract, view:demo.counter, as compiled into the conformance
+// scenarios' manifest (counter.manifest.json holds that contract with its own manifestHash, so
+// the figure does not move when the scenario app gains contracts).
 import { useState } from "react";
 import { createRoot } from "react-dom/client";
 import { actionContract, createAgentSurfaceRegistry, createCapabilityAuthority, defineAgentComponentContract, emptyObjectSchema, fromJsonSchema, observationContract } from "@agent-surface/core";
 import { exposeToWebMCP } from "@agent-surface/core/webmcp";
 import { AgentSurfaceProvider, useAgentComponent } from "@agent-surface/react";
-import manifest from "../../../../../conformance/scenarios/manifest.json";
+import manifest from "./counter.manifest.json";
 
 const count = fromJsonSchema({ type: "object", properties: { value: { type: "integer", minimum: 0 } }, required: ["value"], additionalProperties: false });
 const provenance = (id) => ({ id, contractHash: manifest.contracts.find((c) => c.id === id).contractHash });
