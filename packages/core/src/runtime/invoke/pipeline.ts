@@ -3,7 +3,7 @@
 // policies → 7 confirmation → 8 admission → 9 execute → 10 output checks; step 1 (dedupe) ran
 // before, step 11 (settle) runs after, exactly once per run. Each step throws a Fail to settle.
 
-import type { AgentInvocationResult, AuditRecord, JsonValue } from "../../types.js";
+import type { AgentInvocationResult, JsonValue } from "../../types.js";
 import { deepFreeze } from "../json.js";
 import type { Parts } from "../parts.js";
 import type { Surface } from "../surface.js";
@@ -157,7 +157,7 @@ function settle(surface: Surface, req: Req, opts: Opts, ctx: Ctx, outcome: JsonV
       registrationId: ctx.registrationId,
       consumerKey: opts.key,
       // The step that asks the user is not a failure: a call that waited and then ran has no error record.
-      status: (code === "CONFIRMATION_REQUIRED" ? "confirmation-required" : result.status) as AuditRecord["status"],
+      status: code === "CONFIRMATION_REQUIRED" ? "confirmation-required" : result.status,
       code: code ?? null,
       startedAt: iso(ctx.startedMs),
       durationMs,
