@@ -6,8 +6,9 @@
 // run, and a capability that requires confirmation waits for the page's own dialog
 // (`registry.confirmations`), with the consumer kind "webmcp". The agent cannot approve.
 
-import { createAgentToolset } from "./toolset.js";
-import type { AgentInvocationResult, AgentSurfaceRegistry, AgentTool, AgentToolset, JsonValue, Unsubscribe } from "./types.js";
+import { mcpAnnotations } from "./expose/providers.js";
+import { bareToolset } from "./toolset.js";
+import type { AgentInvocationResult, AgentSurfaceRegistry, AgentTool, JsonValue, Unsubscribe } from "./types.js";
 
 /** The draft's `ToolAnnotations`, plus MCP's hints (implementations drop members they do not know). */
 export interface WebMCPToolAnnotations {
@@ -145,7 +146,7 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
   const modelContext = options.modelContext ?? pageModelContext();
   if (modelContext === undefined) return Object.freeze({ supported: false, close() {} });
 
-  const toolset: AgentToolset = createAgentToolset(registry, {
+  const toolset = bareToolset(registry, {
     consumer: { kind: "webmcp", id: options.consumerId ?? "default" },
     mode: options.mode ?? "direct",
     confirmations: "wait",
@@ -186,8 +187,6 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
 
   const publish = (tools: AgentTool[]) => {
     if (closed) return;
-    const block = toolset.toolBlock("mcp") as McpEntry[];
-    const annotations = new Map(block.map((e) => [e.name, e.annotations]));
     const capabilities = toolset.wireNameMap();
     const next = new Set(tools.map((t) => t.name));
     for (const name of [...registrations.keys()]) if (!next.has(name)) unregister(name);
@@ -197,7 +196,7 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
         title: capabilities.get(tool.name) ?? tool.name,
         description: describe(tool),
         inputSchema: tool.inputSchema,
-        annotations: webmcpAnnotations(tool, annotations.get(tool.name)),
+        annotations: webmcpAnnotations(tool, mcpAnnotations(tool)),
       };
       const key = JSON.stringify(definition);
       const current = registrations.get(tool.name);

@@ -135,8 +135,14 @@ function readOptions(options: unknown): Options {
   return { consumer: freeze(consumer), meta: mode === "meta", wait: (confirmations ?? (topology === "embedded" ? "wait" : "two-phase")) === "wait", scope, budget };
 }
 
-/** `createAgentToolset(registry, options)`; throws a TypeError for misuse (no topology or confirmations, a budget in direct mode, a bad option). */
-export function createAgentToolset(registry: AgentSurfaceRegistry, options: AgentToolsetOptions): AgentToolset {
+/** A toolset without `toolBlock`, and its current catalog (`catalog()`: what `toolBlock` renders). */
+export type BareToolset = Omit<AgentToolset, "toolBlock"> & { catalog(): CatalogTool[] };
+
+/**
+ * @internal A toolset without the provider tool blocks (the WebMCP adapter reads the MCP
+ * annotations itself, so a page publishing to WebMCP does not carry the providers' adapters).
+ */
+export function bareToolset(registry: AgentSurfaceRegistry, options: AgentToolsetOptions): BareToolset {
   const r = registry as unknown as Obj;
   // A registry of this package is frozen and has the public API: a copy of one is refused.
   if (!isObj(r) || !Object.isFrozen(r) || !["snapshot", "invoke", "subscribe", "getVersion"].every((m) => typeof r[m] === "function") || !isObj(r.confirmations)) {
@@ -360,7 +366,7 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
     });
   }
 
-  return Object.freeze({
+  return {
     tools: () => materialize(build()),
     wireNameMap: (): ReadonlyMap<string, string> => new Map(wireNames),
     subscribe(listener: (tools: AgentTool[]) => void): Unsubscribe {
@@ -371,6 +377,21 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
       listeners.add(l);
       return () => void listeners.delete(l);
     },
+    catalog: build,
+    dispose() {
+      listeners.clear();
+      kept.length = 0;
+      stop?.();
+      stop = undefined;
+    },
+  };
+}
+
+/** `createAgentToolset(registry, options)`; throws a TypeError for misuse (no topology or confirmations, a budget in direct mode, a bad option). */
+export function createAgentToolset(registry: AgentSurfaceRegistry, options: AgentToolsetOptions): AgentToolset {
+  const { catalog, ...toolset } = bareToolset(registry, options);
+  return Object.freeze({
+    ...toolset,
     /**
      * The current catalog as a provider's tool block ("openai" | "anthropic" | "gemini" | "mcp"):
      * strict-mode schemas, MCP annotations. A TypeError when the provider cannot take it.
@@ -378,16 +399,10 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
     toolBlock(provider: ToolProvider): unknown[] {
       try {
         toolBlock([], provider);
-        return freeze(toolBlock(build(), provider));
+        return freeze(toolBlock(catalog(), provider));
       } catch (e) {
         throw new TypeError(`toolset.toolBlock: ${(e as Error).message}`);
       }
-    },
-    dispose() {
-      listeners.clear();
-      kept.length = 0;
-      stop?.();
-      stop = undefined;
     },
   });
 }
