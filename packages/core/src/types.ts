@@ -997,7 +997,7 @@ export interface AgentTool {
    * is external cancellation (the engine's `ToolCall.signal`): aborting it settles `CANCELLED`,
    * also while a `wait`-mode confirmation is pending.
    */
-  execute(input: JsonValue, call: { toolCallId?: string; signal?: AbortSignal }): Promise<AgentInvocationResult>;
+  execute(input: JsonValue, call: { toolCallId?: string; signal?: AbortSignal; timeoutMs?: number }): Promise<AgentInvocationResult>;
 }
 
 export interface AgentToolset {

@@ -8,12 +8,18 @@ import type { AuditRecord } from "../types.js";
 /** How many records the default sink keeps: the newest 1,000. */
 export const DEFAULT_AUDIT_CAPACITY = 1_000;
 
-/** The default sink: the newest `capacity` records, oldest first. */
+/** The default sink: the newest `capacity` records in a ring (recording is O(1) per invocation). */
 export class MemoryAuditSink {
-  readonly records: AuditRecord[] = [];
+  private readonly ring: AuditRecord[] = [];
+  private next = 0;
   constructor(readonly capacity = DEFAULT_AUDIT_CAPACITY) {}
   record(r: AuditRecord): void {
-    this.records.push(r);
-    if (this.records.length > this.capacity) this.records.splice(0, this.records.length - this.capacity);
+    if (this.ring.length < this.capacity) this.ring.push(r);
+    else this.ring[this.next] = r;
+    this.next = (this.next + 1) % this.capacity;
+  }
+  /** The records, oldest first (a copy). */
+  get records(): AuditRecord[] {
+    return this.ring.length < this.capacity ? this.ring.slice() : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
   }
 }

@@ -28,6 +28,17 @@ describe("readAuditRecords", () => {
     expect(readAuditRecords(r)).toHaveLength(3);
   });
 
+  it("keeps the newest 1,000 records, oldest first, past the capacity", async () => {
+    const r = makeRegistry();
+    r.register(bindNotes());
+    for (let i = 0; i < 1_005; i++) await r.invoke({ capabilityId: "view:api.notes.work", input: {}, invocationId: `n${i}` });
+    const records = readAuditRecords(r);
+    expect(records).toHaveLength(1_000);
+    expect(records[0].invocationId).toBe("n5");
+    expect(records[999].invocationId).toBe("n1004");
+    r.dispose();
+  });
+
   it("is empty when options.audit was given, and refuses what is not a registry", async () => {
     const seen = [];
     const r = makeRegistry({ audit: { record: (x) => seen.push(x) } });
