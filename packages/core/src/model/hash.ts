@@ -7,11 +7,15 @@ import { canonicalJson } from "./canonical.js";
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 const IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+/** (a, b, c, d) of the 8 G steps of a round: the four columns, then the four diagonals. */
+const G = [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 5, 10, 15, 1, 6, 11, 12, 2, 7, 8, 13, 3, 4, 9, 14];
 /** The message word each of the 7 rounds' 16 G inputs reads (the permutation applied round by round), built on first use. */
 let schedule: number[] | undefined;
-/** The compression state and message block (the page is single-threaded; nothing re-enters). */
+/** The compression state, the message block and its bytes (the page is single-threaded; nothing re-enters). */
 const v = new Uint32Array(16);
 const m = new Uint32Array(16);
+const block = new Uint8Array(64);
+const words = new DataView(block.buffer);
 
 /**
  * BLAKE3's compression function over the block in `m`, truncated to the chaining value: `cv`,
@@ -25,14 +29,12 @@ function compress(cv: readonly number[], t: number, len: number, flags: number):
   v.set(cv);
   v.set(IV.slice(0, 4), 8);
   v.set([t, 0, len, flags], 12);
-  // Per round, G on the four columns then the four diagonals: (a, b, c, d) = (i, 4+i, 8+i, 12+i) rotated.
   for (let k = 0; k < 112; k += 2) {
-    const i = (k >> 1) & 7;
-    const s = i >> 2;
-    const a = i & 3;
-    const b = 4 + ((i + s) & 3);
-    const c = 8 + ((i + 2 * s) & 3);
-    const d = 12 + ((i + 3 * s) & 3);
+    const q = (k & 15) << 1;
+    const a = G[q]!;
+    const b = G[q + 1]!;
+    const c = G[q + 2]!;
+    const d = G[q + 3]!;
     let x = v[d]! ^ (v[a]! += v[b]! + m[schedule[k]!]!);
     v[d] = (x >>> 16) | (x << 16);
     x = v[b]! ^ (v[c]! += v[d]!);
@@ -64,8 +66,9 @@ function node(bytes: Uint8Array, start: number, end: number, root: number): numb
   let at = start;
   do {
     const len = Math.min(64, end - at);
-    m.fill(0);
-    for (let j = 0; j < len; j++) m[j >> 2]! |= bytes[at + j]! << (8 * (j & 3));
+    block.fill(0);
+    block.set(bytes.subarray(at, at + len));
+    for (let i = 0; i < 16; i++) m[i] = words.getUint32(4 * i, true);
     at += len;
     cv = compress(cv, start / 1024, len, flags | (at < end ? 0 : 2 | root));
     flags = 0;
