@@ -6,7 +6,7 @@
 import { CapabilityAuthorityError } from "../errors.js";
 import type { AgentSurfaceLimits, CapabilityAuthorityErrorKind, CapabilityContractManifest, ManifestContract } from "../types.js";
 import { AUDITS, CONFIRMATIONS, EFFECTS } from "./effects.js";
-import { checkInteger, debugString, deepFreeze, isPlainObject, jsonCopy, oneOf, rustFloat, rustKeys, rustNumber, unexpected } from "./json.js";
+import { appendPointer, checkInteger, debugString, deepFreeze, isPlainObject, jsonCopy, rustFloat, rustKeys, rustNumber } from "./json.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 import { manifestHashes } from "./manifest-hash.js";
 import { validateContract } from "./rules.js";
@@ -20,8 +20,6 @@ export interface VerifiedManifest {
 }
 
 type Obj = Record<string, unknown>;
-/** null when a value deserializes, else serde's message. */
-type De = (v: unknown) => string | null;
 
 /** serde_json's `{:?}` of a JSON value (`Number(2)`, `String("1")`, `Array [Null]`, `Object {"a": Bool(true)}`). */
 function debugValue(v: unknown): string {
@@ -76,169 +74,76 @@ function inexactNumber(v: unknown, ordered = false): string | undefined {
   return undefined;
 }
 
-/**
- * serde's reading of a manifest into the typed Rust model, as a checker: the first error in
- * serde's order (members in key order, then missing fields in declaration order), and whether the
- * value would not come back as itself (`shapeDiffers`: an absent optional field, a struct written
- * as an array), which the Rust verifier refuses after reading.
- */
-function shape(manifest: Obj): { error: string | null; shapeDiffers: boolean } {
-  let shapeDiffers = false;
-  const any: De = () => null;
-  const type = (v: unknown, expected: string) => `invalid type: ${unexpected(v)}, expected ${expected}`;
-  const str: De = (v) => (typeof v === "string" ? null : type(v, "a string"));
-  const bool: De = (v) => (typeof v === "boolean" ? null : type(v, "a boolean"));
-  const int = (ty: string): De => (v) => checkInteger(v, ty);
-  const map: De = (v) => (isPlainObject(v) ? null : type(v, "a map"));
-  const first = (items: unknown[], de: De) => items.reduce<string | null>((e, x) => e ?? de(x), null);
-  const seq =
-    (de: De): De =>
-    (v) =>
-      Array.isArray(v) ? first(v, de) : type(v, "a sequence");
-  const mapOf =
-    (de: De): De =>
-    (v) =>
-      isPlainObject(v) ? first(rustKeys(v).map((k) => v[k]), de) : type(v, "a map");
-  const variant = (names: readonly string[], v: string) => (names.includes(v) ? null : `unknown variant \`${v}\`, expected ${oneOf(names)}`);
-  const unitEnum =
-    (names: readonly string[]): De =>
-    (v) => {
-      if (typeof v === "string") return variant(names, v);
-      if (!isPlainObject(v)) return type(v, "string or map");
-      const keys = Object.keys(v);
-      if (keys.length !== 1) return "invalid value: map, expected map with a single key";
-      const e = variant(names, keys[0]!) ?? (v[keys[0]!] === null ? null : type(v[keys[0]!], "unit"));
-      shapeDiffers ||= e === null;
-      return e;
-    };
-  /**
-   * Fields in declaration order; a `?` suffix marks an Option (absent reads as null). serde also
-   * reads a struct from an array, positionally (`buffered`: inside a contract, which serde reads
-   * from its buffer, whose word for extra elements differs); it then does not come back the same.
-   */
-  const struct =
-    (name: string, fields: [string, De][], buffered = false): De =>
-    (v) => {
-      if (Array.isArray(v)) {
-        const n = fields.length;
-        for (let i = 0; i < n; i++) {
-          const e = i < v.length ? fields[i]![1](v[i]) : `invalid length ${i}, expected ${name} with ${n} elements`;
-          if (e) return e;
-        }
-        if (v.length > n) return `invalid length ${v.length}, expected ${buffered ? `${n} elements in sequence` : "fewer elements in array"}`;
-        return ((shapeDiffers = true), null);
-      }
-      if (!isPlainObject(v)) return type(v, name);
-      const names = fields.map(([f]) => f.replace("?", ""));
-      for (const k of rustKeys(v)) {
-        const i = names.indexOf(k);
-        if (i < 0) return `unknown field \`${k}\`, expected ${oneOf(names)}`;
-        const e = fields[i]![1](v[k]);
-        if (e) return e;
-      }
-      for (const [f] of fields) {
-        const k = f.replace("?", "");
-        if (Object.hasOwn(v, k)) continue;
-        if (k === f) return `missing field \`${k}\``;
-        shapeDiffers = true;
-      }
-      return null;
-    };
-  const effect = unitEnum(EFFECTS);
-  const confirmation = unitEnum(CONFIRMATIONS);
-  const audit = unitEnum(AUDITS);
-  const u32 = int("u32");
-  const source = struct(
-    "struct SourceLocation",
-    [
-      ["file", str],
-      ["line", u32],
-      ["column", u32],
-    ],
-    true,
-  );
-  const governance: [string, De][] = [
-    ["effect", effect],
-    ["idempotent", bool],
-    ["reversible", bool],
-    ["confirmation", confirmation],
-    ["audit", audit],
-  ];
-  const component = struct("struct ComponentContract", [
-    ["id", str],
-    ["type", str],
-    ["description", str],
-    ["meta", map],
-    ["origin", str],
-    ["priority", int("i64")],
-    ["policies", seq(any)],
-    ["tags", seq(str)],
-    [
-      "observations",
-      mapOf(
-        struct(
-          "struct ObservationContract",
-          [
-            ["description", str],
-            ["outputSchema", any],
-            ["meta", map],
-          ],
-          true,
-        ),
-      ),
-    ],
-    ["actions", mapOf(struct("struct ActionContract", [["description", str], ["inputSchema", any], ["outputSchema?", any], ...governance, ["meta", map]], true))],
-    ["source", source],
-    ["contractHash", str],
-  ], true);
-  const operation = struct("struct OperationContract", [
-    ["id", str],
-    ["description", str],
-    ["inputSchema", any],
-    ["outputSchema?", any],
-    ...governance,
-    ["policies", seq(any)],
-    ["meta", map],
-    ["tags", seq(str)],
-    ["source", source],
-    ["contractHash", str],
-  ], true);
-  /**
-   * `#[serde(tag = "kind")]`: the tag is read while the members are buffered (from an array: the
-   * first element), then the variant's struct from the rest.
-   */
-  const contract: De = (v) => {
-    const array = Array.isArray(v);
-    if (!array && !isPlainObject(v)) return type(v, "internally tagged enum ManifestContract");
-    if (array ? v.length === 0 : !Object.hasOwn(v, "kind")) return "missing field `kind`";
-    const kind = array ? v[0] : v.kind;
-    if (typeof kind !== "string") return type(kind, "variant identifier");
-    const e = variant(["component", "procedure", "external-tool"], kind);
+/** A shape: a scalar type's letter, `[shape]` (a sequence), a struct (its fields, all required), or a check. */
+type Shape = string | Shape[] | { [field: string]: Shape } | ((v: unknown, at: string) => string | null);
+
+/** What each scalar letter accepts, and its name: u32, i64, string, boolean, map (object), any. */
+const SCALARS: Record<string, [(v: unknown) => boolean, string?]> = {
+  u: [(v) => checkInteger(v, "u32") === null, "a u32"],
+  i: [(v) => checkInteger(v, "i64") === null, "an i64"],
+  s: [(v) => typeof v === "string", "a string"],
+  b: [(v) => typeof v === "boolean", "a boolean"],
+  m: [isPlainObject, "a map"],
+  a: [() => true],
+};
+
+const mismatch = (at: string, what: string) => `${what} at ${at || "the root"}`;
+
+const unit =
+  (names: readonly string[]): Shape =>
+  (v, at) =>
+    names.includes(v as string) ? null : mismatch(at, `expected one of ${names.join(", ")}`);
+
+const GOVERNANCE: Record<string, Shape> = { effect: unit(EFFECTS), idempotent: "b", reversible: "b", confirmation: unit(CONFIRMATIONS), audit: unit(AUDITS) };
+const SOURCE: Shape = { file: "s", line: "u", column: "u" };
+const CONTRACT: Record<string, Shape> = { kind: "a", id: "s", description: "s", meta: "m", policies: ["a"], tags: ["s"], source: SOURCE, contractHash: "s" };
+const OPERATION: Shape = { ...CONTRACT, ...GOVERNANCE, inputSchema: "a", outputSchema: "a" };
+/** Every value of a map (capabilities by name) has `shape`. */
+const values =
+  (shape: Shape): Shape =>
+  (v, at) =>
+    isPlainObject(v) ? first(Object.keys(v), (k) => shapeError(v[k], shape, appendPointer(at, k))) : mismatch(at, "expected a map");
+const COMPONENT: Shape = {
+  ...CONTRACT,
+  type: "s",
+  origin: "s",
+  priority: "i",
+  observations: values({ description: "s", outputSchema: "a", meta: "m" }),
+  actions: values({ description: "s", inputSchema: "a", outputSchema: "a", ...GOVERNANCE, meta: "m" }),
+};
+const MANIFEST: Shape = {
+  formatVersion: "u",
+  generator: { name: "s", version: "s" },
+  completeness: { status: unit(["complete", "incomplete"]), contracts: "u", failed: "u" },
+  contracts: [(v, at) => (isPlainObject(v) && (v.kind === "component" || v.kind === "procedure" || v.kind === "external-tool") ? shapeError(v, v.kind === "component" ? COMPONENT : OPERATION, at) : mismatch(at, "expected a contract of kind component, procedure or external-tool"))],
+  manifestHash: "s",
+};
+
+const first = <T>(items: readonly T[], f: (x: T, i: number) => string | null): string | null => {
+  for (let i = 0; i < items.length; i++) {
+    const e = f(items[i]!, i);
     if (e) return e;
-    const { kind: _, ...rest } = v as Obj;
-    return (kind === "component" ? component : operation)(array ? v.slice(1) : rest);
-  };
-  const error = struct("struct CapabilityContractManifest", [
-    ["formatVersion", u32],
-    [
-      "generator",
-      struct("struct Generator", [
-        ["name", str],
-        ["version", str],
-      ]),
-    ],
-    [
-      "completeness",
-      struct("struct Completeness", [
-        ["status", unitEnum(["complete", "incomplete"])],
-        ["contracts", u32],
-        ["failed", u32],
-      ]),
-    ],
-    ["contracts", seq(contract)],
-    ["manifestHash", str],
-  ])(manifest);
-  return { error, shapeDiffers };
+  }
+  return null;
+};
+
+/**
+ * Where `v` departs from the exact shape the Rust model writes back (every field present, no
+ * other field, objects as objects, enum variants as strings): what serde refuses, or reads into
+ * something that would not come back as itself. null when it has that shape.
+ */
+function shapeError(v: unknown, shape: Shape, at: string): string | null {
+  if (typeof shape === "function") return shape(v, at);
+  if (typeof shape === "string") {
+    const [ok, name] = SCALARS[shape]!;
+    return ok(v) ? null : mismatch(at, `expected ${name}`);
+  }
+  if (Array.isArray(shape)) return Array.isArray(v) ? first(v, (x, i) => shapeError(x, shape[0]!, appendPointer(at, i))) : mismatch(at, "expected a sequence");
+  if (!isPlainObject(v)) return mismatch(at, "expected an object");
+  return (
+    first(Object.keys(v), (k) => (Object.hasOwn(shape, k) ? shapeError(v[k], shape[k]!, appendPointer(at, k)) : mismatch(at, `unknown field \`${k}\``))) ??
+    first(Object.keys(shape), (k) => (Object.hasOwn(v, k) ? null : mismatch(at, `missing field \`${k}\``)))
+  );
 }
 
 function refuse(kind: CapabilityAuthorityErrorKind, message: string, details?: Obj): never {
@@ -276,9 +181,8 @@ export function verifyManifest(value: unknown, limits: Readonly<AgentSurfaceLimi
   if (inexact !== undefined) {
     malformed(`the number ${inexact} cannot be represented exactly as a double (as JavaScript and the canonical form read it), so the hashes cannot pin it`);
   }
-  const { error, shapeDiffers } = shape(m);
+  const error = shapeError(m, MANIFEST, "");
   if (error) malformed(error);
-  if (shapeDiffers) malformed("the manifest is not in the canonical CapabilityContractManifest shape (e.g. an object written as an array)");
   const manifest = m as unknown as CapabilityContractManifest;
   const { completeness, contracts } = manifest;
   if (completeness.status !== "complete" || completeness.failed > 0) {

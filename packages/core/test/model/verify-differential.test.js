@@ -345,10 +345,12 @@ async function pool(items, n, f) {
 
 /**
  * A verdict as compared: an invalid `pattern` carries the message of the regular-expression
- * engine that refused it (the page's RegExp, regress natively), which is not the same text.
+ * engine that refused it (the page's RegExp, regress natively), which is not the same text. A
+ * `malformed` refusal's message is the page's own (where the manifest departs from the format,
+ * not serde's words): its verdict, kind and contract are compared, not its message.
  */
 const same = (verdict) =>
-  JSON.stringify(verdict)
+  JSON.stringify(verdict.error?.kind === "malformed" ? { ...verdict, error: { ...verdict.error, message: "(malformed)" } } : verdict)
     // Rust's JSON parser says where in the text it stopped; a value has no text positions.
     .replace(/( at line \d+ column \d+)(\",\"contract)/, "$2")
     .replace(/(\\"pattern\\" is not a valid ECMAScript regular expression: ).*?(\",\"contract)/, "$1<the engine's message>$2");
