@@ -37,22 +37,32 @@ function fpOf(e: Entry): string {
   return e.fp;
 }
 
-/** The idempotency window: runs in flight, and terminal results oldest first (dedupeCacheSize / dedupeCacheTtlMs). */
+/**
+ * The idempotency window: runs in flight, and terminal results (dedupeCacheSize /
+ * dedupeCacheTtlMs) with their settlement order in a queue of its own — iterating the Map from
+ * its front after many deletions walks every deleted slot V8 keeps until a rehash.
+ */
 export interface Dedupe {
   readonly running: Map<string, Running>;
   readonly done: Map<string, Done>;
+  readonly order: Array<[string, Done]>;
+  head: number;
 }
 
-export const createDedupe = (): Dedupe => ({ running: new Map(), done: new Map() });
+export const createDedupe = (): Dedupe => ({ running: new Map(), done: new Map(), order: [], head: 0 });
 
 function expire(parts: Parts): void {
-  const { done } = parts.inflight.dedupe;
+  const d = parts.inflight.dedupe;
+  const { done, order } = d;
   const { dedupeCacheSize: size, dedupeCacheTtlMs: ttl } = parts.surface.options.limits;
   const now = parts.surface.now();
-  for (const [key, d] of done) {
-    if (done.size > size || now - d.at > ttl) done.delete(key);
+  for (; d.head < order.length; d.head++) {
+    const [key, e] = order[d.head]!;
+    if (done.get(key) !== e) continue; // replaced or gone: a stale place in the queue
+    if (done.size > size || now - e.at > ttl) done.delete(key);
     else break;
   }
+  if (d.head > 64 && d.head * 2 > order.length) order.splice(0, d.head), (d.head = 0);
 }
 
 /** Terminal results are cached; expected retries (and conflicts, which describe the collision) are not. */
@@ -80,7 +90,9 @@ export function dedupe(parts: Parts, req: Req, opts: Opts, route: Route): Promis
       d.result = result;
       d.at = parts.surface.now();
       entry.promise = undefined;
+      done.delete(key); // a key settles at the back of the window
       done.set(key, d);
+      parts.inflight.dedupe.order.push([key, d]);
     }
     expire(parts);
   });
