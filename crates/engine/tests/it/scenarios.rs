@@ -21,7 +21,8 @@ use agent_surface_engine::expose::gateway::{ConfirmFn, ExposedTools, ExposureGat
 use agent_surface_engine::expose::providers::{tool_block, Provider};
 use agent_surface_engine::expose::toolset::{ConfirmationMode, ToolCall, ToolsetMode, Topology};
 use agent_surface_engine::host::clock::ManualClock;
-use agent_surface_engine::host::timer::{ManualTimer, Timer};
+use agent_surface_engine::host::clock::Clock;
+use agent_surface_engine::host::timer::Timer;
 use agent_surface_engine::host::{BoxFuture, Spawn};
 use agent_surface_engine::invoke::{AgentInvocation, InvokeOptions};
 use agent_surface_engine::policy::{
@@ -43,7 +44,10 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, Once};
+use std::task::{Context, Poll, Waker};
 
 /// The clock's start: 2026-01-01T00:00:00Z (the scenarios' timestamps assume it).
 const T0: u64 = 1_767_225_600_000;
@@ -139,6 +143,87 @@ fn expand(v: &Value, i: Option<usize>) -> Value {
 // ---------------------------------------------------------------------------------------------
 // The environment
 
+/// Timers on the manual clock that fire one at a time, earliest (then first set) first, the
+/// pool driven after each: what the JavaScript runner's manual `setTimeout` does, so a timer
+/// set by work a fired timer released fires within the same `advance` when it is due.
+#[derive(Clone)]
+struct ScenarioTimer {
+    clock: ManualClock,
+    queue: Arc<Mutex<TimerQueue>>,
+}
+
+type TimerEntry = Arc<Mutex<(bool, Option<Waker>)>>;
+
+#[derive(Default)]
+struct TimerQueue {
+    next: u64,
+    waiting: BTreeMap<(u64, u64), TimerEntry>,
+}
+
+impl ScenarioTimer {
+    /// Fires the earliest timer due by `end` (moving the clock to it); false when none is.
+    fn fire_next(&self, end: u64) -> bool {
+        let due = {
+            let mut q = self.queue.lock().unwrap();
+            let key = q.waiting.keys().next().copied().filter(|(at, _)| *at <= end);
+            key.map(|k| (k.0, q.waiting.remove(&k).unwrap()))
+        };
+        let Some((at, entry)) = due else { return false };
+        if at > self.clock.now_ms() {
+            self.clock.set(at);
+        }
+        let waker = {
+            let mut e = entry.lock().unwrap();
+            e.0 = true;
+            e.1.take()
+        };
+        if let Some(w) = waker {
+            w.wake();
+        }
+        true
+    }
+}
+
+impl Timer for ScenarioTimer {
+    fn sleep(&self, ms: u64) -> BoxFuture<()> {
+        let entry: TimerEntry = Arc::default();
+        let key = {
+            let mut q = self.queue.lock().unwrap();
+            q.next += 1;
+            let key = (self.clock.now_ms() + ms, q.next);
+            q.waiting.insert(key, entry.clone());
+            key
+        };
+        Box::pin(Sleep { entry, key, queue: self.queue.clone() })
+    }
+}
+
+struct Sleep {
+    entry: TimerEntry,
+    key: (u64, u64),
+    queue: Arc<Mutex<TimerQueue>>,
+}
+
+impl Future for Sleep {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut e = self.entry.lock().unwrap();
+        if e.0 {
+            Poll::Ready(())
+        } else {
+            e.1 = Some(cx.waker().clone());
+            Poll::Pending
+        }
+    }
+}
+
+impl Drop for Sleep {
+    /// A dropped sleep is a cleared timeout.
+    fn drop(&mut self) {
+        self.queue.lock().unwrap().waiting.remove(&self.key);
+    }
+}
+
 #[derive(Clone, Default)]
 struct QueueSpawn(Arc<Mutex<Vec<BoxFuture<()>>>>);
 
@@ -169,7 +254,7 @@ type Cells = Arc<Mutex<HashMap<String, bool>>>;
 #[derive(Clone)]
 struct Kit {
     record: Shared,
-    timer: ManualTimer,
+    timer: ScenarioTimer,
     cells: Cells,
 }
 
@@ -506,7 +591,7 @@ struct Exposure {
 
 /// A described `confirm`: `"approve"`, `"deny"`, `"throws"`, `"never"` (never answers), or
 /// `{"approve": bool, "delayMs": n}` (answers after that long); absent: no `confirm`.
-fn confirmer(v: Option<&Value>, timer: &ManualTimer) -> Option<ConfirmFn> {
+fn confirmer(v: Option<&Value>, timer: &ScenarioTimer) -> Option<ConfirmFn> {
     let v = v?.clone();
     let timer = timer.clone();
     Some(Arc::new(move |_id: &str, _input: &Value| -> BoxFuture<bool> {
@@ -544,7 +629,7 @@ impl Env {
     fn new(manifest: &Value, options: &Value) -> Env {
         let authority = CapabilityAuthority::new(manifest.clone()).unwrap();
         let clock = ManualClock::new(T0);
-        let timer = ManualTimer::new(clock.clone());
+        let timer = ScenarioTimer { clock: clock.clone(), queue: Arc::default() };
         let spawned = QueueSpawn::default();
         let record = Shared::default();
         let kit = Kit { record: record.clone(), timer: timer.clone(), cells: Cells::default() };
@@ -991,7 +1076,12 @@ impl Env {
         } else if let Some(e) = obj.get("pendingHeard") {
             assert_eq!(&json!(*self.pending_heard.lock().unwrap()), e, "{at}: confirmation listeners");
         } else if let Some(ms) = obj.get("advance") {
-            self.kit.timer.advance(ms.as_u64().unwrap());
+            let clock = self.kit.timer.clock.clone();
+            let end = clock.now_ms() + ms.as_u64().unwrap();
+            while self.kit.timer.fire_next(end) {
+                self.settle();
+            }
+            clock.set(end);
             self.settle();
         } else if obj.contains_key("events") || obj.contains_key("eventsMatch") {
             // `events`: the types of the events since the last such step; `eventsMatch`: the
