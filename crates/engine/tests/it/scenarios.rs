@@ -20,8 +20,8 @@ use agent_surface_engine::explain::explain_surface;
 use agent_surface_engine::expose::gateway::{ConfirmFn, ExposedTools, ExposureGateway, GatewayCall};
 use agent_surface_engine::expose::providers::{tool_block, Provider};
 use agent_surface_engine::expose::toolset::{ConfirmationMode, ToolCall, ToolsetMode, Topology};
-use agent_surface_engine::host::clock::ManualClock;
 use agent_surface_engine::host::clock::Clock;
+use agent_surface_engine::host::clock::ManualClock;
 use agent_surface_engine::host::timer::Timer;
 use agent_surface_engine::host::{BoxFuture, Spawn};
 use agent_surface_engine::invoke::{AgentInvocation, InvokeOptions};
@@ -43,8 +43,8 @@ use futures::task::LocalSpawnExt;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::PathBuf;
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, Once};
 use std::task::{Context, Poll, Waker};
@@ -1063,7 +1063,9 @@ impl Env {
             });
             self.start(key, Box::pin(async move { c.wait_for(&id, signal).await.outcome() }));
             self.settle();
-        } else if let Some(e) = obj.get("pending").filter(|v| v.is_array()) {
+        } else if let Some(e) =
+            obj.get("pending").filter(|v| v.is_array() || v.as_str().is_some_and(|s| s.starts_with('$')))
+        {
             let e = self.resolve_refs(e);
             let pending = match obj.get("exposure").and_then(Value::as_str) {
                 Some(x) => self.exposures[x].tools.confirmations().pending(),

@@ -617,7 +617,7 @@ class Env {
       const slot = this.start(name ?? at, r.confirmations.waitFor(this.refs(step.waitFor), opts));
       slot.onRejected = (e) => ({ rejected: true, abortError: e?.name === "AbortError" });
       await this.time.settle();
-    } else if (Array.isArray(step.pending)) {
+    } else if (Array.isArray(step.pending) || typeof step.pending === "string") {
       const controller = step.exposure === undefined ? r.confirmations : this.exposures.get(step.exposure).confirmations;
       this.matches(step.pending, json(controller.pending()), at, "pending");
     }
