@@ -243,6 +243,8 @@ struct Record {
     /// Every `authorize` and `invoke` policy call in order.
     policy_calls: Vec<Value>,
     audit: Vec<Value>,
+    /// The registry's log lines (`LogRecord.message`), in order.
+    logs: Vec<String>,
 }
 
 type Shared = Arc<Mutex<Record>>;
@@ -641,7 +643,10 @@ impl Env {
             .clock(Arc::new(clock))
             .timer(Arc::new(timer.clone()))
             .spawn(Arc::new(spawned.clone()))
-            .log(|_| {});
+            .log({
+                let record = record.clone();
+                move |r| record.lock().unwrap().logs.push(r.message.clone())
+            });
         for p in policies(&options["policies"], &record) {
             o = o.policy(p);
         }
@@ -1127,6 +1132,11 @@ impl Env {
             if let Some(m) = mismatch(&e, Some(&records), "") {
                 panic!("{at}: audit {m}\n  actual: {records}");
             }
+        } else if let Some(re) = obj.get("logged") {
+            // How many of the registry's log lines so far match the (ECMAScript, `u`) pattern.
+            let re = regress::Regex::with_flags(re.as_str().unwrap(), "u").expect("a valid pattern");
+            let n = self.kit.record.lock().unwrap().logs.iter().filter(|m| re.find(m).is_some()).count();
+            check(&json!(n));
         } else if let Some(x) = obj.get("auditRecords") {
             // The default audit sink's records, read through the registry (`auditRecords()`), or
             // through an exposure (`"auditRecords": name`).

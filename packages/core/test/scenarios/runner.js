@@ -215,6 +215,14 @@ class Env {
     this.manifest = manifest;
     this.time = new ManualTime(T0);
     this.time.install();
+    // The registry's log lines: what it writes to the console, "agent-surface: " left out
+    // (`logged` steps count them); restored with the clock.
+    this.logs = [];
+    this.console = {};
+    for (const level of ["error", "warn", "info", "log", "debug"]) {
+      this.console[level] = console[level];
+      console[level] = (...args) => this.logs.push(args.map(String).join(" ").replace(/^agent-surface: /, ""));
+    }
     this.contracts = contractsOf(core, manifest);
     this.calls = {};
     this.aborted = {};
@@ -644,7 +652,11 @@ class Env {
       this.policyCalls = [];
       this.matches(step.policyCalls, calls, at, "policy calls");
     } else if ("audit" in step) this.matches(step.audit, this.auditRecords, at, "audit");
-    else if ("auditRecords" in step) {
+    else if ("logged" in step) {
+      // How many of the registry's log lines so far match the pattern (`u`).
+      const re = new RegExp(step.logged, "u");
+      this.check(step, this.logs.filter((m) => re.test(m)).length, at);
+    } else if ("auditRecords" in step) {
       // The default audit sink's records, read with the package's readAuditRecords(registry), or
       // an exposure's (`"auditRecords": name`) with its auditRecords().
       const records = typeof step.auditRecords === "string" ? this.exposures.get(step.auditRecords).auditRecords() : this.core.readAuditRecords(r);
@@ -793,5 +805,6 @@ export async function runScenario({ core, explainSurface, manifest, file, scenar
   } finally {
     env.time.restore();
     env.registry.dispose();
+    Object.assign(console, env.console);
   }
 }
