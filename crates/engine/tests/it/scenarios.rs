@@ -17,10 +17,12 @@ use agent_surface_engine::binding::{
 use agent_surface_engine::confirm::Resolution;
 use agent_surface_engine::consumer::AgentConsumer;
 use agent_surface_engine::explain::explain_surface;
+use agent_surface_engine::expose::gateway::{ConfirmFn, ExposedTools, ExposureGateway, GatewayCall};
 use agent_surface_engine::expose::providers::{tool_block, Provider};
 use agent_surface_engine::expose::toolset::{ConfirmationMode, ToolCall, ToolsetMode, Topology};
+use agent_surface_engine::host::clock::Clock;
 use agent_surface_engine::host::clock::ManualClock;
-use agent_surface_engine::host::timer::{ManualTimer, Timer};
+use agent_surface_engine::host::timer::Timer;
 use agent_surface_engine::host::{BoxFuture, Spawn};
 use agent_surface_engine::invoke::{AgentInvocation, InvokeOptions};
 use agent_surface_engine::policy::{
@@ -41,8 +43,11 @@ use futures::task::LocalSpawnExt;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, Once};
+use std::task::{Context, Poll, Waker};
 
 /// The clock's start: 2026-01-01T00:00:00Z (the scenarios' timestamps assume it).
 const T0: u64 = 1_767_225_600_000;
@@ -138,6 +143,87 @@ fn expand(v: &Value, i: Option<usize>) -> Value {
 // ---------------------------------------------------------------------------------------------
 // The environment
 
+/// Timers on the manual clock that fire one at a time, earliest (then first set) first, the
+/// pool driven after each: what the JavaScript runner's manual `setTimeout` does, so a timer
+/// set by work a fired timer released fires within the same `advance` when it is due.
+#[derive(Clone)]
+struct ScenarioTimer {
+    clock: ManualClock,
+    queue: Arc<Mutex<TimerQueue>>,
+}
+
+type TimerEntry = Arc<Mutex<(bool, Option<Waker>)>>;
+
+#[derive(Default)]
+struct TimerQueue {
+    next: u64,
+    waiting: BTreeMap<(u64, u64), TimerEntry>,
+}
+
+impl ScenarioTimer {
+    /// Fires the earliest timer due by `end` (moving the clock to it); false when none is.
+    fn fire_next(&self, end: u64) -> bool {
+        let due = {
+            let mut q = self.queue.lock().unwrap();
+            let key = q.waiting.keys().next().copied().filter(|(at, _)| *at <= end);
+            key.map(|k| (k.0, q.waiting.remove(&k).unwrap()))
+        };
+        let Some((at, entry)) = due else { return false };
+        if at > self.clock.now_ms() {
+            self.clock.set(at);
+        }
+        let waker = {
+            let mut e = entry.lock().unwrap();
+            e.0 = true;
+            e.1.take()
+        };
+        if let Some(w) = waker {
+            w.wake();
+        }
+        true
+    }
+}
+
+impl Timer for ScenarioTimer {
+    fn sleep(&self, ms: u64) -> BoxFuture<()> {
+        let entry: TimerEntry = Arc::default();
+        let key = {
+            let mut q = self.queue.lock().unwrap();
+            q.next += 1;
+            let key = (self.clock.now_ms() + ms, q.next);
+            q.waiting.insert(key, entry.clone());
+            key
+        };
+        Box::pin(Sleep { entry, key, queue: self.queue.clone() })
+    }
+}
+
+struct Sleep {
+    entry: TimerEntry,
+    key: (u64, u64),
+    queue: Arc<Mutex<TimerQueue>>,
+}
+
+impl Future for Sleep {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut e = self.entry.lock().unwrap();
+        if e.0 {
+            Poll::Ready(())
+        } else {
+            e.1 = Some(cx.waker().clone());
+            Poll::Pending
+        }
+    }
+}
+
+impl Drop for Sleep {
+    /// A dropped sleep is a cleared timeout.
+    fn drop(&mut self) {
+        self.queue.lock().unwrap().waiting.remove(&self.key);
+    }
+}
+
 #[derive(Clone, Default)]
 struct QueueSpawn(Arc<Mutex<Vec<BoxFuture<()>>>>);
 
@@ -157,6 +243,8 @@ struct Record {
     /// Every `authorize` and `invoke` policy call in order.
     policy_calls: Vec<Value>,
     audit: Vec<Value>,
+    /// The registry's log lines (`LogRecord.message`), in order.
+    logs: Vec<String>,
 }
 
 type Shared = Arc<Mutex<Record>>;
@@ -168,9 +256,12 @@ type Cells = Arc<Mutex<HashMap<String, bool>>>;
 #[derive(Clone)]
 struct Kit {
     record: Shared,
-    timer: ManualTimer,
+    timer: ScenarioTimer,
     cells: Cells,
 }
+
+/// A `listen` step's listener: the event types it heard, and its subscription.
+type Listening = (Arc<Mutex<Vec<String>>>, Option<Subscription>);
 
 struct Env {
     authority: CapabilityAuthority,
@@ -188,8 +279,12 @@ struct Env {
     toolsets: HashMap<String, AgentToolset>,
     catalogs: HashMap<String, Vec<AgentTool>>,
     authorities: HashMap<String, CapabilityAuthority>,
-    listeners: HashMap<String, (Arc<Mutex<Vec<String>>>, Option<Subscription>)>,
+    listeners: HashMap<String, Listening>,
     tool_listeners: HashMap<String, Arc<Mutex<Vec<usize>>>>,
+    /// The registry's options: an exposure gateway runs with the same (clock, timer, limits,
+    /// policies, context, audit sink).
+    options: RegistryOptions,
+    exposures: HashMap<String, Exposure>,
     _subs: (Subscription, agent_surface_engine::confirm::ConfirmationSubscription),
 }
 
@@ -487,11 +582,56 @@ impl agent_surface_engine::audit::AuditSink for AuditRecorder {
     }
 }
 
+/// What an `expose` step accepted, with the consumer and `confirm` its calls use (the page's
+/// `expose(tools, { consumer, confirm })`).
+struct Exposure {
+    tools: Arc<ExposedTools>,
+    consumer: AgentConsumer,
+    confirm: Option<ConfirmFn>,
+    _sub: Subscription,
+}
+
+/// A described `confirm`: `"approve"`, `"deny"`, `"throws"`, `"never"` (never answers), or
+/// `{"approve": bool, "delayMs": n}` (answers after that long); absent: no `confirm`.
+fn confirmer(v: Option<&Value>, timer: &ScenarioTimer) -> Option<ConfirmFn> {
+    let v = v?.clone();
+    let timer = timer.clone();
+    Some(Arc::new(move |_id: &str, _input: &Value| -> BoxFuture<bool> {
+        match &v {
+            Value::String(s) if s == "approve" => Box::pin(async { true }),
+            Value::String(s) if s == "deny" => Box::pin(async { false }),
+            Value::String(s) if s == "throws" => std::panic::panic_any(THROWN),
+            Value::String(s) if s == "never" => Box::pin(futures::future::pending()),
+            Value::Object(m) => {
+                let approve = m["approve"].as_bool().unwrap();
+                let sleep = timer.sleep(m["delayMs"].as_u64().unwrap_or(0));
+                Box::pin(async move {
+                    sleep.await;
+                    approve
+                })
+            }
+            other => panic!("confirm {other}"),
+        }
+    }))
+}
+
 impl Env {
+    /// `$pendingN` against an exposure's confirmations (`exposure` given), else [`Env::resolve_refs`].
+    fn pending_ref(&self, v: &Value, exposure: Option<&Value>) -> Value {
+        let Some(x) = exposure.and_then(Value::as_str) else { return self.resolve_refs(v) };
+        match v.as_str().and_then(|s| s.strip_prefix("$pending")).and_then(|n| n.parse::<usize>().ok()) {
+            Some(n) => {
+                let list = self.exposures[x].tools.confirmations().pending();
+                json!(list.get(n).unwrap_or_else(|| panic!("{v}: {} pending", list.len())).confirmation_id)
+            }
+            None => self.resolve_refs(v),
+        }
+    }
+
     fn new(manifest: &Value, options: &Value) -> Env {
         let authority = CapabilityAuthority::new(manifest.clone()).unwrap();
         let clock = ManualClock::new(T0);
-        let timer = ManualTimer::new(clock.clone());
+        let timer = ScenarioTimer { clock: clock.clone(), queue: Arc::default() };
         let spawned = QueueSpawn::default();
         let record = Shared::default();
         let kit = Kit { record: record.clone(), timer: timer.clone(), cells: Cells::default() };
@@ -503,7 +643,10 @@ impl Env {
             .clock(Arc::new(clock))
             .timer(Arc::new(timer.clone()))
             .spawn(Arc::new(spawned.clone()))
-            .log(|_| {});
+            .log({
+                let record = record.clone();
+                move |r| record.lock().unwrap().logs.push(r.message.clone())
+            });
         for p in policies(&options["policies"], &record) {
             o = o.policy(p);
         }
@@ -541,7 +684,7 @@ impl Env {
         if options.get("audit") == Some(&json!(true)) {
             o = o.audit(Arc::new(AuditRecorder(record.clone())));
         }
-        let registry = AgentSurfaceRegistry::new(o);
+        let registry = AgentSurfaceRegistry::new(o.clone());
         let events: Arc<Mutex<Vec<Value>>> = Arc::default();
         let e = events.clone();
         let sub = registry.subscribe(move |ev| e.lock().unwrap().push(serde_json::to_value(ev).unwrap()));
@@ -566,6 +709,8 @@ impl Env {
             authorities: HashMap::new(),
             listeners: HashMap::new(),
             tool_listeners: HashMap::new(),
+            options: o,
+            exposures: HashMap::new(),
             _subs: (sub, csub),
         }
     }
@@ -898,12 +1043,17 @@ impl Env {
             self.cancels[n.as_str().unwrap()].abort(AbortReason::Cancelled);
             self.settle();
         } else if let Some(id) = obj.get("resolve") {
-            let id = self.resolve_refs(id);
+            // `exposure`: a pending confirmation of that exposure's tools.
+            let id = self.pending_ref(id, obj.get("exposure"));
             let resolution = Resolution {
                 approved: obj["approved"].as_bool().unwrap(),
                 reason: obj.get("reason").and_then(Value::as_str).map(str::to_string),
             };
-            let r = self.registry.confirmations().resolve_with(id.as_str().unwrap(), resolution);
+            let controller = match obj.get("exposure").and_then(Value::as_str) {
+                Some(x) => self.exposures[x].tools.confirmations(),
+                None => self.registry.confirmations(),
+            };
+            let r = controller.resolve_with(id.as_str().unwrap(), resolution);
             assert_eq!(r.is_err(), obj.get("expectError") == Some(&json!(true)), "{at}: resolve {r:?}");
             self.settle();
         } else if let Some(id) = obj.get("waitFor") {
@@ -918,16 +1068,27 @@ impl Env {
             });
             self.start(key, Box::pin(async move { c.wait_for(&id, signal).await.outcome() }));
             self.settle();
-        } else if let Some(e) = obj.get("pending").filter(|v| v.is_array()) {
+        } else if let Some(e) =
+            obj.get("pending").filter(|v| v.is_array() || v.as_str().is_some_and(|s| s.starts_with('$')))
+        {
             let e = self.resolve_refs(e);
-            let list = serde_json::to_value(self.registry.confirmations().pending()).unwrap();
+            let pending = match obj.get("exposure").and_then(Value::as_str) {
+                Some(x) => self.exposures[x].tools.confirmations().pending(),
+                None => self.registry.confirmations().pending(),
+            };
+            let list = serde_json::to_value(pending).unwrap();
             if let Some(m) = mismatch(&e, Some(&list), "") {
                 panic!("{at}: pending {m}\n  actual: {list}");
             }
         } else if let Some(e) = obj.get("pendingHeard") {
             assert_eq!(&json!(*self.pending_heard.lock().unwrap()), e, "{at}: confirmation listeners");
         } else if let Some(ms) = obj.get("advance") {
-            self.kit.timer.advance(ms.as_u64().unwrap());
+            let clock = self.kit.timer.clock.clone();
+            let end = clock.now_ms() + ms.as_u64().unwrap();
+            while self.kit.timer.fire_next(end) {
+                self.settle();
+            }
+            clock.set(end);
             self.settle();
         } else if obj.contains_key("events") || obj.contains_key("eventsMatch") {
             // `events`: the types of the events since the last such step; `eventsMatch`: the
@@ -971,9 +1132,19 @@ impl Env {
             if let Some(m) = mismatch(&e, Some(&records), "") {
                 panic!("{at}: audit {m}\n  actual: {records}");
             }
-        } else if obj.contains_key("auditRecords") {
-            // The default audit sink's records, read through the registry (`auditRecords()`).
-            let records = serde_json::to_value(self.registry.audit_records()).unwrap();
+        } else if let Some(re) = obj.get("logged") {
+            // How many of the registry's log lines so far match the (ECMAScript, `u`) pattern.
+            let re = regress::Regex::with_flags(re.as_str().unwrap(), "u").expect("a valid pattern");
+            let n = self.kit.record.lock().unwrap().logs.iter().filter(|m| re.find(m).is_some()).count();
+            check(&json!(n));
+        } else if let Some(x) = obj.get("auditRecords") {
+            // The default audit sink's records, read through the registry (`auditRecords()`), or
+            // through an exposure (`"auditRecords": name`).
+            let records = match x.as_str() {
+                Some(x) => self.exposures[x].tools.audit_records(),
+                None => self.registry.audit_records(),
+            };
+            let records = serde_json::to_value(records).unwrap();
             check(&records);
         } else if let Some(e) = obj.get("aborted") {
             assert_eq!(&json!(self.kit.record.lock().unwrap().aborted), e, "{at}: aborted handlers");
@@ -1093,6 +1264,67 @@ impl Env {
                     }
                 }
                 Err(e) => check(&json!({ "ok": false, "kind": e.kind() })),
+            }
+        } else if let Some(spec) = obj.get("expose") {
+            // An exposure gateway with the registry's options: `tools` are described handlers
+            // bound to external tool contracts (`id`, `describe`, and the settings of any handler);
+            // `confirm` and `consumer` are what its calls use.
+            let kit = self.kit.clone();
+            let mut bound = Vec::new();
+            for t in spec["tools"].as_array().unwrap() {
+                let id = t["id"].as_str().unwrap();
+                let contract = self.authority.external_tool(id).unwrap();
+                let mut b = contract.bind(handler_binding(t, id, &kit)).unwrap();
+                if let Some(text) = t.get("describe").and_then(Value::as_str) {
+                    let text = text.to_string();
+                    b = b.describe(move || Some(text.clone()));
+                }
+                bound.push(b.into());
+            }
+            match ExposureGateway::with_options(self.options.clone()).expose(bound) {
+                Ok(tools) => {
+                    thrown(Ok(()));
+                    let e = self.events.clone();
+                    let sub = tools.subscribe(move |ev| e.lock().unwrap().push(serde_json::to_value(ev).unwrap()));
+                    let consumer = spec
+                        .get("consumer")
+                        .map(|c| serde_json::from_value(c.clone()).unwrap())
+                        .unwrap_or_else(AgentConsumer::anonymous);
+                    let confirm = confirmer(spec.get("confirm"), &kit.timer);
+                    let x = Exposure { tools: Arc::new(tools), consumer, confirm, _sub: sub };
+                    self.exposures.insert(name.unwrap(), x);
+                }
+                Err(e) => thrown(Err(e.to_string())),
+            }
+        } else if let Some(x) = obj.get("gatewayTools") {
+            let x = &self.exposures[x.as_str().unwrap()];
+            check(&serde_json::to_value(x.tools.tools_for(&x.consumer)).unwrap());
+        } else if let Some(x) = obj.get("gatewayTool") {
+            // A call of an exposed tool (+ `name`, `input`, `toolCallId`, `cancellable`, `pending`).
+            let x = &self.exposures[x.as_str().unwrap()];
+            let (tools, tool_name) = (x.tools.clone(), obj["name"].as_str().unwrap().to_string());
+            let input = self.resolve_refs(&obj.get("input").cloned().unwrap_or(json!({})));
+            let key = name.unwrap_or_else(|| at.to_string());
+            let mut call = GatewayCall {
+                id: obj.get("toolCallId").and_then(Value::as_str).map(str::to_string),
+                consumer: x.consumer.clone(),
+                confirm: x.confirm.clone(),
+                ..Default::default()
+            };
+            if obj.get("cancellable") == Some(&json!(true)) {
+                let c = AbortController::new();
+                call.signal = Some(c.signal());
+                self.cancels.insert(key.clone(), c);
+            }
+            let slot = self.start(
+                key,
+                Box::pin(
+                    async move { serde_json::to_value(tools.execute_call(&tool_name, input, call).await).unwrap() },
+                ),
+            );
+            self.settle();
+            if obj.get("pending") != Some(&json!(true)) {
+                check(&slot.lock().unwrap().clone().unwrap_or_else(|| panic!("{at}: the tool call did not settle")));
             }
         } else if let Some(n) = obj.get("notContains") {
             let v = self.results[n["result"].as_str().unwrap()].lock().unwrap().clone().unwrap();

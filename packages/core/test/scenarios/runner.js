@@ -215,6 +215,14 @@ class Env {
     this.manifest = manifest;
     this.time = new ManualTime(T0);
     this.time.install();
+    // The registry's log lines: what it writes to the console, "agent-surface: " left out
+    // (`logged` steps count them); restored with the clock.
+    this.logs = [];
+    this.console = {};
+    for (const level of ["error", "warn", "info", "log", "debug"]) {
+      this.console[level] = console[level];
+      console[level] = (...args) => this.logs.push(args.map(String).join(" ").replace(/^agent-surface: /, ""));
+    }
     this.contracts = contractsOf(core, manifest);
     this.calls = {};
     this.aborted = {};
@@ -260,6 +268,12 @@ class Env {
     if (options.audit === true) registryOptions.audit = { record: (r) => this.auditRecords.push(json(r)) };
     for (const k of Object.keys(registryOptions)) if (registryOptions[k] === undefined) delete registryOptions[k];
     this.registry = core.createAgentSurfaceRegistry(registryOptions);
+    // An exposure runs with the registry's options (clock, limits, policies, context, audit
+    // sink); the registration options have nothing to act on there.
+    const { authority, onDuplicateInstance: _d, duplicateSuffixPolicy: _s, route: _r, onRegister: _g, ...gatewayOptions } = registryOptions;
+    this.authority = authority;
+    this.gatewayOptions = gatewayOptions;
+    this.exposures = new Map();
     this.registry.subscribe((e) => this.events.push(json(e)));
     this.registry.confirmations.subscribe((p) => this.heard.push(p.length));
   }
@@ -368,6 +382,31 @@ class Env {
     if (b.timeoutMs !== undefined) out.timeoutMs = b.timeoutMs;
     if (b.concurrency !== undefined) out.concurrency = b.concurrency;
     return out;
+  }
+
+  /**
+   * A described `confirm`: "approve", "deny", "throws", "never" (never answers), or
+   * `{approve, delayMs}` (answers after that long); absent: no `confirm`.
+   */
+  confirmer(v) {
+    if (v === undefined) return undefined;
+    if (v === "approve") return () => true;
+    if (v === "deny") return () => false;
+    if (v === "throws")
+      return () => {
+        throw new Error(THROWN);
+      };
+    if (v === "never") return () => new Promise(() => {});
+    return () => new Promise((resolve) => setTimeout(() => resolve(v.approve), v.delayMs ?? 0));
+  }
+
+  /** `$pendingN` against an exposure's confirmations (`exposure` given), else `refs`. */
+  pendingRef(v, exposure) {
+    const m = exposure === undefined || typeof v !== "string" ? null : /^\$pending(\d+)$/.exec(v);
+    if (!m) return this.refs(v);
+    const list = this.exposures.get(exposure).confirmations.pending();
+    if (!list[Number(m[1])]) throw new Error(`${v}: ${list.length} pending`);
+    return list[Number(m[1])].confirmationId;
   }
 
   register(spec) {
@@ -565,9 +604,11 @@ class Env {
       this.cancels.get(step.cancel).abort();
       await this.time.settle();
     } else if ("resolve" in step) {
+      // `exposure`: a pending confirmation of that exposure's tools.
+      const controller = step.exposure === undefined ? r.confirmations : this.exposures.get(step.exposure).confirmations;
       let failed = false;
       try {
-        r.confirmations.resolve(this.refs(step.resolve), { approved: step.approved, ...(step.reason === undefined ? {} : { reason: step.reason }) });
+        controller.resolve(this.pendingRef(step.resolve, step.exposure), { approved: step.approved, ...(step.reason === undefined ? {} : { reason: step.reason }) });
       } catch {
         failed = true;
       }
@@ -584,7 +625,10 @@ class Env {
       const slot = this.start(name ?? at, r.confirmations.waitFor(this.refs(step.waitFor), opts));
       slot.onRejected = (e) => ({ rejected: true, abortError: e?.name === "AbortError" });
       await this.time.settle();
-    } else if (Array.isArray(step.pending)) this.matches(step.pending, json(r.confirmations.pending()), at, "pending");
+    } else if (Array.isArray(step.pending) || typeof step.pending === "string") {
+      const controller = step.exposure === undefined ? r.confirmations : this.exposures.get(step.exposure).confirmations;
+      this.matches(step.pending, json(controller.pending()), at, "pending");
+    }
     else if ("pendingHeard" in step) this.equal(this.heard, step.pendingHeard, at, "confirmation listeners");
     else if ("advance" in step) await this.time.advance(step.advance);
     else if ("events" in step || "eventsMatch" in step) {
@@ -608,9 +652,15 @@ class Env {
       this.policyCalls = [];
       this.matches(step.policyCalls, calls, at, "policy calls");
     } else if ("audit" in step) this.matches(step.audit, this.auditRecords, at, "audit");
-    else if ("auditRecords" in step) {
-      // The default audit sink's records, read with the package's readAuditRecords(registry).
-      this.check(step, json(this.core.readAuditRecords(r)), at);
+    else if ("logged" in step) {
+      // How many of the registry's log lines so far match the pattern (`u`).
+      const re = new RegExp(step.logged, "u");
+      this.check(step, this.logs.filter((m) => re.test(m)).length, at);
+    } else if ("auditRecords" in step) {
+      // The default audit sink's records, read with the package's readAuditRecords(registry), or
+      // an exposure's (`"auditRecords": name`) with its auditRecords().
+      const records = typeof step.auditRecords === "string" ? this.exposures.get(step.auditRecords).auditRecords() : this.core.readAuditRecords(r);
+      this.check(step, json(records), at);
     } else if ("aborted" in step) this.equal(this.sorted(this.aborted), this.sorted(step.aborted), at, "aborted handlers");
     else if ("executorCalls" in step) this.matches(step.executorCalls, this.executorCalls, at, "executor calls");
     else if ("executor" in step) {
@@ -689,6 +739,47 @@ class Env {
         outcome = { ok: false, kind: e?.kind };
       }
       this.check(step, outcome, at);
+    } else if ("expose" in step) {
+      // An exposure with the registry's options: `tools` are described handlers bound to
+      // external tool contracts (`id`, `describe`, and the settings of any handler); `confirm`
+      // and `consumer` are the exposure's too.
+      const spec = step.expose;
+      const exposed = this.attempt(step, at, () => {
+        const tools = spec.tools.map((t) => {
+          const handlers = { execute: this.behaviour(t, t.id, Env.actionContext), ...this.settings(t) };
+          if (t.describe !== undefined) handlers.describe = () => t.describe;
+          return this.contracts.get(t.id).bind(handlers);
+        });
+        const options = { ...this.gatewayOptions };
+        if (spec.consumer !== undefined) options.consumer = spec.consumer;
+        const confirm = this.confirmer(spec.confirm);
+        if (confirm) options.confirm = confirm;
+        return this.core.createAgentExposureGateway(this.authority).expose(tools, options);
+      });
+      if (exposed) {
+        exposed.subscribe((e) => this.events.push(json(e)));
+        this.exposures.set(name, exposed);
+      }
+    } else if ("gatewayTools" in step) this.check(step, json(this.exposures.get(step.gatewayTools).tools()), at);
+    else if ("gatewayTool" in step) {
+      // A call of an exposed tool (+ `name`, `input`, `toolCallId`, `cancellable`, `pending`).
+      const tool = this.exposures
+        .get(step.gatewayTool)
+        .tools()
+        .find((t) => t.name === step.name);
+      if (!tool) throw new Error(`${at}: no exposed tool ${step.name}`);
+      const call = step.toolCallId === undefined ? {} : { toolCallId: step.toolCallId };
+      if (step.cancellable) {
+        const c = new AbortController();
+        this.cancels.set(name ?? at, c);
+        call.signal = c.signal;
+      }
+      const slot = this.start(name ?? at, tool.execute(this.refs(step.input ?? {}), call));
+      await this.time.settle();
+      if (!step.pending) {
+        if (!slot.done) throw new Error(`${at}: the tool call did not settle`);
+        this.check(step, slot.value, at);
+      }
     } else if ("notContains" in step) {
       const v = JSON.stringify(this.results.get(step.notContains.result).value);
       if (v.includes(step.notContains.text)) throw new Error(`${at}: ${v}`);
@@ -714,5 +805,6 @@ export async function runScenario({ core, explainSurface, manifest, file, scenar
   } finally {
     env.time.restore();
     env.registry.dispose();
+    Object.assign(console, env.console);
   }
 }
