@@ -26,22 +26,21 @@ type AnyRecord = Record<string, unknown>;
 
 const HASH = /^blake3:[0-9a-f]{64}$/;
 
-const BINDING_KEYS = ["instanceId", "observations", "actions", "enabled", "parent", "meta", "internal", "policies", "procedures"];
-const OBSERVATION_BINDING_KEYS = ["read", "when", "unavailableReason", "policies", "timeoutMs"];
-const ACTION_BINDING_KEYS = ["execute", "when", "unavailableReason", "precondition", "policies", "timeoutMs", "concurrency"];
+const BINDING_KEYS = "instanceId observations actions enabled parent meta internal policies procedures".split(" ");
+const OBSERVATION_BINDING_KEYS = "read when unavailableReason policies timeoutMs".split(" ");
+const ACTION_BINDING_KEYS = "execute when unavailableReason precondition policies timeoutMs concurrency".split(" ");
 const OPERATION_BINDING_KEYS = [...ACTION_BINDING_KEYS, "describe"];
 const CONCURRENCY_MODES = ["instance", "capability", "key", "parallel"];
 
-function defect(message: string, contract: string | null = null): AgentSurfaceDefinitionError {
-  return new AgentSurfaceDefinitionError(message, { contract });
-}
+const defect = (message: string, contract: string | null = null) => new AgentSurfaceDefinitionError(message, { contract });
 
-function isObject(v: unknown): v is AnyRecord {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
+const isObject = (v: unknown): v is AnyRecord => v !== null && typeof v === "object" && !Array.isArray(v);
 
-function isAgentSchema(v: unknown): boolean {
-  return isObject(v) && isObject(v.jsonSchema) && typeof v.parse === "function";
+const isAgentSchema = (v: unknown) => isObject(v) && isObject(v.jsonSchema) && typeof v.parse === "function";
+
+/** Throws `message` (about `contract`) unless `ok`. */
+function expect(ok: unknown, message: string, contract: string | null = null): asserts ok {
+  if (!ok) throw defect(message, contract);
 }
 
 /**
@@ -49,41 +48,34 @@ function isAgentSchema(v: unknown): boolean {
  * a frozen `{ id, contractHash }`; otherwise undefined (the contract is inert).
  */
 function readProvenance(provenance: unknown, id: string): ContractProvenance | undefined {
-  if (!isObject(provenance)) return undefined;
-  let pid: unknown;
-  let hash: unknown;
   try {
-    pid = provenance.id;
-    hash = provenance.contractHash;
+    if (isObject(provenance)) {
+      const { id: pid, contractHash } = provenance;
+      if (pid === id && typeof contractHash === "string" && HASH.test(contractHash)) return Object.freeze({ id, contractHash });
+    }
   } catch {
-    return undefined;
+    // a throwing getter: inert
   }
-  if (typeof pid !== "string" || pid !== id || typeof hash !== "string" || !HASH.test(hash)) return undefined;
-  return Object.freeze({ id: pid, contractHash: hash });
+  return undefined;
 }
 
-function checkKeys(obj: AnyRecord, allowed: readonly string[], what: string, contract: string): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) throw defect(`${what}: unknown field "${key}" (allowed: ${allowed.join(", ")})`, contract);
-  }
+/**
+ * A handler object's own checks: only `allowed` fields, and each of `fns` a function when
+ * present (`what` names it).
+ */
+function checkHandlers(obj: AnyRecord, allowed: readonly string[], fns: readonly string[], what: string, contract: string): void {
+  for (const key of Object.keys(obj)) expect(allowed.includes(key), `${what}: unknown field "${key}" (allowed: ${allowed.join(", ")})`, contract);
+  for (const key of fns) expect(obj[key] === undefined || typeof obj[key] === "function", `${what}: "${key}" must be a function`, contract);
 }
 
 function checkConcurrency(c: unknown, name: string, contract: string): void {
   if (c === undefined) return;
-  if (!isObject(c) || !CONCURRENCY_MODES.includes(c["mode"] as string)) {
-    throw defect(`"${name}" of "${contract}": concurrency.mode must be one of ${CONCURRENCY_MODES.join(", ")}`, contract);
-  }
-  if (c["mode"] === "parallel" && !(Number.isInteger(c["max"]) && (c["max"] as number) >= 1)) {
-    throw defect(`action "${name}": parallel concurrency needs an integer max ≥ 1`, contract);
-  }
-  if (c["mode"] === "key" && typeof c["key"] !== "string") throw defect(`"${name}" of "${contract}": key concurrency needs a string key`, contract);
-  if (c["queueDepth"] !== undefined && !(Number.isInteger(c["queueDepth"]) && (c["queueDepth"] as number) >= 0)) {
-    throw defect(`"${name}" of "${contract}": concurrency.queueDepth must be a non-negative integer`, contract);
-  }
-}
-
-function checkOptionalFunction(obj: AnyRecord, key: string, what: string, contract: string): void {
-  if (obj[key] !== undefined && typeof obj[key] !== "function") throw defect(`${what}: "${key}" must be a function`, contract);
+  const at = `"${name}" of "${contract}": `;
+  expect(isObject(c) && CONCURRENCY_MODES.includes(c.mode as string), `${at}concurrency.mode must be one of ${CONCURRENCY_MODES.join(", ")}`, contract);
+  const { mode, max, key, queueDepth } = c as AnyRecord;
+  expect(mode !== "parallel" || (Number.isInteger(max) && (max as number) >= 1), `action "${name}": parallel concurrency needs an integer max ≥ 1`, contract);
+  expect(mode !== "key" || typeof key === "string", `${at}key concurrency needs a string key`, contract);
+  expect(queueDepth === undefined || (Number.isInteger(queueDepth) && (queueDepth as number) >= 0), `${at}concurrency.queueDepth must be a non-negative integer`, contract);
 }
 
 function freezeMap(map: AnyRecord): Readonly<Record<string, Readonly<AnyRecord>>> {
@@ -98,8 +90,8 @@ function binding<C extends { readonly provenance: ContractProvenance | undefined
 
 /** Identity helper for one observation of a component contract (`{ description, output, ... }`). */
 export function observationContract<TOut extends JsonValue>(contract: AgentObservationContract<TOut>): AgentObservationContract<TOut> {
-  if (!isObject(contract)) throw defect("observationContract: expected an object { description, output }");
-  if (!isAgentSchema((contract as unknown as AnyRecord)["output"])) throw defect("observationContract: output must be an AgentSchema ({ jsonSchema, parse })");
+  expect(isObject(contract), "observationContract: expected an object { description, output }");
+  expect(isAgentSchema((contract as unknown as AnyRecord).output), "observationContract: output must be an AgentSchema ({ jsonSchema, parse })");
   return Object.freeze({ ...contract });
 }
 
@@ -107,9 +99,9 @@ export function observationContract<TOut extends JsonValue>(contract: AgentObser
 export function actionContract<TIn extends JsonValue, TOut extends JsonValue | void = void>(
   contract: AgentActionContract<TIn, TOut>,
 ): AgentActionContract<TIn, TOut> {
-  if (!isObject(contract)) throw defect("actionContract: expected an object { description, input, effect }");
-  if (!isAgentSchema((contract as unknown as AnyRecord)["input"])) throw defect("actionContract: input must be an AgentSchema ({ jsonSchema, parse })");
-  if (contract.output !== undefined && !isAgentSchema(contract.output)) throw defect("actionContract: output must be an AgentSchema when given");
+  expect(isObject(contract), "actionContract: expected an object { description, input, effect }");
+  expect(isAgentSchema((contract as unknown as AnyRecord).input), "actionContract: input must be an AgentSchema ({ jsonSchema, parse })");
+  expect(contract.output === undefined || isAgentSchema(contract.output), "actionContract: output must be an AgentSchema when given");
   return Object.freeze({ ...contract });
 }
 
@@ -118,23 +110,23 @@ export function defineAgentComponentContract<
   TObservations extends Record<string, AgentObservationContract<any>> = {},
   TActions extends Record<string, AgentActionContract<any, any>> = {},
 >(definition: AgentComponentContractDefinition<TObservations, TActions>, provenance?: ContractProvenance): AgentComponentContract<TObservations, TActions> {
-  if (!isObject(definition)) throw defect("defineAgentComponentContract: expected a definition object { type, description, ... }");
-  const typeError = checkComponentType((definition as AnyRecord)["type"]);
-  if (typeError) throw defect(`defineAgentComponentContract: ${typeError}`);
+  expect(isObject(definition), "defineAgentComponentContract: expected a definition object { type, description, ... }");
+  const typeError = checkComponentType((definition as AnyRecord).type);
+  expect(!typeError, `defineAgentComponentContract: ${typeError}`);
   const id = `view:${definition.type}`;
   const maps: { observations: AnyRecord; actions: AnyRecord } = { observations: {}, actions: {} };
   for (const field of ["observations", "actions"] as const) {
     const map: unknown = (definition as AnyRecord)[field] ?? {};
-    if (!isObject(map)) throw defect(`${id}: ${field} must be an object keyed by capability name`, id);
-    for (const [name, cap] of Object.entries(map)) {
+    expect(isObject(map), `${id}: ${field} must be an object keyed by capability name`, id);
+    for (const [name, cap] of Object.entries(map as AnyRecord)) {
       const nameError = checkCapabilityName(name);
-      if (nameError) throw defect(`${id}: ${field}: ${nameError}`, id);
-      if (!isObject(cap)) throw defect(`${id}: ${field}.${name} must be an object (use ${field === "actions" ? "actionContract" : "observationContract"})`, id);
+      expect(!nameError, `${id}: ${field}: ${nameError}`, id);
+      expect(isObject(cap), `${id}: ${field}.${name} must be an object (use ${field === "actions" ? "actionContract" : "observationContract"})`, id);
     }
-    maps[field] = map;
+    maps[field] = map as AnyRecord;
   }
   for (const name of Object.keys(maps.actions)) {
-    if (Object.hasOwn(maps.observations, name)) throw defect(`${id}: "${name}" is both an observation and an action; both would be "view:${definition.type}.${name}"`, id);
+    expect(!Object.hasOwn(maps.observations, name), `${id}: "${name}" is both an observation and an action; both would be "view:${definition.type}.${name}"`, id);
   }
   const frozenDefinition = Object.freeze({ ...definition, observations: Object.freeze({ ...maps.observations }), actions: Object.freeze({ ...maps.actions }) });
   type Contract = AgentComponentContract<TObservations, TActions>;
@@ -150,39 +142,33 @@ export function defineAgentComponentContract<
      * needs `read`, every action `execute`; names the contract does not declare are refused.
      */
     bind(handlers: Handlers): AgentContractBinding<Contract, Handlers> {
-      if (!isObject(handlers)) throw defect(`${id}: bind expects { observations, actions }`, id);
-      checkKeys(handlers, BINDING_KEYS, `${id}: bind`, id);
-      const instanceId = handlers["instanceId"] ?? "default";
+      expect(isObject(handlers), `${id}: bind expects { observations, actions }`, id);
+      checkHandlers(handlers, BINDING_KEYS, [], `${id}: bind`, id);
+      const instanceId = (handlers as AnyRecord).instanceId ?? "default";
       const instanceError = checkInstanceId(instanceId);
-      if (instanceError) throw defect(`invalid instance id: ${instanceError}`, id);
-      const observations: unknown = handlers["observations"] ?? {};
-      const actions: unknown = handlers["actions"] ?? {};
-      if (!isObject(observations)) throw defect(`${id}: bind: observations must be an object`, id);
-      if (!isObject(actions)) throw defect(`${id}: bind: actions must be an object`, id);
-      // The same order as runtime/src/binding.rs ComponentBinder::build.
-      for (const name of Object.keys(observations)) {
-        if (!Object.hasOwn(maps.observations, name)) throw defect(`"${id}" declares no observation "${name}"`, id);
+      expect(!instanceError, `invalid instance id: ${instanceError}`, id);
+      const bound = { observations: (handlers as AnyRecord).observations ?? {}, actions: (handlers as AnyRecord).actions ?? {} };
+      // The same order as the Rust binder (crates/engine/src/binding.rs): unknown names, then
+      // each observation's handlers, the actions' concurrency, each action's handlers.
+      for (const field of ["observations", "actions"] as const) {
+        expect(isObject(bound[field]), `${id}: bind: ${field} must be an object`, id);
       }
-      for (const name of Object.keys(actions)) {
-        if (!Object.hasOwn(maps.actions, name)) throw defect(`"${id}" declares no action "${name}"`, id);
+      for (const field of ["observations", "actions"] as const) {
+        for (const name of Object.keys(bound[field])) expect(Object.hasOwn(maps[field], name), `"${id}" declares no ${field.slice(0, -1)} "${name}"`, id);
       }
-      for (const name of Object.keys(maps.observations)) {
-        const b = observations[name];
-        if (!isObject(b) || typeof b["read"] !== "function") throw defect(`observation "${name}" of "${id}" has no read handler`, id);
-        checkKeys(b, OBSERVATION_BINDING_KEYS, `observation "${name}" of "${id}"`, id);
-        checkOptionalFunction(b, "when", `observation "${name}" of "${id}"`, id);
+      for (const field of ["observations", "actions"] as const) {
+        const handlerSet = bound[field] as AnyRecord;
+        const action = field === "actions";
+        if (action) for (const [name, b] of Object.entries(handlerSet)) if (isObject(b)) checkConcurrency(b.concurrency, name, id);
+        for (const name of Object.keys(maps[field])) {
+          const b = handlerSet[name];
+          const what = `${field.slice(0, -1)} "${name}" of "${id}"`;
+          const main = action ? "execute" : "read";
+          expect(isObject(b) && typeof b[main] === "function", `${what} has no ${main} handler`, id);
+          checkHandlers(b as AnyRecord, action ? ACTION_BINDING_KEYS : OBSERVATION_BINDING_KEYS, action ? ["when", "precondition"] : ["when"], what, id);
+        }
       }
-      for (const [name, b] of Object.entries(actions)) {
-        if (isObject(b)) checkConcurrency(b["concurrency"], name, id);
-      }
-      for (const name of Object.keys(maps.actions)) {
-        const b = actions[name];
-        if (!isObject(b) || typeof b["execute"] !== "function") throw defect(`action "${name}" of "${id}" has no execute handler`, id);
-        checkKeys(b, ACTION_BINDING_KEYS, `action "${name}" of "${id}"`, id);
-        checkOptionalFunction(b, "when", `action "${name}" of "${id}"`, id);
-        checkOptionalFunction(b, "precondition", `action "${name}" of "${id}"`, id);
-      }
-      const recorded = Object.freeze({ ...handlers, instanceId, observations: freezeMap(observations), actions: freezeMap(actions) });
+      const recorded = Object.freeze({ ...handlers, instanceId, observations: freezeMap(bound.observations as AnyRecord), actions: freezeMap(bound.actions as AnyRecord) });
       return binding(contract, recorded as unknown as Handlers);
     },
   });
@@ -196,12 +182,12 @@ function defineOperation<K extends "procedure" | "external-tool", TIn extends Js
   definition: AgentOperationContractDefinition<TIn, TOut>,
   provenance: unknown,
 ): AgentOperationContract<K, TIn, TOut> {
-  if (!isObject(definition)) throw defect(`${macro}: expected a definition object { id, description, input, effect, ... }`);
-  const idError = checkId((definition as AnyRecord)["id"]);
-  if (idError) throw defect(`${macro}: ${idError}`);
+  expect(isObject(definition), `${macro}: expected a definition object { id, description, input, effect, ... }`);
+  const idError = checkId((definition as AnyRecord).id);
+  expect(!idError, `${macro}: ${idError}`);
   const id = definition.id;
-  if (!isAgentSchema((definition as AnyRecord)["input"])) throw defect(`${id}: input must be an AgentSchema ({ jsonSchema, parse })`, id);
-  if (definition.output !== undefined && !isAgentSchema(definition.output)) throw defect(`${id}: output must be an AgentSchema when given`, id);
+  expect(isAgentSchema((definition as AnyRecord).input), `${id}: input must be an AgentSchema ({ jsonSchema, parse })`, id);
+  expect(definition.output === undefined || isAgentSchema(definition.output), `${id}: output must be an AgentSchema when given`, id);
   type Contract = AgentOperationContract<K, TIn, TOut>;
   type Handlers = AgentOperationHandlers<TIn, TOut>;
   const contract: Contract = Object.freeze({
@@ -211,14 +197,13 @@ function defineOperation<K extends "procedure" | "external-tool", TIn extends Js
     provenance: readProvenance(provenance, id),
     /** Records the executor: `{ execute, when?, unavailableReason?, precondition?, policies?, timeoutMs?, concurrency?, describe? }`. */
     bind(handlers: Handlers): AgentContractBinding<Contract, Handlers> {
-      if (!isObject(handlers)) throw defect(`"${id}": bind expects { execute, ... }`, id);
+      expect(isObject(handlers), `"${id}": bind expects { execute, ... }`, id);
+      const execute = (handlers as AnyRecord).execute;
       // A procedure without a local execute is forwarded to the registry's procedure executor.
-      if (handlers["execute"] === undefined ? kind !== "procedure" : typeof handlers["execute"] !== "function") {
-        throw defect(`"${id}" has no execute handler`, id);
-      }
-      checkKeys(handlers, OPERATION_BINDING_KEYS, `${id}: bind`, id);
-      checkConcurrency(handlers["concurrency"], id, id);
-      for (const key of ["when", "precondition", "describe"]) checkOptionalFunction(handlers, key, `${id}: bind`, id);
+      expect(execute === undefined ? kind === "procedure" : typeof execute === "function", `"${id}" has no execute handler`, id);
+      checkHandlers(handlers as AnyRecord, OPERATION_BINDING_KEYS, [], `${id}: bind`, id);
+      checkConcurrency((handlers as AnyRecord).concurrency, id, id);
+      checkHandlers(handlers as AnyRecord, OPERATION_BINDING_KEYS, ["when", "precondition", "describe"], `${id}: bind`, id);
       return binding(contract, Object.freeze({ ...handlers }) as Handlers);
     },
   });
