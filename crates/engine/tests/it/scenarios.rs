@@ -861,19 +861,20 @@ impl Env {
 
     /// `authority` steps: the scenario manifest with `edits`, resealed (`reseal`: true — every
     /// contractHash and the manifestHash recomputed, the default; "contracts" — only the
-    /// contract hashes; false — none), given to the verifier.
+    /// contract hashes; "manifest" — only the manifestHash; false — none), given to the verifier.
     fn edited_manifest(&self, spec: &Value) -> Value {
         let mut m = self.manifest.clone();
         for e in spec["edits"].as_array().into_iter().flatten() {
-            let contracts = m["contracts"].as_array_mut().unwrap();
             let index = |id: &str, list: &[Value]| list.iter().position(|c| c["id"] == json!(id)).unwrap();
             if let Some(id) = e.get("copyContract").and_then(Value::as_str) {
+                let contracts = m["contracts"].as_array_mut().unwrap();
                 let i = index(id, contracts);
                 let copy = contracts[i].clone();
                 contracts.insert(i + 1, copy);
                 continue;
             }
             if let Some(id) = e.get("moveContract").and_then(Value::as_str) {
+                let contracts = m["contracts"].as_array_mut().unwrap();
                 let i = index(id, contracts);
                 let c = contracts.remove(i);
                 contracts.insert(e["to"].as_u64().unwrap() as usize, c);
@@ -881,6 +882,7 @@ impl Env {
             }
             let target = match e.get("contract").and_then(Value::as_str) {
                 Some(id) => {
+                    let contracts = m["contracts"].as_array_mut().unwrap();
                     let i = index(id, contracts);
                     &mut contracts[i]
                 }
@@ -907,11 +909,11 @@ impl Env {
         }
         let reseal = spec.get("reseal").cloned().unwrap_or(json!(true));
         if reseal == json!(true) || reseal == json!("contracts") {
-            for c in m["contracts"].as_array_mut().unwrap() {
+            for c in m["contracts"].as_array_mut().into_iter().flatten() {
                 c["contractHash"] = json!(contract_hash(c));
             }
         }
-        if reseal == json!(true) {
+        if reseal == json!(true) || reseal == json!("manifest") {
             m["manifestHash"] = json!(manifest_hash(&m));
         }
         m

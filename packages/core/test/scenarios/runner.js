@@ -161,7 +161,7 @@ export function contractsOf(core, manifest) {
 /**
  * An `authority` step's manifest: the scenario manifest with `edits`, resealed through the
  * public hashing functions (`reseal`: true — every contractHash and the manifestHash, the
- * default; "contracts" — only the contract hashes; false — none).
+ * default; "contracts" — only the contract hashes; "manifest" — only the manifestHash; false — none).
  */
 export function editedManifest(core, manifest, spec) {
   const m = json(manifest);
@@ -196,12 +196,12 @@ export function editedManifest(core, manifest, spec) {
   }
   const reseal = spec.reseal ?? true;
   if (reseal === true || reseal === "contracts") {
-    for (const c of m.contracts) {
+    for (const c of Array.isArray(m.contracts) ? m.contracts : []) {
       const { source: _source, contractHash: _hash, ...semantics } = c;
       c.contractHash = core.blake3Hex(semantics);
     }
   }
-  if (reseal === true) {
+  if (reseal === true || reseal === "manifest") {
     const { manifestHash: _hash, ...rest } = m;
     m.manifestHash = core.blake3Hex(rest);
   }
