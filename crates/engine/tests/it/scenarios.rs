@@ -799,7 +799,19 @@ impl Env {
         for p in policies(&spec["policies"], &kit.record) {
             b = b.policy(p);
         }
-        for name in declared.observations.keys() {
+        // `omit`: names bound with no handler; `extra`: `{observations?, actions?}` names the
+        // contract does not declare, bound anyway (both structural defects).
+        let listed = |v: &Value| -> Vec<String> {
+            v.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
+        };
+        let omit = listed(&spec["omit"]);
+        let kept =
+            |names: Vec<&String>| -> Vec<String> { names.into_iter().filter(|n| !omit.contains(n)).cloned().collect() };
+        let mut observations = kept(declared.observations.keys().collect());
+        observations.extend(listed(&spec["extra"]["observations"]));
+        let mut actions = kept(declared.actions.keys().collect());
+        actions.extend(listed(&spec["extra"]["actions"]));
+        for name in &observations {
             let beh = spec["observations"].get(name).cloned().unwrap_or(json!({}));
             let f = behaviour(&beh, &format!("view:{ty}.{name}"), &kit);
             let mut ob = ObservationBinding::new(read_fn(move |ctx: ReadContext| {
@@ -817,7 +829,7 @@ impl Env {
             }
             b = b.observation(name.clone(), ob);
         }
-        for name in declared.actions.keys() {
+        for name in &actions {
             let beh = spec["actions"].get(name).cloned().unwrap_or(json!({}));
             b = b.action(name.clone(), handler_binding(&beh, &format!("view:{ty}.{name}"), &kit));
         }

@@ -414,15 +414,18 @@ class Env {
     const contract = contracts.get(`view:${spec.type}`);
     if (!contract) throw new Error(`no component ${spec.type}`);
     const def = contract.definition;
+    // `omit`: names bound with no handler; `extra`: {observations?, actions?} names the contract does not declare.
+    const omit = spec.omit ?? [];
+    const names = (declared, extra) => [...Object.keys(declared ?? {}).filter((n) => !omit.includes(n)), ...(extra ?? [])];
     const observations = Object.fromEntries(
-      Object.keys(def.observations ?? {}).map((n) => {
+      names(def.observations, spec.extra?.observations).map((n) => {
         const b = spec.observations?.[n] ?? {};
         const read = this.behaviour(b, `view:${spec.type}.${n}`, Env.readContext);
         return [n, { read: (ctx) => read(null, ctx), ...this.settings(b) }];
       }),
     );
     const actions = Object.fromEntries(
-      Object.keys(def.actions ?? {}).map((n) => {
+      names(def.actions, spec.extra?.actions).map((n) => {
         const b = spec.actions?.[n] ?? {};
         return [n, { execute: this.behaviour(b, `view:${spec.type}.${n}`, Env.actionContext), ...this.settings(b) }];
       }),
