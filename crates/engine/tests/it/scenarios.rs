@@ -273,7 +273,7 @@ struct Env {
     events: Arc<Mutex<Vec<Value>>>,
     pending_heard: Arc<Mutex<Vec<usize>>>,
     executor: Arc<Mutex<Value>>,
-    handles: HashMap<String, RegistrationHandle>,
+    handles: HashMap<String, Arc<RegistrationHandle>>,
     results: HashMap<String, Slot>,
     cancels: HashMap<String, AbortController>,
     toolsets: HashMap<String, AgentToolset>,
@@ -967,7 +967,7 @@ impl Env {
                 Ok(h) => {
                     thrown(Ok(()));
                     if let Some(n) = name {
-                        self.handles.insert(n, h);
+                        self.handles.insert(n, Arc::new(h));
                     }
                 }
                 Err(e) => thrown(Err(e)),
@@ -1250,12 +1250,30 @@ impl Env {
                 check(&slot.lock().unwrap().clone().unwrap_or_else(|| panic!("{at}: the tool call did not settle")));
             }
         } else if let Some(spec) = obj.get("listen") {
-            // Another registry listener: records event types; `{"throws": true}` panics on each.
+            // Another registry listener: records event types; `{"throws": true}` panics on each;
+            // `{"on": type, "unregister" | "invalidate": handle}` makes that call (a re-entrant
+            // mutation) the first time it hears an event of that type.
             let heard: Arc<Mutex<Vec<String>>> = Arc::default();
             let h = heard.clone();
             let throws = spec.get("throws") == Some(&json!(true));
+            let on = spec.get("on").and_then(Value::as_str).map(str::to_string);
+            let mutation = ["unregister", "invalidate"].into_iter().find_map(|m| {
+                let handle = spec.get(m)?.as_str()?;
+                Some((m, self.handles[handle].clone()))
+            });
+            let fired = Arc::new(Mutex::new(false));
             let sub = self.registry.subscribe(move |e| {
-                h.lock().unwrap().push(serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_string());
+                let ty = serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_string();
+                h.lock().unwrap().push(ty.clone());
+                if let (Some(on), Some((m, handle))) = (&on, &mutation) {
+                    if *on == ty && !std::mem::replace(&mut *fired.lock().unwrap(), true) {
+                        if *m == "unregister" {
+                            handle.unregister();
+                        } else {
+                            handle.invalidate();
+                        }
+                    }
+                }
                 if throws {
                     std::panic::panic_any(THROWN);
                 }

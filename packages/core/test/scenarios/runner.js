@@ -720,11 +720,21 @@ class Env {
         this.check(step, slot.value, at);
       }
     } else if ("listen" in step) {
-      // Another registry listener: records event types; `{"throws": true}` throws on each.
+      // Another registry listener: records event types; `{"throws": true}` throws on each;
+      // `{"on": type, "unregister" | "invalidate": handle}` makes that call (a re-entrant
+      // mutation) the first time it hears an event of that type.
       const heard = [];
+      const spec = step.listen ?? {};
+      const call = ["unregister", "invalidate"].find((m) => spec[m] !== undefined);
+      const handle = call && this.handles.get(spec[call]);
+      let fired = false;
       const unsubscribe = r.subscribe((e) => {
         heard.push(e.type);
-        if (step.listen?.throws) throw new Error(THROWN);
+        if (handle && e.type === spec.on && !fired) {
+          fired = true;
+          handle[call]();
+        }
+        if (spec.throws) throw new Error(THROWN);
       });
       this.listeners.set(name, { heard, unsubscribe });
     } else if ("unlisten" in step) this.listeners.get(step.unlisten).unsubscribe();
