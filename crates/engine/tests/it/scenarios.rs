@@ -273,7 +273,7 @@ struct Env {
     events: Arc<Mutex<Vec<Value>>>,
     pending_heard: Arc<Mutex<Vec<usize>>>,
     executor: Arc<Mutex<Value>>,
-    handles: HashMap<String, RegistrationHandle>,
+    handles: HashMap<String, Arc<RegistrationHandle>>,
     results: HashMap<String, Slot>,
     cancels: HashMap<String, AbortController>,
     toolsets: HashMap<String, AgentToolset>,
@@ -799,7 +799,19 @@ impl Env {
         for p in policies(&spec["policies"], &kit.record) {
             b = b.policy(p);
         }
-        for name in declared.observations.keys() {
+        // `omit`: names bound with no handler; `extra`: `{observations?, actions?}` names the
+        // contract does not declare, bound anyway (both structural defects).
+        let listed = |v: &Value| -> Vec<String> {
+            v.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
+        };
+        let omit = listed(&spec["omit"]);
+        let kept =
+            |names: Vec<&String>| -> Vec<String> { names.into_iter().filter(|n| !omit.contains(n)).cloned().collect() };
+        let mut observations = kept(declared.observations.keys().collect());
+        observations.extend(listed(&spec["extra"]["observations"]));
+        let mut actions = kept(declared.actions.keys().collect());
+        actions.extend(listed(&spec["extra"]["actions"]));
+        for name in &observations {
             let beh = spec["observations"].get(name).cloned().unwrap_or(json!({}));
             let f = behaviour(&beh, &format!("view:{ty}.{name}"), &kit);
             let mut ob = ObservationBinding::new(read_fn(move |ctx: ReadContext| {
@@ -817,7 +829,7 @@ impl Env {
             }
             b = b.observation(name.clone(), ob);
         }
-        for name in declared.actions.keys() {
+        for name in &actions {
             let beh = spec["actions"].get(name).cloned().unwrap_or(json!({}));
             b = b.action(name.clone(), handler_binding(&beh, &format!("view:{ty}.{name}"), &kit));
         }
@@ -861,19 +873,20 @@ impl Env {
 
     /// `authority` steps: the scenario manifest with `edits`, resealed (`reseal`: true — every
     /// contractHash and the manifestHash recomputed, the default; "contracts" — only the
-    /// contract hashes; false — none), given to the verifier.
+    /// contract hashes; "manifest" — only the manifestHash; false — none), given to the verifier.
     fn edited_manifest(&self, spec: &Value) -> Value {
         let mut m = self.manifest.clone();
         for e in spec["edits"].as_array().into_iter().flatten() {
-            let contracts = m["contracts"].as_array_mut().unwrap();
             let index = |id: &str, list: &[Value]| list.iter().position(|c| c["id"] == json!(id)).unwrap();
             if let Some(id) = e.get("copyContract").and_then(Value::as_str) {
+                let contracts = m["contracts"].as_array_mut().unwrap();
                 let i = index(id, contracts);
                 let copy = contracts[i].clone();
                 contracts.insert(i + 1, copy);
                 continue;
             }
             if let Some(id) = e.get("moveContract").and_then(Value::as_str) {
+                let contracts = m["contracts"].as_array_mut().unwrap();
                 let i = index(id, contracts);
                 let c = contracts.remove(i);
                 contracts.insert(e["to"].as_u64().unwrap() as usize, c);
@@ -881,6 +894,7 @@ impl Env {
             }
             let target = match e.get("contract").and_then(Value::as_str) {
                 Some(id) => {
+                    let contracts = m["contracts"].as_array_mut().unwrap();
                     let i = index(id, contracts);
                     &mut contracts[i]
                 }
@@ -907,11 +921,11 @@ impl Env {
         }
         let reseal = spec.get("reseal").cloned().unwrap_or(json!(true));
         if reseal == json!(true) || reseal == json!("contracts") {
-            for c in m["contracts"].as_array_mut().unwrap() {
+            for c in m["contracts"].as_array_mut().into_iter().flatten() {
                 c["contractHash"] = json!(contract_hash(c));
             }
         }
-        if reseal == json!(true) {
+        if reseal == json!(true) || reseal == json!("manifest") {
             m["manifestHash"] = json!(manifest_hash(&m));
         }
         m
@@ -953,7 +967,7 @@ impl Env {
                 Ok(h) => {
                     thrown(Ok(()));
                     if let Some(n) = name {
-                        self.handles.insert(n, h);
+                        self.handles.insert(n, Arc::new(h));
                     }
                 }
                 Err(e) => thrown(Err(e)),
@@ -1236,12 +1250,30 @@ impl Env {
                 check(&slot.lock().unwrap().clone().unwrap_or_else(|| panic!("{at}: the tool call did not settle")));
             }
         } else if let Some(spec) = obj.get("listen") {
-            // Another registry listener: records event types; `{"throws": true}` panics on each.
+            // Another registry listener: records event types; `{"throws": true}` panics on each;
+            // `{"on": type, "unregister" | "invalidate": handle}` makes that call (a re-entrant
+            // mutation) the first time it hears an event of that type.
             let heard: Arc<Mutex<Vec<String>>> = Arc::default();
             let h = heard.clone();
             let throws = spec.get("throws") == Some(&json!(true));
+            let on = spec.get("on").and_then(Value::as_str).map(str::to_string);
+            let mutation = ["unregister", "invalidate"].into_iter().find_map(|m| {
+                let handle = spec.get(m)?.as_str()?;
+                Some((m, self.handles[handle].clone()))
+            });
+            let fired = Arc::new(Mutex::new(false));
             let sub = self.registry.subscribe(move |e| {
-                h.lock().unwrap().push(serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_string());
+                let ty = serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_string();
+                h.lock().unwrap().push(ty.clone());
+                if let (Some(on), Some((m, handle))) = (&on, &mutation) {
+                    if *on == ty && !std::mem::replace(&mut *fired.lock().unwrap(), true) {
+                        if *m == "unregister" {
+                            handle.unregister();
+                        } else {
+                            handle.invalidate();
+                        }
+                    }
+                }
                 if throws {
                     std::panic::panic_any(THROWN);
                 }

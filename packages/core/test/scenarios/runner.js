@@ -161,7 +161,7 @@ export function contractsOf(core, manifest) {
 /**
  * An `authority` step's manifest: the scenario manifest with `edits`, resealed through the
  * public hashing functions (`reseal`: true — every contractHash and the manifestHash, the
- * default; "contracts" — only the contract hashes; false — none).
+ * default; "contracts" — only the contract hashes; "manifest" — only the manifestHash; false — none).
  */
 export function editedManifest(core, manifest, spec) {
   const m = json(manifest);
@@ -196,12 +196,12 @@ export function editedManifest(core, manifest, spec) {
   }
   const reseal = spec.reseal ?? true;
   if (reseal === true || reseal === "contracts") {
-    for (const c of m.contracts) {
+    for (const c of Array.isArray(m.contracts) ? m.contracts : []) {
       const { source: _source, contractHash: _hash, ...semantics } = c;
       c.contractHash = core.blake3Hex(semantics);
     }
   }
-  if (reseal === true) {
+  if (reseal === true || reseal === "manifest") {
     const { manifestHash: _hash, ...rest } = m;
     m.manifestHash = core.blake3Hex(rest);
   }
@@ -414,15 +414,18 @@ class Env {
     const contract = contracts.get(`view:${spec.type}`);
     if (!contract) throw new Error(`no component ${spec.type}`);
     const def = contract.definition;
+    // `omit`: names bound with no handler; `extra`: {observations?, actions?} names the contract does not declare.
+    const omit = spec.omit ?? [];
+    const names = (declared, extra) => [...Object.keys(declared ?? {}).filter((n) => !omit.includes(n)), ...(extra ?? [])];
     const observations = Object.fromEntries(
-      Object.keys(def.observations ?? {}).map((n) => {
+      names(def.observations, spec.extra?.observations).map((n) => {
         const b = spec.observations?.[n] ?? {};
         const read = this.behaviour(b, `view:${spec.type}.${n}`, Env.readContext);
         return [n, { read: (ctx) => read(null, ctx), ...this.settings(b) }];
       }),
     );
     const actions = Object.fromEntries(
-      Object.keys(def.actions ?? {}).map((n) => {
+      names(def.actions, spec.extra?.actions).map((n) => {
         const b = spec.actions?.[n] ?? {};
         return [n, { execute: this.behaviour(b, `view:${spec.type}.${n}`, Env.actionContext), ...this.settings(b) }];
       }),
@@ -717,11 +720,21 @@ class Env {
         this.check(step, slot.value, at);
       }
     } else if ("listen" in step) {
-      // Another registry listener: records event types; `{"throws": true}` throws on each.
+      // Another registry listener: records event types; `{"throws": true}` throws on each;
+      // `{"on": type, "unregister" | "invalidate": handle}` makes that call (a re-entrant
+      // mutation) the first time it hears an event of that type.
       const heard = [];
+      const spec = step.listen ?? {};
+      const call = ["unregister", "invalidate"].find((m) => spec[m] !== undefined);
+      const handle = call && this.handles.get(spec[call]);
+      let fired = false;
       const unsubscribe = r.subscribe((e) => {
         heard.push(e.type);
-        if (step.listen?.throws) throw new Error(THROWN);
+        if (handle && e.type === spec.on && !fired) {
+          fired = true;
+          handle[call]();
+        }
+        if (spec.throws) throw new Error(THROWN);
       });
       this.listeners.set(name, { heard, unsubscribe });
     } else if ("unlisten" in step) this.listeners.get(step.unlisten).unsubscribe();
