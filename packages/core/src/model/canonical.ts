@@ -2,20 +2,22 @@
 // whitespace, ECMAScript number and string formatting (JSON.stringify's). Hashes are computed over
 // these bytes; conformance/hashing-vectors.json pins them.
 
-import { walkJson } from "./json.js";
+import { jsonCopy } from "./json.js";
+
+/** The canonical text of a value already plain JSON (a copy, a parsed or verified document). */
+export const canonicalText = (v: unknown): string =>
+  typeof v !== "object" || v === null
+    ? JSON.stringify(v)
+    : Array.isArray(v)
+      ? `[${v.map(canonicalText)}]`
+      : `{${Object.keys(v)
+          .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonicalText((v as Record<string, unknown>)[k])}`)}}`;
 
 /**
  * The canonical JSON text of a JSON value. Throws a TypeError naming the JSON pointer for
  * anything that is not JSON (functions, symbols, bigints, non-finite numbers, class instances,
  * cycles); `undefined` object members are skipped, as JSON.stringify does.
  */
-export const canonicalJson = (value: unknown): string =>
-  walkJson<string>(value, {
-    leaf: (v) => JSON.stringify(v),
-    array: (items) => `[${items.join(",")}]`,
-    object(keys, values) {
-      let s = "{";
-      for (let i = 0; i < keys.length; i++) s += `${i > 0 ? "," : ""}${JSON.stringify(keys[i])}:${values[i]}`;
-      return `${s}}`;
-    },
-  }, true);
+export const canonicalJson = (value: unknown): string => canonicalText(jsonCopy(value));

@@ -21,102 +21,73 @@ export function deepFreeze<T>(v: T): T {
 export const appendPointer = (pointer: string, key: string | number): string =>
   `${pointer}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
 
-function describe(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "array";
-  if (typeof v === "object") {
-    const name = (v as { constructor?: { name?: unknown } }).constructor?.name;
-    return typeof name === "string" && name !== "" ? `${name} object` : "object";
-  }
-  return typeof v === "number" ? String(v) : typeof v;
+/** A value JSON cannot carry, at `path` (filled in as the copy unwinds). */
+export class NotJson {
+  readonly path: (string | number)[] = [];
+  constructor(readonly what: string) {}
+}
+
+/** An own member `k` of `o` (an own "__proto__" member stays a member, never the prototype). */
+export function setKey(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === "__proto__") Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
 }
 
 /**
- * Walks a JSON value, reading every property once, and builds the result with `make`; refuses
- * what JSON cannot carry (functions, symbols, bigints, non-finite numbers, `undefined` outside an
- * object property, class instances, cycles) with a TypeError naming the JSON pointer. Object
- * members whose value is `undefined` are skipped, as JSON.stringify does; with `sorted`, the
- * members come in UTF-16 order (the canonical order), else in the object's own order.
+ * A plain-JSON copy of `v`, reading every property once (`undefined` members skipped, as
+ * JSON.stringify does, `-0` as `0`, members in their own order); `st.n` counts its values, `st.a`
+ * holds the objects being copied. Throws NotJson for what JSON cannot carry: functions, symbols,
+ * bigints, non-finite numbers, `undefined` items, class instances, cycles.
  */
-export function walkJson<T>(
-  value: unknown,
-  make: {
-    leaf(v: string | number | boolean | null): T;
-    array(items: T[]): T;
-    object(keys: string[], values: T[]): T;
-  },
-  sorted = false,
-): T {
-  const ancestors = new Set<object>();
-  /** The keys from the root to the value being walked (the pointer, built only for a refusal). */
-  const path: (string | number)[] = [];
-  const fail = (what: unknown): never => {
-    throw new TypeError(`not a JSON value at "${path.reduce<string>(appendPointer, "")}": ${what}`);
-  };
-  const walk = (v: unknown): T => {
-    switch (typeof v) {
-      case "string":
-      case "boolean":
-        return make.leaf(v);
-      case "number":
-        return Number.isFinite(v) ? make.leaf(v === 0 ? 0 : v) : fail(v);
-      case "object":
-        if (v === null) return make.leaf(null);
-        break;
-      default:
-        fail(describe(v));
+export function copyJson(v: unknown, st: { n: number; a: object[] }): unknown {
+  st.n++;
+  if (typeof v !== "object") {
+    if (typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))) return v === 0 ? 0 : v;
+    throw new NotJson(typeof v === "number" ? String(v) : typeof v);
+  }
+  if (v === null) return null;
+  if (st.a.includes(v)) throw new NotJson("cyclic structure");
+  const item = (x: unknown, k: string | number) => {
+    try {
+      return copyJson(x, st);
+    } catch (e) {
+      if (e instanceof NotJson) e.path.unshift(k);
+      throw e;
     }
-    const o = v as object;
-    if (ancestors.has(o)) fail("cyclic structure");
-    ancestors.add(o);
-    let out: T;
-    if (Array.isArray(o)) {
-      const items: T[] = [];
-      for (let i = 0, n = o.length; i < n; i++) {
-        const item: unknown = o[i];
-        path.push(i);
-        if (item === undefined) fail("undefined");
-        items.push(walk(item));
-        path.pop();
-      }
-      out = make.array(items);
-    } else if (isPlainObject(o)) {
-      const keys: string[] = [];
-      const values: T[] = [];
-      const own = Object.keys(o);
-      for (const key of sorted ? own.sort() : own) {
-        const item = o[key];
-        if (item === undefined) continue;
-        path.push(key);
-        keys.push(key);
-        values.push(walk(item));
-        path.pop();
-      }
-      out = make.object(keys, values);
-    } else {
-      out = fail(describe(o));
-    }
-    ancestors.delete(o);
-    return out;
   };
-  return walk(value);
+  st.a.push(v);
+  let out: unknown[] | Record<string, unknown>;
+  if (Array.isArray(v)) {
+    out = [];
+    for (let i = 0, n = v.length; i < n; i++) {
+      const x: unknown = v[i];
+      out.push(item(x, i));
+    }
+  } else if (isPlainObject(v)) {
+    out = {};
+    for (const k of Object.keys(v)) {
+      const x = v[k];
+      if (x !== undefined) setKey(out, k, item(x, k));
+    }
+  } else {
+    const name = (v as { constructor?: { name?: unknown } }).constructor?.name;
+    throw new NotJson(typeof name === "string" && name !== "" ? `${name} object` : "object");
+  }
+  st.a.pop();
+  return out;
 }
 
-/** A plain-JSON copy of `value` (see walkJson), `-0` as `0`, members in their own order. */
-export const jsonCopy = (value: unknown): unknown =>
-  walkJson<unknown>(value, {
-    leaf: (v) => v,
-    array: (items) => items,
-    object(keys, values) {
-      const o: Record<string, unknown> = {};
-      for (let i = 0; i < keys.length; i++) {
-        // An own "__proto__" member (JSON.parse makes them) stays a member, never the prototype.
-        if (keys[i] === "__proto__") Object.defineProperty(o, "__proto__", { value: values[i], enumerable: true, writable: true, configurable: true });
-        else o[keys[i]!] = values[i];
-      }
-      return o;
-    },
-  });
+/**
+ * A plain-JSON copy of `value` (see copyJson); a TypeError naming the JSON pointer of what JSON
+ * cannot carry (`not a JSON value at "/a/0": NaN`).
+ */
+export function jsonCopy(value: unknown): unknown {
+  try {
+    return copyJson(value, { n: 0, a: [] });
+  } catch (e) {
+    throw e instanceof NotJson ? new TypeError(`not a JSON value at "${e.path.reduce<string>(appendPointer, "")}": ${e.what}`) : e;
+  }
+}
 
 /**
  * Orders strings by code point, as Rust orders `str` (and serde_json's maps their keys);

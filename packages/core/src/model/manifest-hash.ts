@@ -2,7 +2,7 @@
 // the canonical JSON of a contract without `source` and `contractHash` (moving code does not
 // change it), and of the manifest without its own `manifestHash`.
 
-import { canonicalJson } from "./canonical.js";
+import { canonicalText } from "./canonical.js";
 import { blake3Hex, blake3HexOfText } from "./hash.js";
 
 /** The hash a manifest contract (JSON, with `kind`) should carry. */
@@ -22,7 +22,7 @@ export function manifestHash(manifest: object): string {
  * with every contract serialized once (its members' texts serve both hashes).
  */
 export function manifestHashes(manifest: { contracts: readonly object[] }): { contracts: string[]; manifest: string } {
-  const member = (o: Record<string, unknown>, k: string) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`;
+  const member = (o: Record<string, unknown>, k: string) => `${JSON.stringify(k)}:${canonicalText(o[k])}`;
   const sortedKeys = (o: object) => Object.keys(o).filter((k) => (o as Record<string, unknown>)[k] !== undefined).sort();
   const contracts: string[] = [];
   const texts = manifest.contracts.map((c) => {

@@ -6,7 +6,7 @@
 // or external tool's id, description, meta, effect/confirmation, input and output schema.
 
 import type { AgentSurfaceLimits, ManifestContract } from "../types.js";
-import { canonicalJson } from "./canonical.js";
+import { canonicalText } from "./canonical.js";
 import { checkConfirmation, checkEffect, type CapabilityKind } from "./effects.js";
 import { checkCapabilityName, checkComponentType, checkExternalToolId, checkProcedureId } from "./ids.js";
 import { appendPointer, rustKeys, utf8Length } from "./json.js";
@@ -46,7 +46,7 @@ export function validateContract(
     }
   };
   const meta = (base: string, value: unknown) => {
-    const bytes = utf8Length(canonicalJson(value));
+    const bytes = utf8Length(canonicalText(value));
     if (bytes > limits.maxMetaBytes) {
       push(
         `${base}/meta`,

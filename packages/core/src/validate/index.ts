@@ -14,8 +14,8 @@
 // also the order of `properties` and of an object's unknown keys. See docs/validator.md.
 
 import type { SchemaViolation } from "../errors.js";
-import { canonicalJson } from "../model/canonical.js";
-import { appendPointer, byCodePoint, isPlainObject, rustKeys, utf8Length } from "../model/json.js";
+import { canonicalText } from "../model/canonical.js";
+import { appendPointer, byCodePoint, copyJson, isPlainObject, NotJson, rustKeys, setKey, utf8Length } from "../model/json.js";
 import { DEFAULT_LIMITS } from "../model/limits.js";
 import type { JsonSchema, JsonValue } from "../types.js";
 import { isDate, isDateTime, isEmail, isUri, isUuid } from "./formats.js";
@@ -206,7 +206,7 @@ function compile(schema: unknown, limits: SchemaLimits, loops = true): { violati
   const out: SchemaViolation[] = [];
   const push = (pointer: string, message: string, help: string | null = null) => out.push({ pointer, message, help });
   const invalid = (pointer: string, keyword: string, expected: string, help: string | null = null) => push(pointer, `"${keyword}" must be ${expected}`, help);
-  const bytes = utf8Length(canonicalJson(schema));
+  const bytes = utf8Length(canonicalText(schema));
   if (bytes > limits.maxSchemaBytes) {
     push("", `schema is ${bytes} bytes as canonical JSON; at most ${limits.maxSchemaBytes} are allowed`, "split the capability, shorten descriptions, or move repeated parts into $defs");
   }
@@ -490,9 +490,9 @@ function message(kw: Kw): string {
       return `must be ${phrases.length === 0 ? "of no type" : phrases.length === 1 ? phrases[0]! : `${phrases.slice(0, -1).join(", ")} or ${phrases.at(-1)!}`}`;
     }
     case "enum":
-      return shown((v as unknown[]).map((x) => canonicalJson(x)).join(", "), "must be one of: ", "must be one of the allowed values");
+      return shown((v as unknown[]).map(canonicalText).join(", "), "must be one of: ", "must be one of the allowed values");
     case "const":
-      return shown(canonicalJson(v), "must be ", "must be the value the schema specifies");
+      return shown(canonicalText(v), "must be ", "must be the value the schema specifies");
     case "pattern":
       return `must match the pattern ${quote(kw.x)}`;
     case "format":
@@ -511,50 +511,6 @@ function message(kw: Kw): string {
 
 // ---------------------------------------------------------------------------------------------
 // Values: the JSON copy validated in place, and the defaults' copies.
-
-function setKey(o: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === "__proto__") Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
-  else o[k] = v;
-}
-
-const notJson = new TypeError("not a JSON value");
-
-/**
- * A fresh JSON copy of a caller's value, reading every property once (`undefined` members
- * skipped, `-0` as `0`); `st.n` counts its values. Throws `notJson` for what JSON cannot carry:
- * functions, symbols, bigints, non-finite numbers, `undefined` items, class instances, cycles
- * (ancestors are tracked below 64 levels only: a cycle repeats there too).
- */
-function copyJson(v: unknown, st: { n: number; seen?: Set<object> }, depth: number): unknown {
-  st.n++;
-  if (typeof v !== "object") {
-    if (typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))) return v === 0 ? 0 : v;
-    throw notJson;
-  }
-  if (v === null) return null;
-  const seen = depth > 64 ? (st.seen ??= new Set()) : undefined;
-  if (seen?.has(v)) throw notJson;
-  seen?.add(v);
-  let out: unknown[] | Record<string, unknown>;
-  if (Array.isArray(v)) {
-    out = [];
-    for (let i = 0, n = v.length; i < n; i++) {
-      const x: unknown = v[i];
-      if (x === undefined) throw notJson;
-      out.push(copyJson(x, st, depth + 1));
-    }
-  } else {
-    const proto = Object.getPrototypeOf(v);
-    if (proto !== null && Object.getPrototypeOf(proto) !== null) throw notJson;
-    out = {};
-    for (const k of Object.keys(v)) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined) setKey(out, k, copyJson(x, st, depth + 1));
-    }
-  }
-  seen?.delete(v);
-  return out;
-}
 
 /** A deep copy of a JSON value. */
 function clone(v: unknown): unknown {
@@ -827,12 +783,12 @@ export function compileValidator(schema: JsonSchema, limits: SchemaLimits = DEFA
   return {
     schema,
     validate(value: unknown): ValidationResult {
-      const st = { n: 0 };
+      const st = { n: 0, a: [] };
       let copy: unknown;
       try {
-        copy = copyJson(value, st, 0);
+        copy = copyJson(value, st);
       } catch (e) {
-        if (e === notJson) return { ok: false, issues: [{ path: "", keyword: "json", message: "must be a JSON value" }] };
+        if (e instanceof NotJson) return { ok: false, issues: [{ path: "", keyword: "json", message: "must be a JSON value" }] };
         throw e;
       }
       const run: Run = { c, path: [], left: 10_000 + st.n * nodeCount * 4, exhaustedAt: null };

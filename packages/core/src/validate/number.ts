@@ -2,7 +2,7 @@
 // number is a double, so comparisons are exact as they are; `multipleOf` is decided on the
 // decimal values, as the Rust validator does.
 
-import { canonicalJson } from "../model/canonical.js";
+import { canonicalText } from "../model/canonical.js";
 
 /**
  * `|n|` as `[mantissa, exponent]` (no trailing zeros in the mantissa): the exact integer for an
@@ -61,7 +61,7 @@ export function firstDuplicate(items: readonly unknown[]): [number, number] | nu
   // Equal values share their canonical JSON: compare within a bucket only.
   const buckets = new Map<string, number[]>();
   for (let j = 0; j < items.length; j++) {
-    const key = canonicalJson(items[j]);
+    const key = canonicalText(items[j]);
     const bucket = buckets.get(key);
     if (bucket === undefined) buckets.set(key, [j]);
     else {
