@@ -233,5 +233,5 @@ test("the shared engine scenarios pass through the page's JavaScript API", async
   );
   expect(failures.failed).toEqual([]);
   expect(failures.ran).toBe(docs.reduce((n, d) => n + d.scenarios.length, 0));
-  expect(failures.ran).toBeGreaterThanOrEqual(20);
-}, 60_000);
+  expect(failures.ran).toBeGreaterThanOrEqual(250);
+}, 240_000); // 629 scenarios took 26 s on a quiet machine; CI's may be loaded
