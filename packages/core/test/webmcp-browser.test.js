@@ -1,6 +1,5 @@
 // @agent-surface/core/webmcp in headless Chromium (/usr/bin/chromium, or $CHROMIUM_PATH), the
-// package served as it ships (dist/ as native ES modules, no bundler; its one dependency,
-// @noble/hashes, through an import map):
+// package served as it ships (dist/ as native ES modules, no bundler, no dependency):
 //
 // - without flags, Chromium has no modelContext: the page installs the fixture
 //   (test/fixtures/webmcp-polyfill.js) and an in-page agent drives the devices page through it;
@@ -19,14 +18,11 @@ import { fixtureManifestPath, packageDir } from "./paths.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".json": "application/json", ".map": "application/json" };
-const SERVED = ["dist", "test", "node_modules/@noble/hashes"];
+const SERVED = ["dist", "test"];
 
 const HTML = `<!doctype html>
 <html lang="en">
-  <head>
-    <meta charset="UTF-8" /><link rel="icon" href="data:," /><title>webmcp</title>
-    <script type="importmap">{ "imports": { "@noble/hashes/": "/node_modules/@noble/hashes/" } }</script>
-  </head>
+  <head><meta charset="UTF-8" /><link rel="icon" href="data:," /><title>webmcp</title></head>
   <body>
     <pre id="ready"></pre>
     <script type="module">
