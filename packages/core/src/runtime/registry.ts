@@ -3,8 +3,7 @@
 // requires a CapabilityAuthority; raw definitions, contracts the authority cannot vouch for and
 // structurally broken bindings are refused. `invoke` hands the pipeline this registry's parts.
 
-import { isCapabilityAuthority, verifiedOf } from "../authority.js";
-import { CapabilityAuthorityError } from "../errors.js";
+import { verifiedOf } from "../authority.js";
 import { DEFAULT_LIMITS, resolveLimits } from "../model/limits.js";
 import { validateContract } from "../model/rules.js";
 import type {
@@ -57,14 +56,6 @@ function oneOf<T extends string>(o: Record<string, unknown>, key: string, allowe
   return v as T;
 }
 
-/** A function-valued option, or undefined; anything else is misuse. */
-function fnOption<T>(o: Record<string, unknown>, key: string): T | undefined {
-  const v = o[key];
-  if (v === undefined) return undefined;
-  if (typeof v !== "function") throw new TypeError(`${WHO}: options.${key} must be a function`);
-  return v as T;
-}
-
 /** RegistryOptions checked and resolved. */
 function readOptions(options: unknown): Options {
   if (!isPlainObject(options)) throw new TypeError(`${WHO}: pass { authority } (the CapabilityAuthority is mandatory)`);
@@ -72,41 +63,31 @@ function readOptions(options: unknown): Options {
     if (!OPTION_KEYS.includes(key)) throw new TypeError(`${WHO}: unknown option "${key}" (allowed: ${OPTION_KEYS.join(", ")})`);
   }
   const authority = options.authority;
-  if (!isCapabilityAuthority(authority)) {
-    throw new CapabilityAuthorityError(
-      "not-an-authority",
-      `${WHO}: not a CapabilityAuthority: only objects returned by createCapabilityAuthority (or virtual:agent-surface/authority) are accepted`,
-    );
+  const o: Record<string, unknown> = { authority, verified: verifiedOf(authority, WHO) };
+  // Function-valued options, absent or a function; anything else is misuse.
+  for (const key of ["context", "now", "route", "onRegister"]) {
+    const v = options[key];
+    if (v !== undefined && typeof v !== "function") throw new TypeError(`${WHO}: options.${key} must be a function`);
+    if (v) o[key] = v;
   }
-  const context = fnOption<Options["context"]>(options, "context");
-  const now = fnOption<Options["now"]>(options, "now");
-  const route = fnOption<Options["route"]>(options, "route");
-  const onRegister = fnOption<Options["onRegister"]>(options, "onRegister");
   // Only an object is a Partial<AgentSurfaceLimits> (an array would be positional).
   if (options.limits !== undefined && !isPlainObject(options.limits)) throw new TypeError(`${WHO}: options.limits must be an object (Partial<AgentSurfaceLimits>)`);
-  let audit: AuditSinkLike | undefined;
   const a = options.audit;
-  if (typeof a === "function") audit = { record: (r) => (a as (r: AuditRecord) => void)(r) };
-  else if (isObject(a) && typeof a.record === "function") audit = a as unknown as AuditSinkLike;
+  if (typeof a === "function") o.audit = { record: (r: AuditRecord) => (a as (r: AuditRecord) => void)(r) };
+  else if (isObject(a) && typeof a.record === "function") o.audit = a as unknown as AuditSinkLike;
   else if (a !== undefined) throw new TypeError(`${WHO}: options.audit must be an AuditSink { record(record) }`);
-  const policies = checkPolicies(options.policies, WHO);
-  const environment = oneOf<Environment>(options, "environment", ["production", "development", "test"]);
-  const onDuplicateInstance = oneOf(options, "onDuplicateInstance", ["reject", "replace"] as const);
-  const duplicateSuffixPolicy = oneOf(options, "duplicateSuffixPolicy", ["warn", "off", "error"] as const);
-  let limits: Readonly<AgentSurfaceLimits>;
+  Object.assign(o, {
+    policies: checkPolicies(options.policies, WHO),
+    environment: oneOf<Environment>(options, "environment", ["production", "development", "test"]),
+    onDuplicateInstance: oneOf(options, "onDuplicateInstance", ["reject", "replace"] as const),
+    duplicateSuffixPolicy: oneOf(options, "duplicateSuffixPolicy", ["warn", "off", "error"] as const),
+  });
   try {
-    limits = resolveLimits(options.limits);
+    o.limits = resolveLimits(options.limits);
   } catch (e) {
     throw new TypeError(`${WHO}: ${(e as Error).message}`);
   }
-  const o: Options = { authority, verified: verifiedOf(authority), environment, policies, onDuplicateInstance, duplicateSuffixPolicy, limits };
-  return Object.assign(o, strip({ context, now, route, onRegister, audit }));
-}
-
-/** `o` without its undefined fields (exactOptionalPropertyTypes-friendly). */
-function strip<T extends object>(o: T): Partial<T> {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
+  return o as unknown as Options;
 }
 
 const sameLimits = (a: Readonly<AgentSurfaceLimits>, b: Readonly<AgentSurfaceLimits>) =>

@@ -5,10 +5,8 @@
 
 import { canonicalJson } from "../model/canonical.js";
 import type {
-  AgentActionDescriptor,
   AgentComponentDescriptor,
   AgentConsumer,
-  AgentObservationDescriptor,
   AgentProcedureDescriptor,
   AgentRouteInfo,
   AgentSurfaceSnapshot,
@@ -125,36 +123,31 @@ function describe(surface: Surface, reg: Reg, dynamic: Dynamic, ctx: SnapshotCtx
   const b = reg.bound;
   const c = b.contract;
   const ty = b.componentType;
-  const observations: AgentObservationDescriptor[] = [];
-  for (const name of b.observationNames) {
-    const ob = b.observations.get(name)!;
-    const oc = c.observations[name]!;
-    const capabilityId = `view:${ty}.${name}`;
-    const a = surface.availability(reg, dynamic, capabilityId, name, ob.policies, ob.when, ob.unavailableReason, discovery);
-    if (!a || (!a[0] && !ctx.includeUnavailable)) continue;
-    observations.push(a[0] ? shared(c, name, false, () => observation(capabilityId, name, oc, a)) : observation(capabilityId, name, oc, a));
-  }
-  const actions: AgentActionDescriptor[] = [];
-  for (const name of b.actionNames) {
-    const ab = b.actions.get(name)!;
-    const ac = c.actions[name]!;
-    const capabilityId = `view:${ty}.${name}`;
-    const a = surface.availability(reg, dynamic, capabilityId, name, ab.policies, ab.when, ab.unavailableReason, discovery);
-    if (!a || (!a[0] && !ctx.includeUnavailable)) continue;
-    actions.push(a[0] ? shared(c, name, true, () => action(capabilityId, name, ac, a)) : action(capabilityId, name, ac, a));
+  const d = { type: ty, instanceId: b.instanceId, registrationId: reg.id, description: c.description } as AgentComponentDescriptor;
+  if (b.parent) d.parent = b.parent as AgentComponentDescriptor["parent"];
+  if (!isEmpty(c.meta)) d.meta = c.meta as AgentComponentDescriptor["meta"];
+  for (const plane of ["observations", "actions"] as const) {
+    const list: object[] = [];
+    const action = plane === "actions";
+    for (const name of action ? b.actionNames : b.observationNames) {
+      const binding = (action ? b.actions : b.observations).get(name)!;
+      const cc = c[plane][name]!;
+      const capabilityId = `view:${ty}.${name}`;
+      const a = surface.availability(reg, dynamic, capabilityId, name, binding.policies, binding.when, binding.unavailableReason, discovery);
+      if (!a || (!a[0] && !ctx.includeUnavailable)) continue;
+      const make = () => descriptor({ capabilityId, name }, cc, action, a, isEmpty(cc.meta) ? undefined : { meta: cc.meta });
+      list.push(a[0] ? shared(c, name, action, make) : make());
+    }
+    (d as unknown as Record<string, unknown>)[plane] = Object.freeze(list);
   }
   const component = Object.freeze({ type: ty, instanceId: b.instanceId });
   b.procedures.forEach((p, index) => {
     // `when()` counts for procedures too (it is re-checked at invocation).
     const a = surface.procedureAvailability(reg, dynamic, index, discovery);
     if (!a || (!a[0] && !ctx.includeUnavailable)) return;
-    procedures.push(procedureDescriptor(p.contract, a[0], a[1], reg.id, component, p.describe?.()));
+    const note = p.describe?.();
+    procedures.push(descriptor({ capabilityId: p.id }, p.contract, true, a, { registrationId: reg.id, component, ...(note !== undefined && { contextualNote: note }) }) as AgentProcedureDescriptor);
   });
-  const d: AgentComponentDescriptor = { type: ty, instanceId: b.instanceId, registrationId: reg.id, description: c.description } as AgentComponentDescriptor;
-  if (b.parent) d.parent = b.parent as AgentComponentDescriptor["parent"];
-  if (!isEmpty(c.meta)) d.meta = c.meta as AgentComponentDescriptor["meta"];
-  d.observations = Object.freeze(observations) as AgentObservationDescriptor[];
-  d.actions = Object.freeze(actions) as AgentActionDescriptor[];
   return Object.freeze(d);
 }
 
@@ -173,47 +166,26 @@ function shared<T extends object>(c: ManifestComponentContract, name: string, is
   return d as T;
 }
 
-function observation(capabilityId: string, name: string, oc: ManifestObservationContract, [available, reason]: Availability): AgentObservationDescriptor {
-  const d: AgentObservationDescriptor = { capabilityId, name, description: oc.description, outputSchema: oc.outputSchema, available };
-  if (reason !== undefined) d.unavailableReason = reason;
-  if (!isEmpty(oc.meta)) d.meta = oc.meta as AgentObservationDescriptor["meta"];
-  return Object.freeze(d);
-}
+type CapabilityContract = ManifestObservationContract | ManifestActionContract | ManifestOperationContract;
 
-function action(capabilityId: string, name: string, ac: ManifestActionContract, [available, reason]: Availability): AgentActionDescriptor {
-  const d = { capabilityId, name, description: ac.description, inputSchema: ac.inputSchema } as AgentActionDescriptor;
-  if (ac.outputSchema !== null) d.outputSchema = ac.outputSchema;
-  d.effect = ac.effect as AgentActionDescriptor["effect"];
-  d.idempotent = ac.idempotent;
-  d.reversible = ac.reversible;
-  d.confirmation = ac.confirmation;
+/**
+ * A capability's descriptor (frozen): `head`, the description, an observation's output schema or
+ * an operation's schemas and governance, the availability, then `tail`.
+ */
+function descriptor(head: object, cc: CapabilityContract, operation: boolean, [available, reason]: Availability, tail?: object): object {
+  const d: Record<string, unknown> = { ...head, description: cc.description };
+  if (operation) {
+    const op = cc as ManifestOperationContract;
+    d.inputSchema = op.inputSchema;
+    if (op.outputSchema !== null) d.outputSchema = op.outputSchema;
+    d.effect = op.effect;
+    d.idempotent = op.idempotent;
+    d.reversible = op.reversible;
+    d.confirmation = op.confirmation;
+  } else d.outputSchema = cc.outputSchema;
   d.available = available;
   if (reason !== undefined) d.unavailableReason = reason;
-  if (!isEmpty(ac.meta)) d.meta = ac.meta as AgentActionDescriptor["meta"];
-  return Object.freeze(d);
-}
-
-/** A procedure's descriptor as referenced by `registrationId`, whose component is `component`. */
-export function procedureDescriptor(
-  pc: ManifestOperationContract,
-  available: boolean,
-  reason: string | undefined,
-  registrationId: string,
-  component: { type: string; instanceId: string },
-  note: string | undefined,
-): AgentProcedureDescriptor {
-  const d = { capabilityId: pc.id, description: pc.description, inputSchema: pc.inputSchema } as AgentProcedureDescriptor;
-  if (pc.outputSchema !== null) d.outputSchema = pc.outputSchema;
-  d.effect = pc.effect as AgentProcedureDescriptor["effect"];
-  d.idempotent = pc.idempotent;
-  d.reversible = pc.reversible;
-  d.confirmation = pc.confirmation;
-  d.available = available;
-  if (reason !== undefined) d.unavailableReason = reason;
-  d.registrationId = registrationId;
-  d.component = component;
-  if (note !== undefined) d.contextualNote = note;
-  return Object.freeze(d);
+  return Object.freeze(Object.assign(d, tail));
 }
 
 /**
