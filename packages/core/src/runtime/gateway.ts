@@ -31,7 +31,7 @@ import type {
   Unsubscribe,
 } from "../types.js";
 import { actionBinding, asBinding, authoredOperation, definitionError, evaluateReason, provenanceOf, verifiedContract, type ActionBinding } from "./binding.js";
-import { confirmationController, createConfirmations } from "./confirm/index.js";
+import { createConfirmations } from "./confirm/index.js";
 import { readConsumer } from "./consumer.js";
 import { randomId } from "./entropy.js";
 import { createInflight, invoke, resolve, type Confirmer, type Route } from "./invoke/index.js";
@@ -297,7 +297,7 @@ export function createAgentExposureGateway(authority: CapabilityAuthority): Agen
           if (typeof listener !== "function") throw new TypeError("subscribe: the listener must be a function");
           return surface.events.subscribe(listener);
         },
-        confirmations: confirmationController(parts),
+        confirmations: parts.confirmations.controller,
         auditRecords: () => Object.freeze(surface.defaultAudit ? [...surface.defaultAudit.records] : []),
       });
     },

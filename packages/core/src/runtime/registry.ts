@@ -22,7 +22,7 @@ import type {
   Unsubscribe,
 } from "../types.js";
 import { asBinding, bindComponent, definitionError, type BoundComponent } from "./binding.js";
-import { confirmationController, createConfirmations } from "./confirm/index.js";
+import { createConfirmations } from "./confirm/index.js";
 import { base62, randomId } from "./entropy.js";
 import { createHandle, detach, remove } from "./handle.js";
 import { createInflight, invoke } from "./invoke/index.js";
@@ -214,7 +214,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
       if (typeof listener !== "function") throw new TypeError("subscribe: the listener must be a function");
       return surface.events.subscribe(listener);
     },
-    confirmations: confirmationController(parts),
+    confirmations: parts.confirmations.controller,
     /**
      * Procedures referenced without a local `execute` are forwarded to it (read at each
      * invocation). Installing or removing it changes their availability: a version step.

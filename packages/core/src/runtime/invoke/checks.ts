@@ -6,7 +6,7 @@ import type { AgentConsumer, JsonValue } from "../../types.js";
 import { canonicalJson } from "../../model/canonical.js";
 import { fnv1a64 } from "../../model/hash.js";
 import { evaluateReason } from "../binding.js";
-import { confirmationController, type Evidence } from "../confirm/index.js";
+import type { Evidence } from "../confirm/index.js";
 import { deepFreeze, jsonCopy } from "../json.js";
 import type { Parts } from "../parts.js";
 import { NO_EXECUTOR } from "../surface.js";
@@ -202,7 +202,7 @@ async function askUser(parts: Parts, a: Asking, input: JsonValue | undefined, as
     if (!(f instanceof Fail) || f.error.code !== "CONFIRMATION_REQUIRED") throw f;
     cid = f.error.details!.confirmationId as string;
   }
-  const controller = confirmationController(parts);
+  const { controller } = parts.confirmations;
   const value = input ?? null;
   // A throwing or rejecting `confirm` answers "no"; only `true` approves.
   new Promise((resolve) => resolve(ask(a.req.capabilityId, typeof value === "object" && value !== null ? jsonCopy<JsonValue>(value) : value))).then(
