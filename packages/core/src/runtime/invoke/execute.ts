@@ -24,52 +24,11 @@ function abortReason(r: Reason): DOMException {
 }
 
 /** A running execution: what an unmount or `dispose` settles from outside. */
-export class Execution {
-  private c?: AbortController;
-  private reason?: DOMException;
-  forced?: Forced;
-  onForce?: () => void;
-
-  constructor(
-    readonly registrationId: string | undefined,
-    readonly navigation: boolean,
-  ) {}
-
-  /** The handler's signal, created when first read (most handlers never read it). */
-  signal(): AbortSignal {
-    if (!this.c) {
-      this.c = new AbortController();
-      if (this.reason) this.c.abort(this.reason);
-    }
-    return this.c.signal;
-  }
-
-  /** Aborts once; later calls keep the first reason. */
-  abort(r: Reason): void {
-    if (this.reason) return;
-    this.reason = abortReason(r);
-    this.c?.abort(this.reason);
-  }
-
-  /** Settles the invocation from outside (the first code wins). */
-  force(code: Forced): void {
-    if (this.forced) return;
-    this.forced = code;
-    this.onForce?.();
-  }
-}
-
-/** A handler's context (frozen) whose `signal` is the execution's lazily created one. */
-class Context {
-  readonly #run: Execution;
-  constructor(fields: object, run: Execution) {
-    Object.assign(this, fields);
-    this.#run = run;
-    Object.freeze(this);
-  }
-  get signal(): AbortSignal {
-    return this.#run.signal();
-  }
+export interface Execution {
+  readonly registrationId: string | undefined;
+  readonly navigation: boolean;
+  /** Aborts the handler's signal (the first reason stays) and settles the invocation from outside (the first code wins). */
+  stop(reason: Reason, code: Forced): void;
 }
 
 /** The handler's output as JSON (undefined → null); a value that is not JSON fails the run. */
@@ -122,17 +81,48 @@ export function execute(
   // Cancelled while waiting for admission: never dispatch.
   if (signal?.aborted) throw fail("CANCELLED", "the invocation was cancelled");
 
-  const run = new Execution(plan.reg?.id, plan.effect === "navigation");
+  let controller: AbortController | undefined;
+  let reason: DOMException | undefined;
+  let forced: Forced | undefined;
+  let onForce: (() => void) | undefined;
+  const abort = (r: Reason) => {
+    if (reason) return;
+    reason = abortReason(r);
+    controller?.abort(reason);
+  };
+  const run: Execution = {
+    registrationId: plan.reg?.id,
+    navigation: plan.effect === "navigation",
+    stop(r, code) {
+      abort(r);
+      if (forced) return;
+      forced = code;
+      onForce?.();
+    },
+  };
+  /** A handler's context (frozen) whose `signal` is created when first read (most handlers never read it). */
+  const context = (fields: object) =>
+    Object.freeze(
+      Object.defineProperty(fields, "signal", {
+        get() {
+          if (!controller) {
+            controller = new AbortController();
+            if (reason) controller.abort(reason);
+          }
+          return controller.signal;
+        },
+      }),
+    );
   const what = executor ? `the procedure executor for "${cap}"` : `the ${plan.observation ? "read" : "execute"} of ${label(plan)}`;
   inflight.executions.add(run);
   let value: unknown;
   try {
     if (plan.observation) value = plan.observation.read(readContext(a));
-    else if (executor) value = executor.execute(new Context({ procedureId: cap, input: copy(input), invocationId: req.invocationId }, run) as never);
+    else if (executor) value = executor.execute(context({ procedureId: cap, input: copy(input), invocationId: req.invocationId }) as never);
     else {
       const fields: Record<string, unknown> = { capabilityId: cap, registrationId: a.registrationId, consumer: a.consumer, host: a.host, invocationId: req.invocationId };
       if (evidence) fields.confirmation = Object.freeze({ id: evidence.id, approvedAt: evidence.approvedAt });
-      value = plan.binding!.execute(copy(input), new Context(fields, run) as never);
+      value = plan.binding!.execute(copy(input), context(fields) as never);
     }
   } catch (e) {
     inflight.executions.delete(run);
@@ -149,7 +139,7 @@ export function execute(
       over = true;
       stop();
       signal?.removeEventListener("abort", onAbort);
-      run.onForce = undefined;
+      onForce = undefined;
       inflight.executions.delete(run);
     };
     // The race is lost: the invocation settles now; the handler is watched for a late settlement.
@@ -160,21 +150,21 @@ export function execute(
       reject(f);
     };
     const stop = later(timeoutMs, () => {
-      run.abort("timeout");
+      abort("timeout");
       surface.log("warn", `${cap} timed out after ${timeoutMs} ms; a late settlement is ignored`);
       lose(fail("TIMEOUT", `the capability did not finish within ${timeoutMs} ms`));
     });
     const onAbort = () => {
-      run.abort("cancelled");
+      abort("cancelled");
       lose(fail("CANCELLED", "the invocation was cancelled"));
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    run.onForce = () => {
+    onForce = () => {
       // dispose() unregisters everything first: its unmount is a cancellation.
-      const code = surface.state.disposed ? "CANCELLED" : run.forced!;
+      const code = surface.state.disposed ? "CANCELLED" : forced!;
       lose(fail(code, code === "COMPONENT_UNMOUNTED" ? "the component was unmounted" : "the invocation was cancelled"));
     };
-    if (run.forced) run.onForce();
+    if (forced) onForce();
     const late = (how: string) => {
       if (!lost || surface.now() - lost.at > LATE_SETTLEMENT_WINDOW_MS) return;
       surface.logRecord({

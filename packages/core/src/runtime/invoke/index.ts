@@ -59,15 +59,13 @@ export function createInflight(): Inflight {
     unmounted(registrationId) {
       for (const e of [...executions]) {
         if (e.registrationId === registrationId && !e.navigation) {
-          e.abort("unmounted");
-          e.force("COMPONENT_UNMOUNTED");
+          e.stop("unmounted", "COMPONENT_UNMOUNTED");
         }
       }
     },
     cancelAll() {
       for (const e of [...executions]) {
-        e.abort("disposed");
-        e.force("CANCELLED");
+        e.stop("disposed", "CANCELLED");
       }
     },
     stats() {
