@@ -21,7 +21,7 @@ import type {
   PreconditionFailure,
 } from "../types.js";
 import type { ValidationIssue } from "../validate/index.js";
-import { isObject, isPlainObject, isThenable, jsonCopy } from "./json.js";
+import { isObject, isThenable, jsonCopy } from "./json.js";
 import { checkPolicies, type Policy } from "./policy.js";
 
 export type { HostContext } from "./policy.js";
@@ -86,11 +86,6 @@ export interface BoundComponent {
   readonly procedures: readonly BoundProcedure[];
 }
 
-/** Evaluates a `when`: true/false, undefined if it failed. */
-export function evaluateWhen(w: WhenFn): boolean | undefined {
-  return w();
-}
-
 /** The reason's text now ("unavailable" when a reason function throws or answers a non-string). */
 export function evaluateReason(r: UnavailableReason): string {
   if (typeof r === "string") return r;
@@ -143,32 +138,27 @@ function defect(message: string, contract: string | null): AgentSurfaceDefinitio
 
 const schemaOf = (s: unknown): unknown => (isObject(s) ? s.jsonSchema : undefined);
 
+/** `keys` of `o`, in that order. */
+const pick = (o: AnyRecord, keys: string) => Object.fromEntries(keys.split(" ").map((k) => [k, o[k]]));
+
+/** An action's, procedure's or external tool's definition in the manifest's field names (schemas as JSON Schema). */
 function authoredCapability(c: AnyRecord): AnyRecord {
-  const { description, effect, idempotent, reversible, confirmation, audit, meta } = c;
   return {
-    description,
+    description: c.description,
     inputSchema: schemaOf(c.input),
     outputSchema: c.output === undefined ? undefined : schemaOf(c.output),
-    effect,
-    idempotent,
-    reversible,
-    confirmation,
-    audit,
-    meta,
+    ...pick(c, "effect idempotent reversible confirmation audit meta"),
   };
 }
 
 /** A component definition in the manifest's field names (the model's `authored`). */
 function authoredComponent(def: AnyRecord): AnyRecord {
-  const observations: AnyRecord = {};
-  for (const [name, o] of Object.entries((def.observations as AnyRecord | undefined) ?? {})) {
-    const oc = o as AnyRecord;
-    observations[name] = { description: oc.description, outputSchema: schemaOf(oc.output), meta: oc.meta };
-  }
-  const actions: AnyRecord = {};
-  for (const [name, a] of Object.entries((def.actions as AnyRecord | undefined) ?? {})) actions[name] = authoredCapability(a as AnyRecord);
-  const { type, description, meta, origin, priority, policies, tags } = def;
-  return { type, description, meta, origin, priority, policies, tags, observations, actions };
+  const map = (m: unknown, f: (c: AnyRecord) => AnyRecord) => Object.fromEntries(Object.entries((m as AnyRecord | undefined) ?? {}).map(([n, c]) => [n, f(c as AnyRecord)]));
+  return {
+    ...pick(def, "type description meta origin priority policies tags"),
+    observations: map(def.observations, (o) => ({ description: o.description, outputSchema: schemaOf(o.output), meta: o.meta })),
+    actions: map(def.actions, authoredCapability),
+  };
 }
 
 /** A procedure's or external tool's definition in the manifest's field names. */
@@ -310,35 +300,19 @@ export function actionBinding(b: AnyRecord, label: string, where: string, contra
         if (!p && development) console.error(`agent-surface: the precondition of ${label} threw: ${(thrown as Error)?.message ?? thrown}`);
         r = p ?? { message: "the precondition check failed" };
       }
-      if (r === undefined || r === null) return undefined;
-      const p = asPreconditionFailure(r) ?? { message: "precondition failed" };
-      const f: PreconditionFailure = { message: p.message };
-      if (p.details !== undefined) {
-        try {
-          const details = jsonCopy<{ details: unknown }>({ details: p.details }).details;
-          if (isPlainObject(details)) f.details = details as PreconditionFailure["details"];
-        } catch (e) {
-          // The failure still reaches the agent (its message); details that are not JSON are dropped.
-          if (development) console.error(`agent-surface: the precondition of ${label} failed with details that are not JSON: ${(e as Error).message}`);
-        }
-      }
-      return f;
+      // Details are copied (and, not JSON, dropped) where the failure is reported (PRECONDITION_FAILED).
+      return r == null ? undefined : ((asPreconditionFailure(r) ?? { message: "precondition failed" }) as PreconditionFailure);
     };
   }
   const validate = standardValidatorOf(input);
   if (validate) {
     out.inputCheck = (inp) => {
-      let issues: ReturnType<typeof validate>;
       try {
-        issues = validate(inp);
+        return validate(inp);
       } catch (e) {
         if (development) console.error(`agent-surface: the input schema of ${label} threw: ${(e as Error)?.message ?? e}`);
         return [{ path: "", keyword: "standard", message: "the schema library's validation failed" }];
       }
-      if (!issues) return undefined;
-      const str = (v: unknown) => (typeof v === "string" ? v : "");
-      const list = issues.map((i) => ({ path: str(i.path), keyword: str(i.keyword), message: str(i.message) }));
-      return list.length > 0 ? list : [{ path: "", keyword: "standard", message: "invalid" }];
     };
   }
   return out;

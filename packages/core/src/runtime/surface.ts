@@ -23,7 +23,7 @@ import type {
 } from "../types.js";
 import { compileValidator, type Validator } from "../validate/index.js";
 import { MemoryAuditSink } from "./audit.js";
-import { evaluateReason, evaluateWhen, type BoundComponent, type UnavailableReason, type WhenFn } from "./binding.js";
+import { evaluateReason, type BoundComponent, type UnavailableReason, type WhenFn } from "./binding.js";
 import { Dispatcher } from "./events.js";
 import { evaluateDiscovery, type DiscoveryContext, type HostContext, type Policy } from "./policy.js";
 
@@ -318,7 +318,7 @@ export class Surface {
     const o = dynamic.overrides.get(name);
     if (o && !o.available) return [false, o.reason ?? "unavailable"];
     if (when) {
-      const w = evaluateWhen(when);
+      const w = when();
       if (w === false) return [false, reason === undefined ? "unavailable" : evaluateReason(reason)];
       if (w === undefined) {
         if (this.development) this.log("warn", `when() of ${capabilityId} failed`);
