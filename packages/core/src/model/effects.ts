@@ -62,29 +62,36 @@ const NOUNS: Record<CapabilityKind, [string, string]> = {
   "external-tool": ["an external tool", "external tools"],
 };
 
-/** Refuses an effect outside the kind's plane (e.g. a view action that mutates domain data). */
-export function checkEffect(kind: CapabilityKind, effect: AgentEffect): PlaneError | null {
-  const allowed = allowedEffects(kind);
-  if (allowed.includes(effect)) return null;
-  const may = `${NOUNS[kind][1]} may only be ${quotedList(allowed)}`;
-  return {
-    message: `effect "${effect}" is not allowed on ${NOUNS[kind][0]} (${planeOf(kind)} plane)`,
-    help:
-      kind === "observation"
-        ? `observations are always "read"; declare an action (actionContract) or a domain procedure (defineAgentProcedureContract) for "${effect}"`
-        : kind === "view-action"
-          ? effect === "read"
-            ? `${may}; expose state for reading as an observation (observationContract)`
-            : `${may}; move "${effect}" into a domain procedure (defineAgentProcedureContract)`
-          : `${may}; UI state changes and navigation belong in a view action (actionContract) of a component contract`,
-  };
+/** Why an effect is outside the kind's plane (e.g. a view action that mutates domain data), or null. */
+export const effectError = (kind: CapabilityKind, effect: AgentEffect): string | null =>
+  allowedEffects(kind).includes(effect) ? null : `effect "${effect}" is not allowed on ${NOUNS[kind][0]} (${planeOf(kind)} plane)`;
+
+/** The help of effectError: what the author declares instead. */
+export function effectHelp(kind: CapabilityKind, effect: AgentEffect): string {
+  const may = `${NOUNS[kind][1]} may only be ${quotedList(allowedEffects(kind))}`;
+  return kind === "observation"
+    ? `observations are always "read"; declare an action (actionContract) or a domain procedure (defineAgentProcedureContract) for "${effect}"`
+    : kind === "view-action"
+      ? effect === "read"
+        ? `${may}; expose state for reading as an observation (observationContract)`
+        : `${may}; move "${effect}" into a domain procedure (defineAgentProcedureContract)`
+      : `${may}; UI state changes and navigation belong in a view action (actionContract) of a component contract`;
 }
 
-/** Refuses `confirmation: "never"` on a destructive effect: irreversible data loss must be confirmable. */
-export const checkConfirmation = (effect: AgentEffect, confirmation: AgentConfirmation): PlaneError | null =>
-  effect === "destructive" && confirmation === "never"
-    ? {
-        message: `confirmation "never" is not allowed for a "destructive" effect`,
-        help: `use confirmation: "required" (the default for destructive effects) or "optional"`,
-      }
-    : null;
+/** Refuses an effect outside the kind's plane, with its help. */
+export function checkEffect(kind: CapabilityKind, effect: AgentEffect): PlaneError | null {
+  const message = effectError(kind, effect);
+  return message === null ? null : { message, help: effectHelp(kind, effect) };
+}
+
+/** Refuses `confirmation: "never"` on a destructive effect (irreversible data loss must be confirmable), or null. */
+export const confirmationError = (effect: AgentEffect, confirmation: AgentConfirmation): string | null =>
+  effect === "destructive" && confirmation === "never" ? `confirmation "never" is not allowed for a "destructive" effect` : null;
+
+export const CONFIRMATION_HELP = `use confirmation: "required" (the default for destructive effects) or "optional"`;
+
+/** confirmationError with its help. */
+export function checkConfirmation(effect: AgentEffect, confirmation: AgentConfirmation): PlaneError | null {
+  const message = confirmationError(effect, confirmation);
+  return message === null ? null : { message, help: CONFIRMATION_HELP };
+}

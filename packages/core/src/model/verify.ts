@@ -9,7 +9,7 @@ import { AUDITS, CONFIRMATIONS, EFFECTS } from "./effects.js";
 import { appendPointer, checkInteger, debugString, deepFreeze, isPlainObject, jsonCopy, rustFloat, rustKeys, rustNumber } from "./json.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 import { manifestHashes } from "./manifest-hash.js";
-import { validateContract } from "./rules.js";
+import { firstViolation } from "./rules.js";
 
 /** A manifest that passed every check: a deeply frozen copy, and its contracts by id. */
 export interface VerifiedManifest {
@@ -226,7 +226,7 @@ export function verifyManifest(value: unknown, limits: Readonly<AgentSurfaceLimi
     });
   }
   for (const c of contracts) {
-    const v = validateContract(c, limits)[0];
+    const v = firstViolation(c, limits);
     if (v) {
       refuse("invalid-contract", `contract "${c.id}" is not a valid definition at ${v.pointer}: ${v.message}`, {
         contract: c.id,

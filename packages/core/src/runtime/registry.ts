@@ -5,7 +5,7 @@
 
 import { verifiedOf } from "../authority.js";
 import { DEFAULT_LIMITS, resolveLimits } from "../model/limits.js";
-import { validateContract } from "../model/rules.js";
+import { firstViolation } from "../model/rules.js";
 import type {
   AgentInvocation,
   AgentInvocationResult,
@@ -105,7 +105,7 @@ function checkRegistrable(surface: Surface, bound: BoundComponent): Array<[strin
   // with other limits enforces those (oversize descriptions, meta, schemas).
   if (!sameLimits(limits, DEFAULT_LIMITS)) {
     for (const c of [bound.contract, ...bound.procedures.map((p) => p.contract)]) {
-      const [v] = validateContract(c, limits);
+      const v = firstViolation(c, limits);
       if (v) throw definitionError("invalid", viewId, `"${c.id}" breaks the registry's limits at ${v.pointer}: ${v.message}`);
     }
   }
