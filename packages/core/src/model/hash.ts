@@ -26,9 +26,12 @@ function compress(cv: readonly number[], t: number, len: number, flags: number):
     schedule = [];
     for (let r = 0, p = [...Array(16).keys()]; r < 7; r++, p = [2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8].map((j) => p[j]!)) schedule.push(...p);
   }
-  v.set(cv);
-  v.set(IV.slice(0, 4), 8);
-  v.set([t, 0, len, flags], 12);
+  for (let i = 0; i < 8; i++) v[i] = cv[i]!;
+  for (let i = 0; i < 4; i++) v[8 + i] = IV[i]!;
+  v[12] = t;
+  v[13] = 0;
+  v[14] = len;
+  v[15] = flags;
   for (let k = 0; k < 112; k += 2) {
     const q = (k & 15) << 1;
     const a = G[q]!;
