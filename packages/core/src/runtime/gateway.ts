@@ -34,7 +34,8 @@ import { actionBinding, asBinding, authoredOperation, definitionError, evaluateR
 import { createConfirmations } from "./confirm/index.js";
 import { readConsumer } from "./consumer.js";
 import { randomId } from "./entropy.js";
-import { createInflight, invoke, resolve, type Confirmer, type Route } from "./invoke/index.js";
+import { asking } from "./invoke/ask.js";
+import { createInflight, invoke, resolve, type Route } from "./invoke/index.js";
 import { operation, type Plan } from "./invoke/resolve.js";
 import { fail } from "./invoke/request.js";
 import { deepFreeze, isObject, isPlainObject } from "./json.js";
@@ -85,7 +86,9 @@ const WHO = "gateway.expose";
 const OPTION_KEYS = ["consumer", "confirm", "context", "environment", "policies", "audit", "limits", "now"];
 
 /** The exposure's options, checked (TypeError naming the field), as a private surface's. */
-function readOptions(authority: CapabilityAuthority, o: unknown): Options & { consumer: AgentConsumer; confirm?: Confirmer } {
+type Ask = (capabilityId: string, input: JsonValue) => unknown;
+
+function readOptions(authority: CapabilityAuthority, o: unknown): Options & { consumer: AgentConsumer; confirm?: Ask } {
   if (o === undefined) o = {};
   if (!isPlainObject(o)) throw new TypeError(`${WHO}: the options must be an object { consumer?, confirm?, context?, environment?, policies?, audit?, limits?, now? }`);
   for (const k of Object.keys(o)) if (!OPTION_KEYS.includes(k)) throw new TypeError(`${WHO}: unknown option "${k}" (allowed: ${OPTION_KEYS.join(", ")})`);
@@ -109,7 +112,7 @@ function readOptions(authority: CapabilityAuthority, o: unknown): Options & { co
     throw new TypeError(`${WHO}: ${(e as Error).message}`);
   }
   const confirm = fn("confirm");
-  const out: Options & { consumer: AgentConsumer; confirm?: Confirmer } = {
+  const out: Options & { consumer: AgentConsumer; confirm?: Ask } = {
     authority,
     verified: verifiedOf(authority, "createAgentExposureGateway"),
     environment: env as Environment,
@@ -121,7 +124,7 @@ function readOptions(authority: CapabilityAuthority, o: unknown): Options & { co
   };
   const context = fn("context");
   const now = fn("now");
-  return Object.assign(out, context && { context }, now && { now }, audit && { audit }, confirm && { confirm: confirm as Confirmer });
+  return Object.assign(out, context && { context }, now && { now }, audit && { audit }, confirm && { confirm: confirm as Ask });
 }
 
 /** An accepted tool: its manifest contract and its binding. */
@@ -208,7 +211,7 @@ export function createAgentExposureGateway(authority: CapabilityAuthority): Agen
 
       // Step 2: an `external:` id is one of these tools; anything else finds no registration.
       const route: Route = {
-        confirmer: o.confirm ?? "deny",
+        confirmer: asking(o.confirm),
         resolve(s, req): Plan {
           if (req.surfaceId !== undefined && req.surfaceId !== s.surfaceId) {
             throw fail("STALE_CAPABILITY", "the surface was reloaded since discovery; discover again", { reason: "surface-id-mismatch" });

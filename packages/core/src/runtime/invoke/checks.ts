@@ -174,59 +174,13 @@ export function confirmationGate(parts: Parts, a: Asking, input: JsonValue | und
 
 /**
  * How step 7 answers a request that needs a confirmation and presents none: "return"
- * CONFIRMATION_REQUIRED (the consumer retries with the evidence: a registry); "deny"
- * CONFIRMATION_DENIED, nothing opened (nobody can be asked: a gateway without `confirm`); or a
- * function asked while the request is pending (a gateway's `confirm`).
+ * CONFIRMATION_REQUIRED (the consumer retries with the evidence: a registry), or a function that
+ * answers for the gateway (./ask.ts: denied when nobody can be asked, else asked while pending).
  */
-export type Confirmer = "return" | "deny" | ((capabilityId: string, input: JsonValue) => unknown);
+export type Confirmer = "return" | ((parts: Parts, a: Asking, input: JsonValue | undefined, signal?: AbortSignal) => Evidence | Promise<Evidence>);
 
 /** Step 7 by the confirmer's rule. */
 export function confirmStep(parts: Parts, a: Asking, input: JsonValue | undefined, needed: boolean, confirmer: Confirmer, signal?: AbortSignal): Evidence | undefined | Promise<Evidence> {
   if (confirmer === "return" || !needed || a.req.confirmationId !== undefined || !a.plan.binding) return confirmationGate(parts, a, input, needed);
-  if (confirmer === "deny") throw fail("CONFIRMATION_DENIED", "this operation needs the user's confirmation and nobody can be asked for it here");
-  return askUser(parts, a, input, confirmer, signal);
-}
-
-/**
- * A pending confirmation like any other (`confirmation-requested`, listed by the controller),
- * answered by `ask` or by the host through the controller, whichever comes first; then the
- * evidence is presented (single use): a denial is CONFIRMATION_DENIED, an expiry
- * CONFIRMATION_EXPIRED. The caller's signal while waiting: CANCELLED, the request closed.
- */
-async function askUser(parts: Parts, a: Asking, input: JsonValue | undefined, ask: (capabilityId: string, input: JsonValue) => unknown, signal?: AbortSignal): Promise<Evidence> {
-  let cid: string;
-  try {
-    confirmationGate(parts, a, input, true);
-    throw fail("EXECUTION_FAILED", "the confirmation could not be opened");
-  } catch (f) {
-    if (!(f instanceof Fail) || f.error.code !== "CONFIRMATION_REQUIRED") throw f;
-    cid = f.error.details!.confirmationId as string;
-  }
-  const { controller } = parts.confirmations;
-  const value = input ?? null;
-  // A throwing or rejecting `confirm` answers "no"; only `true` approves.
-  new Promise((resolve) => resolve(ask(a.req.capabilityId, typeof value === "object" && value !== null ? jsonCopy<JsonValue>(value) : value))).then(
-    (v) => answer(v === true),
-    () => answer(false),
-  );
-  function answer(approved: boolean) {
-    try {
-      controller.resolve(cid, { approved });
-    } catch {
-      // already settled (the host resolved it, or it expired): the first answer stands
-    }
-  }
-  try {
-    await controller.waitFor(cid, signal ? { signal } : undefined);
-  } catch {
-    try {
-      controller.resolve(cid, { approved: false, reason: "the call was cancelled while waiting for the confirmation" });
-    } catch {
-      // already settled
-    }
-    throw fail("CANCELLED", "the invocation was cancelled while waiting for the user's confirmation");
-  }
-  const evidence = confirmationGate(parts, { ...a, req: { ...a.req, confirmationId: cid } }, input, true);
-  if (!evidence) throw fail("CONFIRMATION_EXPIRED", "the confirmation is unknown or has expired");
-  return evidence;
+  return confirmer(parts, a, input, signal);
 }
