@@ -7,6 +7,7 @@
 // (`registry.confirmations`), with the consumer kind "webmcp". The agent cannot approve.
 
 import { mcpAnnotations } from "./expose/providers.js";
+import { isThenable } from "./runtime/json.js";
 import { bareToolset } from "./toolset.js";
 import type { AgentInvocationResult, AgentSurfaceRegistry, AgentTool, JsonValue, Unsubscribe } from "./types.js";
 
@@ -114,10 +115,6 @@ function pageModelContext(): WebMCPModelContext | undefined {
 
 function isModelContext(v: unknown): v is WebMCPModelContext {
   return typeof v === "object" && v !== null && typeof (v as { registerTool?: unknown }).registerTool === "function";
-}
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return (typeof v === "object" || typeof v === "function") && v !== null && typeof (v as { then?: unknown }).then === "function";
 }
 
 /**

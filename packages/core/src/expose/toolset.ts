@@ -19,11 +19,12 @@ import type {
   SnapshotContext,
   Unsubscribe,
 } from "../types.js";
+import { KINDS } from "../runtime/consumer.js";
+import { inScope } from "../runtime/snapshot.js";
 import { type CatalogTool, type Route, directTools, metaTools } from "./catalog.js";
 import { type ToolProvider, toolBlock, withTraits } from "./providers.js";
 
 const OPTION_KEYS = ["consumer", "mode", "topology", "confirmations", "scope", "budget"];
-const KINDS = ["embedded", "webmcp", "mcp-bridge", "test", "other"];
 /** How many catalogs `tools()` built are kept for their tools' `execute`. */
 const KEPT_CATALOGS = 32;
 /** Entries of each confirmation memory (by input, by call) before the oldest go. */
@@ -72,10 +73,6 @@ const confirmationIdOf = (r: Result): string | undefined => {
   return typeof id === "string" ? id : undefined;
 };
 const codeOf = (r: Result) => (r.status === "error" ? r.error.code : undefined);
-
-function inScope(type: string, prefix: string): boolean {
-  return type === prefix || (type.startsWith(prefix) && type[prefix.length] === ".");
-}
 
 interface Options {
   consumer: AgentConsumer;

@@ -4,7 +4,7 @@
 import type { AgentConsumer } from "../types.js";
 import { isPlainObject } from "./json.js";
 
-const KINDS = ["embedded", "webmcp", "mcp-bridge", "test", "other"];
+export const KINDS = ["embedded", "webmcp", "mcp-bridge", "test", "other"];
 
 /** The default consumer: `embedded:anonymous`. */
 export const ANONYMOUS: AgentConsumer = Object.freeze({ id: "anonymous", kind: "embedded" });
