@@ -33,8 +33,6 @@ export interface Plan {
   /** An action's, procedure's or external tool's binding. */
   readonly binding?: ActionBinding;
   readonly timeoutMs?: number;
-  /** A procedure's index in its registration. */
-  readonly index?: number;
 }
 
 const notFound = (req: Req) => fail("CAPABILITY_NOT_FOUND", `no live capability ${req.capabilityId}`);
@@ -96,56 +94,22 @@ function planOf(surface: Surface, reg: Reg, name: string, domain: boolean): Plan
   let plan = byName.get(name);
   if (plan) return plan;
   const b = reg.bound;
-  const chain = (own: readonly Policy[]) => [...surface.options.policies, ...b.policies, ...own];
-  if (domain) {
-    const index = b.procedures.findIndex((p) => p.id === name);
-    const p = b.procedures[index]!;
-    plan = {
-      kind: "procedure",
-      reg,
-      name,
-      index,
-      ...operation(p.contract),
-      policies: p.binding.policies,
-      chain: chain(p.binding.policies),
-      when: p.binding.when,
-      reason: p.binding.unavailableReason,
-      binding: p.binding,
-      timeoutMs: p.binding.timeoutMs,
-    };
-  } else if (Object.hasOwn(b.contract.observations, name)) {
-    const o = b.observations.get(name)!;
-    plan = {
-      kind: "observation",
-      reg,
-      name,
-      effect: "read",
-      audit: "metadata",
-      outputSchema: b.contract.observations[name]!.outputSchema,
-      confirmation: "never",
-      description: "",
-      policies: o.policies,
-      chain: chain(o.policies),
-      when: o.when,
-      reason: o.unavailableReason,
-      observation: o,
-      timeoutMs: o.timeoutMs,
-    };
-  } else {
-    const a = b.actions.get(name)!;
-    plan = {
-      kind: "action",
-      reg,
-      name,
-      ...operation(b.contract.actions[name]!),
-      policies: a.policies,
-      chain: chain(a.policies),
-      when: a.when,
-      reason: a.unavailableReason,
-      binding: a,
-      timeoutMs: a.timeoutMs,
-    };
-  }
+  const procedure = domain ? b.procedures.find((p) => p.id === name)! : undefined;
+  const observation = !domain && Object.hasOwn(b.contract.observations, name);
+  const binding: ObservationBinding | ActionBinding = procedure ? procedure.binding : observation ? b.observations.get(name)! : b.actions.get(name)!;
+  plan = {
+    kind: domain ? "procedure" : observation ? "observation" : "action",
+    reg,
+    name,
+    ...(observation
+      ? { effect: "read", audit: "metadata", outputSchema: b.contract.observations[name]!.outputSchema, confirmation: "never", description: "", observation: binding as ObservationBinding }
+      : { ...operation(procedure ? procedure.contract : b.contract.actions[name]!), binding: binding as ActionBinding }),
+    policies: binding.policies,
+    chain: [...surface.options.policies, ...b.policies, ...binding.policies],
+    when: binding.when,
+    reason: binding.unavailableReason,
+    timeoutMs: binding.timeoutMs,
+  };
   byName.set(name, plan);
   return plan;
 }
