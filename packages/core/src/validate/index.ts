@@ -462,18 +462,10 @@ function quote(s: string): string {
   return `${JSON.stringify(cut.slice(0, 64).join("")).slice(0, -1)}…"`;
 }
 
+/** Code points of `s` (a lone surrogate is one). */
 function codePoints(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
+  let n = 0;
+  for (const _ of s) n++;
   return n;
 }
 
