@@ -3,7 +3,7 @@
 // calls is ./toolset.ts.
 
 import { blake3Base32 } from "../model/hash.js";
-import type { AgentSurfaceSnapshot, JsonSchema } from "../types.js";
+import type { AgentActionDescriptor, AgentObservationDescriptor, AgentSurfaceSnapshot, JsonSchema } from "../types.js";
 import type { ToolTraits } from "./providers.js";
 
 /** Where a direct tool's calls go (private to the catalog it came from). */
@@ -67,26 +67,16 @@ export function directTools(snap: AgentSurfaceSnapshot): CatalogTool[] {
     const naming = (cap: string) => wireName(several ? `${cap}__${c.instanceId}` : cap);
     const text = (d: string) => (several ? `(instance "${c.instanceId}") ${d}` : d);
     const route = (capabilityId: string): Route => ({ capabilityId, instanceId: c.instanceId, registrationId: c.registrationId, surfaceVersion });
-    for (const o of c.observations) {
+    for (const d of [...c.observations, ...c.actions] as Array<Partial<AgentActionDescriptor> & AgentObservationDescriptor>) {
+      const { effect = "read", confirmation = "never", idempotent = true, reversible = true } = d;
       tools.push({
-        name: naming(o.capabilityId),
-        description: prefix("view", "read", "never") + text(o.description),
-        inputSchema: EMPTY_INPUT,
-        outputSchema: o.outputSchema,
-        state: state(o.available, o.unavailableReason),
-        traits: { plane: "view", effect: "read", idempotent: true, reversible: true, confirmation: "never" },
-        route: route(o.capabilityId),
-      });
-    }
-    for (const a of c.actions) {
-      tools.push({
-        name: naming(a.capabilityId),
-        description: prefix("view", a.effect, a.confirmation) + text(a.description),
-        inputSchema: a.inputSchema,
-        ...(a.outputSchema != null && { outputSchema: a.outputSchema }),
-        state: state(a.available, a.unavailableReason),
-        traits: { plane: "view", effect: a.effect, idempotent: a.idempotent, reversible: a.reversible, confirmation: a.confirmation },
-        route: route(a.capabilityId),
+        name: naming(d.capabilityId),
+        description: prefix("view", effect, confirmation) + text(d.description),
+        inputSchema: d.inputSchema ?? EMPTY_INPUT,
+        ...(d.outputSchema != null && { outputSchema: d.outputSchema }),
+        state: state(d.available, d.unavailableReason),
+        traits: { plane: "view", effect, idempotent, reversible, confirmation },
+        route: route(d.capabilityId),
       });
     }
   }

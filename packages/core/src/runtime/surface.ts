@@ -125,18 +125,9 @@ export type Availability = readonly [available: boolean, reason: string | undefi
  * context, read the first time a discovery policy needs it and then kept for all of its
  * capabilities (a surface without discovery policies never calls `RegistryOptions.context`).
  */
-export class DiscoveryScope {
-  private h: HostContext | undefined;
-  constructor(
-    readonly consumer: AgentConsumer,
-    private readonly surface: Surface,
-    host?: HostContext,
-  ) {
-    this.h = host;
-  }
-  get host(): HostContext {
-    return (this.h ??= this.surface.host());
-  }
+export interface DiscoveryScope {
+  readonly consumer: AgentConsumer;
+  readonly host: HostContext;
 }
 
 const EMPTY: HostContext = Object.freeze({});
@@ -256,7 +247,13 @@ export class Surface {
 
   /** The discovery scope of one snapshot, explanation or invocation (`host`: already read, if so). */
   scope(consumer: AgentConsumer, host?: HostContext): DiscoveryScope {
-    return new DiscoveryScope(consumer, this, host);
+    const surface = this;
+    return {
+      consumer,
+      get host() {
+        return (host ??= surface.host());
+      },
+    };
   }
 
   /**
