@@ -2,7 +2,8 @@
 // the time to import @agent-surface/core + createCapabilityAuthority (the example app's manifest)
 // + createAgentSurfaceRegistry + snapshot(), against the time to import React DOM and render one
 // component; at CPU ×1 and ×4 (DevTools CPU throttling), medians of 7 loads. Each module is a
-// separate minified bundle fetched from a loopback server; the order alternates between loads.
+// separate minified bundle fetched from a loopback server, after an empty module warmed the
+// page's module loader; the order alternates between loads.
 import { createServer } from "node:http";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -11,9 +12,13 @@ import { bundle, here } from "./build.mjs";
 const files = {
   "/core.js": (await bundle({ entry: path.join(here, "entries/core-start.js") })).code,
   "/react.js": (await bundle({ entry: path.join(here, "entries/react-start.jsx") })).code,
+  "/empty.js": Buffer.from("export {};"),
   "/": Buffer.from(`<!doctype html><meta charset="utf-8"><div id="root"></div>
 <script type="module">
 const order = new URL(location.href).searchParams.get("order").split(",");
+// The page's first dynamic import pays for the module loader itself (50-150 ms here): warm it
+// with an empty module, so each figure is the library's own import.
+await import("/empty.js");
 const out = {};
 for (const which of order) {
   const t0 = performance.now();
