@@ -86,11 +86,12 @@ fn suite_verdicts() -> String {
                     let refused: Vec<String> = violations
                         .iter()
                         .map(|v| {
-                            let what = if v.message.starts_with("\"pattern\" is not a valid ECMAScript regular expression") {
-                                "pattern"
-                            } else {
-                                "subset"
-                            };
+                            let what =
+                                if v.message.starts_with("\"pattern\" is not a valid ECMAScript regular expression") {
+                                    "pattern"
+                                } else {
+                                    "subset"
+                                };
                             format!("{} {what}", v.json_pointer())
                         })
                         .collect();
@@ -112,7 +113,8 @@ fn suite_verdicts() -> String {
             lines.push(format!("    {entry}"));
         }
     }
-    let about = "What the Rust validator (agent_surface_schema::Validator with the default limits, patterns by regress) \
+    let about =
+        "What the Rust validator (agent_surface_schema::Validator with the default limits, patterns by regress) \
                  answers for every group of conformance/json-schema-test-suite: refused (each violation as pointer and \
                  'pattern' or 'subset') or results (per test: true, or its issues as path and keyword). The TypeScript \
                  validator (the page's RegExp) must answer the same (packages/core/test/patterns.test.js, \
@@ -233,11 +235,43 @@ const PATTERNS: &[(&str, &[&str])] = &[
 ];
 
 const FORMATS: &[(&str, &[&str])] = &[
-    ("date-time", &["2024-01-31T09:30:00Z", "2024-02-29T23:59:60Z", "2024-01-01t00:00:00.5+14:00", "2024-01-01T00:00:00", "2024-13-01T00:00:00Z", "yesterday"]),
+    (
+        "date-time",
+        &[
+            "2024-01-31T09:30:00Z",
+            "2024-02-29T23:59:60Z",
+            "2024-01-01t00:00:00.5+14:00",
+            "2024-01-01T00:00:00",
+            "2024-13-01T00:00:00Z",
+            "yesterday",
+        ],
+    ),
     ("date", &["2000-02-29", "1900-02-29", "2024-1-01", "2024-12-31"]),
     ("uuid", &["2EB8AA08-aa98-11ea-b4aa-73b441d16380", "{2eb8aa08-aa98-11ea-b4aa-73b441d16380}", "not-a-uuid"]),
-    ("email", &["a.b+tag@sub.example.org", "\"a b\"@example.org", "x@[IPv6:2001:db8::1]", "a@b@c", "a@-b.com", "é@example.org", "a..b@c.d"]),
-    ("uri", &["https://user:pw@example.com:8080/p/a%20th?q=1#frag", "urn:isbn:0451450523", "http://[v1.fe80::a+en1]/", "example.com/path", "https://example.com/%zz", "https://exa mple.com", "http://[1:2:3:4:5:6:7:8:9]/"]),
+    (
+        "email",
+        &[
+            "a.b+tag@sub.example.org",
+            "\"a b\"@example.org",
+            "x@[IPv6:2001:db8::1]",
+            "a@b@c",
+            "a@-b.com",
+            "é@example.org",
+            "a..b@c.d",
+        ],
+    ),
+    (
+        "uri",
+        &[
+            "https://user:pw@example.com:8080/p/a%20th?q=1#frag",
+            "urn:isbn:0451450523",
+            "http://[v1.fe80::a+en1]/",
+            "example.com/path",
+            "https://example.com/%zz",
+            "https://exa mple.com",
+            "http://[1:2:3:4:5:6:7:8:9]/",
+        ],
+    ),
 ];
 
 fn numbers() -> Vec<Value> {
@@ -339,7 +373,16 @@ fn gen_schema(rng: &mut Rng, depth: usize, defs: &[String]) -> Value {
                 }
             }
             if rng.chance(35) {
-                let by = rng.pick(&[json!(2), json!(3), json!(0.5), json!(0.1), json!(0.01), json!(1.5), json!(7), json!(0.0001)]);
+                let by = rng.pick(&[
+                    json!(2),
+                    json!(3),
+                    json!(0.5),
+                    json!(0.1),
+                    json!(0.01),
+                    json!(1.5),
+                    json!(7),
+                    json!(0.0001),
+                ]);
                 s.insert("multipleOf".into(), by);
             }
         }
@@ -369,7 +412,14 @@ fn gen_schema(rng: &mut Rng, depth: usize, defs: &[String]) -> Value {
             }
         }
         4 => {
-            let c = rng.pick(&[json!("v1"), json!(1), json!({"k": [1, {"z": null}]}), json!([1, "a"]), json!(null), json!(2.5)]);
+            let c = rng.pick(&[
+                json!("v1"),
+                json!(1),
+                json!({"k": [1, {"z": null}]}),
+                json!([1, "a"]),
+                json!(null),
+                json!(2.5),
+            ]);
             s.insert("const".into(), c);
         }
         5 => {
@@ -637,7 +687,11 @@ fn edge_groups() -> Vec<(Value, Vec<Value>)> {
                 {"type": "null"},
                 {"type": "object", "properties": {"d": {"default": 0}, "c": {"$ref": "#/$defs/n"}}}
             ]}}, "$ref": "#/$defs/n"}),
-            vec![nest(3, json!(null)), nest(MAX_INSTANCE_DEPTH, json!(null)), nest(MAX_INSTANCE_DEPTH + 20, json!(null))],
+            vec![
+                nest(3, json!(null)),
+                nest(MAX_INSTANCE_DEPTH, json!(null)),
+                nest(MAX_INSTANCE_DEPTH + 20, json!(null)),
+            ],
         ),
         (
             json!({"$defs": {"n": {"anyOf": [{"type": "null"}, alt, alt]}}, "$ref": "#/$defs/n"}),
@@ -673,7 +727,9 @@ fn edge_groups() -> Vec<(Value, Vec<Value>)> {
         ),
         (
             json!({"additionalProperties": false, "properties": {"k": {"enum": (0..60).map(|i| format!("value-{i}")).collect::<Vec<_>>()}}}),
-            vec![json!({"k": "x", "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk": 1, "😀": 2, "\u{e000}": 3})],
+            vec![
+                json!({"k": "x", "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk": 1, "😀": 2, "\u{e000}": 3}),
+            ],
         ),
     ]
 }
@@ -696,8 +752,8 @@ fn corpus() -> (String, usize) {
     let mut pairs = 0;
     let mut lines = Vec::new();
     for (schema, instances) in groups {
-        let validator =
-            Validator::new(&schema, SchemaLimits::default()).unwrap_or_else(|e| panic!("generated schema refused: {schema}: {e:?}"));
+        let validator = Validator::new(&schema, SchemaLimits::default())
+            .unwrap_or_else(|e| panic!("generated schema refused: {schema}: {e:?}"));
         let tests: Vec<Value> = instances
             .into_iter()
             .map(|x| match validator.validate(&x) {
