@@ -7,6 +7,7 @@
 // (`registry.confirmations`), with the consumer kind "webmcp". The agent cannot approve.
 
 import { mcpAnnotations } from "./expose/providers.js";
+import { projectForWebMCP } from "./expose/webmcp-schema.js";
 import { isThenable } from "./runtime/json.js";
 import { bareToolset } from "./toolset.js";
 import type { AgentInvocationResult, AgentSurfaceRegistry, AgentTool, JsonValue, Unsubscribe } from "./types.js";
@@ -192,7 +193,8 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
         name: tool.name,
         title: capabilities.get(tool.name) ?? tool.name,
         description: describe(tool),
-        inputSchema: tool.inputSchema,
+        // Inside WebMCP's keyword allow-list (a hint; the pipeline validates with the full schema).
+        inputSchema: projectForWebMCP(tool.inputSchema).schema,
         annotations: webmcpAnnotations(tool, mcpAnnotations(tool)),
       };
       const key = JSON.stringify(definition);

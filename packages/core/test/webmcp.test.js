@@ -5,6 +5,7 @@
 // agent discovers and executes tools with getTools/executeTool, as an in-page agent would.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as core from "../dist/index.js";
+import { projectForWebMCP } from "../dist/expose/webmcp-schema.js";
 import { exposeToWebMCP, webmcpAnnotations } from "../dist/webmcp.js";
 import { createModelContext, installModelContext } from "./fixtures/webmcp-polyfill.js";
 import { fixtureManifestPath, readJson } from "./paths.js";
@@ -49,9 +50,44 @@ describe("exposeToWebMCP over the fixture", () => {
       const e = expected.find((x) => x.name === t.name);
       expect(t.title).toBe(wire.get(t.name));
       expect(t.description).toBe(e.description);
-      expect(t.inputSchema).toEqual(e.inputSchema);
+      expect(t.inputSchema).toEqual(projectForWebMCP(e.inputSchema).schema);
       expect(t.origin).toBe(window.location.origin);
     }
+    direct.dispose();
+  });
+
+  it("registers projected input schemas: inside WebMCP's allow-list, the rest in the descriptions", async () => {
+    exposure = exposeToWebMCP(page.registry, { modelContext: mc });
+    const direct = core.createAgentToolset(page.registry, { consumer: { kind: "test", id: "x" }, topology: "remote" });
+    const outside = /"(\$defs|\$ref|\$schema|format|anyOf|const|title|examples|deprecated|minItems|maxItems|uniqueItems|multipleOf)":|"additionalProperties":true|"type":\[/;
+    const tools = await mc.getTools();
+    expect(tools.length).toBe(direct.tools().length);
+    for (const t of tools) expect(JSON.stringify(t.inputSchema)).not.toMatch(outside);
+    const decommission = direct.tools().find((t) => t.name === "domain_devices_decommission");
+    expect(JSON.stringify(decommission.inputSchema)).toMatch(outside);
+    const ids = (await tool("domain_devices_decommission")).inputSchema.properties.ids;
+    expect(ids.minItems).toBeUndefined();
+    expect(ids.description).toBe("(maxItems: 50; minItems: 1)");
+    // The pipeline still validates with the full schema.
+    expect(await run("domain_devices_decommission", { ids: [] })).toMatchObject({ status: "error", error: { code: "INVALID_INPUT" } });
+    direct.dispose();
+  });
+
+  it("a registerTool that throws for one tool is reported with its name and message; the others register", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const picky = {
+      registerTool(t, options) {
+        if (t.name === "domain_devices_decommission") throw new TypeError("inputSchema outside the allow-list");
+        return mc.registerTool(t, options);
+      },
+    };
+    exposure = exposeToWebMCP(page.registry, { modelContext: picky });
+    await settle();
+    expect(error).toHaveBeenCalledWith('agent-surface: WebMCP refused the tool "domain_devices_decommission": inputSchema outside the allow-list');
+    const direct = core.createAgentToolset(page.registry, { consumer: { kind: "test", id: "x" }, topology: "remote" });
+    const names = (await mc.getTools()).map((t) => t.name);
+    expect(names).toEqual(direct.tools().map((t) => t.name).filter((n) => n !== "domain_devices_decommission"));
+    expect(await run("view_app_nav_currentRoute", {})).toMatchObject({ status: "ok" });
     direct.dispose();
   });
 
