@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Packs every npm package into OUT_DIR, as `npm publish` would publish it:
-#   @agent-surface/core, @agent-surface/vite   (each through its own package.json scripts)
-#   @agent-surface/cli                         (the launcher)
-#   @agent-surface/cli-<platform>              (one per --binary PLATFORM=PATH given)
+#   @agent-surface/core, /vite, /react, /ai-sdk  (each from its folder through its own
+#                                                package.json scripts: prepack copies the
+#                                                licence files and builds dist/, git-ignored;
+#                                                postpack removes the licence files)
+#   @agent-surface/cli                           (the launcher)
+#   @agent-surface/cli-<platform>                (one per --binary PLATFORM=PATH given)
+# From a fresh clone too: a package whose prepack builds with its devDependencies (tsc) and
+# has no node_modules gets `npm ci` first.
 # A platform package is staged in a temporary copy with the binary in bin/ and the licence
 # files, so the source tree gets no binaries. Platforms: linux-x64-gnu, linux-arm64-gnu,
 # darwin-x64, darwin-arm64, win32-x64-msvc (docs/releasing.md: how each binary is built).
@@ -41,8 +46,18 @@ stage() { # stage SRC NAME: a copy of a package folder with the licence files
   echo "$STAGE/$2"
 }
 
+deps() { # deps DIR: a fresh clone has no node_modules, and prepack's build needs tsc
+  [ -d "$1/node_modules" ] || (cd "$1" && npm ci --no-audit --no-fund --loglevel=error >&2)
+}
+
+# core first: react and ai-sdk link ../core (file:) and build against its dist/.
+deps packages/core
 pack packages/core
 pack packages/vite
+deps packages/react
+pack packages/react
+deps packages/ai-sdk
+pack packages/ai-sdk
 pack "$(stage packages/cli cli)"
 for spec in ${BINARIES[@]+"${BINARIES[@]}"}; do
   platform="${spec%%=*}"

@@ -6,10 +6,13 @@
 #     stand-in file);
 #  2. a fresh Vite + React + TypeScript app in create-vite's exact layout (tsconfig.json
 #     referencing tsconfig.app.json and tsconfig.node.json, the `@/*` alias in
-#     tsconfig.app.json) installs @agent-surface/core, /cli and /vite by name and version from a
-#     local registry serving the tarballs (scripts/local-registry.mjs; the rest from the npm
-#     registry): no `file:` link, no AGENT_SURFACE_BINARY;
-#  3. `npx agent-surface compile`, `npm run build` (tsc -b && vite build);
+#     tsconfig.app.json) installs @agent-surface/core, /cli, /vite, /react and /ai-sdk by name
+#     and version from a local registry serving the tarballs (scripts/local-registry.mjs; the
+#     rest, `ai` among them, from the npm registry): no `file:` link, no AGENT_SURFACE_BINARY;
+#     each locked with the packed tarball's integrity, not a link (`npm ls` shows the tree);
+#  3. `npx agent-surface compile`, `npm run build` (tsc -b && vite build) of an app that uses
+#     them: `AgentSurfaceProvider` in main.tsx, `useAgentComponent` in the component, the
+#     registry's toolset through `aiSdkTools` typed as the AI SDK's `ToolSet`;
 #  4. Turborepo 2.11 from npm runs the compile task (through `--cache-dir`) with docs/ci.md's
 #     inputs and outputs: the second run is a cache hit that restores the manifest, an edit is a
 #     miss;
@@ -34,8 +37,10 @@ esac
 
 echo "--> cargo build --release (the binary of @agent-surface/cli-$PLATFORM)"
 cargo build --release --locked --bin agent-surface
+TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
 TGZ="$WORK/tarballs"
-bash scripts/npm-pack.sh "$TGZ" --binary "$PLATFORM=$ROOT/target/release/agent-surface" >/dev/null
+bash scripts/npm-pack.sh "$TGZ" --binary "$PLATFORM=$TARGET_DIR/release/agent-surface" >/dev/null
 ls "$TGZ"
 
 echo "--> npm publish --dry-run, every package"
@@ -88,9 +93,13 @@ cat >package.json <<'JSON'
     "agent-surface": "agent-surface compile --cache-dir node_modules/.cache/agent-surface"
   },
   "dependencies": {
+    "@agent-surface/ai-sdk": "^0.1.0",
     "@agent-surface/core": "^0.1.0",
+    "@agent-surface/react": "^0.1.0",
+    "ai": "7.0.173",
     "react": "19.3.1",
-    "react-dom": "19.3.1"
+    "react-dom": "19.3.1",
+    "zod": "4.6.7"
   },
   "devDependencies": {
     "@agent-surface/cli": "^0.1.0",
@@ -218,22 +227,29 @@ HTML
 cat >src/main.tsx <<'TSX'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
+import { AgentSurfaceProvider } from '@agent-surface/react'
+import { registry } from '@/agent/registry'
 import App from './App.tsx'
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App />
+    <AgentSurfaceProvider registry={registry}>
+      <App />
+    </AgentSurfaceProvider>
   </StrictMode>,
 )
 TSX
 cat >src/App.tsx <<'TSX'
 import authority from 'virtual:agent-surface/authority'
+import { assistantTools } from '@/agent/assistant'
+import { registry } from '@/agent/registry'
 import { DevicesPanel } from '@/components/DevicesPanel'
 
 function App() {
   return (
     <>
       <p id="manifest-hash">{authority.manifest.manifestHash}</p>
+      <p id="assistant-tools">{Object.keys(assistantTools(registry)).length}</p>
       <DevicesPanel />
     </>
   )
@@ -244,8 +260,29 @@ TSX
 cat >src/agent/ids.ts <<'TS'
 export const DEVICES_PANEL = 'devices.panel'
 TS
+cat >src/agent/registry.ts <<'TS'
+import { createAgentSurfaceRegistry } from '@agent-surface/core'
+import authority from 'virtual:agent-surface/authority'
+
+export const registry = createAgentSurfaceRegistry({ authority })
+TS
+cat >src/agent/assistant.ts <<'TS'
+import { createAgentToolset, type AgentSurfaceRegistry } from '@agent-surface/core'
+import { aiSdkTools } from '@agent-surface/ai-sdk'
+import type { ToolSet } from 'ai'
+
+// The registry's toolset as the AI SDK's tools record, for generateText/streamText.
+export function assistantTools(registry: AgentSurfaceRegistry): ToolSet {
+  const toolset = createAgentToolset(registry, {
+    consumer: { kind: 'embedded', id: 'assistant' },
+    topology: 'embedded',
+  })
+  return aiSdkTools(toolset)
+}
+TS
 cat >src/components/DevicesPanel.tsx <<'TSX'
 import { defineAgentComponentContract } from '@agent-surface/core'
+import { useAgentComponent } from '@agent-surface/react'
 import { DEVICES_PANEL } from '@/agent/ids'
 
 export const devicesPanelContract = defineAgentComponentContract({
@@ -254,15 +291,39 @@ export const devicesPanelContract = defineAgentComponentContract({
 })
 
 export function DevicesPanel() {
-  return <section data-agent-id={devicesPanelContract.id}>Devices</section>
+  const { status } = useAgentComponent(devicesPanelContract, {})
+  return <section data-agent-id={devicesPanelContract.id} data-status={status}>Devices</section>
 }
 TSX
 
 echo "--> npm install (@agent-surface/* from the local registry)"
 npm install --no-audit --no-fund --loglevel=error
-for p in core cli vite "cli-$PLATFORM"; do
+for p in core cli vite react ai-sdk "cli-$PLATFORM"; do
   d="node_modules/@agent-surface/$p"
   [ -d "$d" ] && [ ! -L "$d" ] || fail "$d is not an installed package folder"
+done
+# Each is the packed tarball itself: its version, the lock's integrity is the tarball's sha512, no
+# link, and resolved (when npm records it: omit-lockfile-registry-resolved) is the local registry.
+node -e '
+  const { createHash } = require("node:crypto");
+  const { readFileSync } = require("node:fs");
+  const [registry, tgz, version, ...names] = process.argv.slice(1);
+  const lock = require("./package-lock.json").packages;
+  for (const name of names) {
+    const e = lock["node_modules/" + name] ?? {};
+    const file = tgz + "/" + name.replace("@", "").replace("/", "-") + "-" + version + ".tgz";
+    const integrity = "sha512-" + createHash("sha512").update(readFileSync(file)).digest("base64");
+    if (e.link || e.version !== version || e.integrity !== integrity || (e.resolved && !e.resolved.startsWith(registry)))
+      throw new Error(name + " is not " + file + " from " + registry + ": " + JSON.stringify(e));
+  }' "http://127.0.0.1:$PORT/" "$TGZ" "$(node -p 'require("'"$ROOT"'/packages/core/package.json").version')" \
+  @agent-surface/core @agent-surface/cli @agent-surface/vite @agent-surface/react @agent-surface/ai-sdk \
+  "@agent-surface/cli-$PLATFORM"
+npm ls --all @agent-surface/core @agent-surface/react @agent-surface/ai-sdk ai >"$WORK/npm-ls" \
+  || { cat "$WORK/npm-ls" >&2; fail "npm ls: the tree is invalid"; }
+cat "$WORK/npm-ls"
+grep -q -- '-> ' "$WORK/npm-ls" && fail "npm ls shows a link"
+for p in core react ai-sdk; do
+  grep -q "@agent-surface/$p@0\.1\.0" "$WORK/npm-ls" || fail "npm ls does not show @agent-surface/$p@0.1.0"
 done
 for p in linux-x64-gnu linux-arm64-gnu darwin-x64 darwin-arm64 win32-x64-msvc; do
   [ "$p" = "$PLATFORM" ] && continue
@@ -289,7 +350,7 @@ turbo_run() { # turbo_run EXPECTED_CACHED: `turbo run agent-surface` into $TURBO
   echo "$TURBO_OUT" | grep -q "Cached: *$1 cached, 1 total" || { echo "$TURBO_OUT" >&2; fail "turbo run agent-surface: expected $1 cached"; }
 }
 turbo_run 0
-echo "$TURBO_OUT" | grep -q "0 of 1 contract file from the cache" \
+echo "$TURBO_OUT" | grep -q "0 of 3 contract files from the cache" \
   || { echo "$TURBO_OUT" >&2; fail "the first turbo run did not compile through --cache-dir"; }
 cp agent-surface.manifest.json "$WORK/manifest.before-turbo"
 rm agent-surface.manifest.json
