@@ -53,10 +53,14 @@ struct Page {
     tx: mpsc::UnboundedSender<Outgoing>,
     catalog: Option<Catalog>,
     focus: u64,
+    /// Capability ids by wire name: from the tools frame's `capabilities`, and learned from the
+    /// page's results (their `capabilityId`).
+    capability_ids: HashMap<String, String>,
 }
 
 struct Pending {
     page: u64,
+    name: String,
     reply: oneshot::Sender<Outcome>,
 }
 
@@ -79,20 +83,29 @@ struct State {
     /// Tools of the last tools/list that declare an `outputSchema` (clients validate
     /// `structuredContent` against it, even on errors).
     listed_output_schemas: std::collections::HashSet<String>,
+    /// The names of the last tools/list (a call of another name is an unknown tool).
+    listed_names: std::collections::HashSet<String>,
+    /// The listed page's capability ids by wire name, as of the last tools/list.
+    listed_capability_ids: HashMap<String, String>,
     announced: Option<View>,
     dispatched: HashMap<String, u64>,
     dispatched_order: VecDeque<String>,
 }
 
-/// A call the hub did not forward: the envelope the client gets.
-pub struct Refused {
-    pub envelope: Value,
+/// A call the hub did not forward.
+pub enum Refused {
+    /// A fault: the envelope the client gets as an `isError` result.
+    Envelope(Value),
+    /// No tool of that name in what the client last listed (a JSON-RPC error, -32602).
+    UnknownTool,
 }
 
 /// A call the hub forwarded: wait on `reply`.
 pub struct Dispatched {
     pub call_id: String,
     pub page_label: String,
+    /// The capability id the bridge's own errors name (the wire name when the page never said).
+    pub capability_id: String,
     pub has_output_schema: bool,
     pub reply: oneshot::Receiver<Outcome>,
 }
@@ -177,6 +190,16 @@ impl State {
         let text = serde_json::to_string(&tools).unwrap_or_default();
         (View { page, catalog, text }, tools)
     }
+
+    /// The capability id behind a wire name: as that page said, else as the client's listing
+    /// said, else the wire name itself.
+    fn capability_id(&self, page: Option<u64>, name: &str) -> String {
+        page.and_then(|p| self.pages.get(&p))
+            .and_then(|p| p.capability_ids.get(name))
+            .or_else(|| self.listed_capability_ids.get(name))
+            .cloned()
+            .unwrap_or_else(|| name.to_string())
+    }
 }
 
 fn name_of(tool: &Value) -> &str {
@@ -227,7 +250,8 @@ impl Hub {
         let id = st.next_page;
         let label = format!("p{id}");
         let focus = st.tick();
-        st.pages.insert(id, Page { label: label.clone(), info, tx, catalog: None, focus });
+        st.pages
+            .insert(id, Page { label: label.clone(), info, tx, catalog: None, focus, capability_ids: HashMap::new() });
         self.announce(&mut st);
         (id, label)
     }
@@ -246,9 +270,20 @@ impl Hub {
         self.announce(&mut st);
     }
 
-    pub fn set_tools(&self, page: u64, catalog: u32, surface_version: String, tools: Vec<Value>) {
+    /// A page's catalog; `capabilities` (optional) maps its wire names to capability ids.
+    pub fn set_tools(&self, page: u64, catalog: u32, surface_version: String, tools: Vec<Value>, capabilities: Value) {
         let mut st = self.lock();
         if let Some(p) = st.pages.get_mut(&page) {
+            // Only the names of this catalog are kept (a page cannot grow the map without bound).
+            let names: std::collections::HashSet<&str> = tools.iter().map(name_of).collect();
+            p.capability_ids.retain(|wire, _| names.contains(wire.as_str()));
+            if let Value::Object(m) = capabilities {
+                for (wire, id) in m {
+                    if let (true, Value::String(id)) = (names.contains(wire.as_str()), id) {
+                        p.capability_ids.insert(wire, id);
+                    }
+                }
+            }
             p.catalog = Some(Catalog { id: catalog, surface_version, tools });
         }
         self.announce(&mut st);
@@ -269,6 +304,14 @@ impl Hub {
         match st.calls.get(call_id) {
             Some(c) if c.page == page => {
                 let c = st.calls.remove(call_id).expect("present");
+                if let Some(id) = result.get("capabilityId").and_then(Value::as_str) {
+                    if id != c.name {
+                        let id = id.to_string();
+                        if let Some(p) = st.pages.get_mut(&page) {
+                            p.capability_ids.insert(c.name.clone(), id);
+                        }
+                    }
+                }
                 let _ = c.reply.send(Outcome::Result(result));
                 true
             }
@@ -293,7 +336,15 @@ impl Hub {
         st.listed = Some(view);
         st.listed_output_schemas =
             tools.iter().filter(|t| t.get("outputSchema").is_some()).map(|t| name_of(t).to_string()).collect();
+        st.listed_names = tools.iter().map(|t| name_of(t).to_string()).collect();
+        let ids = st.active().map(|(_, p)| p.capability_ids.clone()).unwrap_or_default();
+        st.listed_capability_ids = ids.into_iter().filter(|(wire, _)| st.listed_names.contains(wire)).collect();
         tools
+    }
+
+    /// The capability id the bridge's errors name for a tool of the client's listing.
+    pub fn listed_capability_id(&self, name: &str) -> String {
+        self.lock().capability_id(None, name)
     }
 
     /// Whether the client's last tools/list gave `name` an `outputSchema`.
@@ -336,15 +387,31 @@ impl Hub {
         Ok(())
     }
 
-    /// Forwards a tools/call to the page (and catalog) the client last listed, or refuses it
-    /// with the envelope the client gets.
+    /// Forwards a tools/call to the page (and catalog) the client last listed, or refuses it:
+    /// an unknown tool, or a fault with the envelope the client gets.
     pub fn dispatch(&self, name: &str, input: &Map<String, Value>, invocation_id: &str) -> Result<Dispatched, Refused> {
         let mut st = self.lock();
+        let earlier = st.dispatched.get(invocation_id).copied();
+        let listed = st.listed.clone();
+        // An unknown tool: not in the client's last listing of a page, or (when it listed no
+        // page) not in the active page's catalog. With no catalog to check against, the
+        // faults below say why (no page, no tools yet). A repeated request id goes on to its page.
+        if earlier.is_none() {
+            let unknown = match (&listed, st.active()) {
+                (Some(View { page: Some(_), .. }), _) => !st.listed_names.contains(name),
+                (_, Some((_, p))) => p.catalog.as_ref().is_some_and(|c| !c.tools.iter().any(|t| name_of(t) == name)),
+                _ => false,
+            };
+            if unknown {
+                return Err(Refused::UnknownTool);
+            }
+        }
+        let target = earlier.or_else(|| listed.as_ref().and_then(|v| v.page)).or_else(|| st.active().map(|(id, _)| id));
+        let capability_id = st.capability_id(target, name);
         let refuse = |code, message: &str, details: &[(&str, Value)]| {
-            Err(Refused { envelope: error_envelope(invocation_id, name, code, message, details, "") })
+            Err(Refused::Envelope(error_envelope(invocation_id, &capability_id, code, message, details, "")))
         };
         // A request id already sent to a page is never sent to another one.
-        let earlier = st.dispatched.get(invocation_id).copied();
         if let Some(p) = earlier {
             if !st.pages.contains_key(&p) {
                 return refuse(
@@ -354,7 +421,6 @@ impl Hub {
                 );
             }
         }
-        let listed = st.listed.clone();
         let (page, catalog) = match (earlier, &listed) {
             (Some(p), _) => (p, st.pages.get(&p).and_then(|p| p.catalog.as_ref()).map(|c| c.id)),
             (None, Some(View { page: Some(p), catalog, .. })) => {
@@ -396,7 +462,7 @@ impl Hub {
         st.next_call += 1;
         let call_id = format!("c{}", st.next_call);
         let (reply_tx, reply) = oneshot::channel();
-        st.calls.insert(call_id.clone(), Pending { page, reply: reply_tx });
+        st.calls.insert(call_id.clone(), Pending { page, name: name.to_string(), reply: reply_tx });
         if earlier.is_none() {
             st.dispatched.insert(invocation_id.to_string(), page);
             st.dispatched_order.push_back(invocation_id.to_string());
@@ -412,6 +478,6 @@ impl Hub {
                 let _ = c.reply.send(Outcome::Disconnected);
             }
         }
-        Ok(Dispatched { call_id, page_label: label, has_output_schema, reply })
+        Ok(Dispatched { call_id, page_label: label, capability_id, has_output_schema, reply })
     }
 }

@@ -6,12 +6,14 @@
 //! - `tools/call` → the page's `tool.execute(input, { toolCallId })` with the invocation id
 //!   `mcp_<session>_<n|s><JSON-RPC id>`: a repeated request id dedupes in the page, two bridges
 //!   (two clients) never collide.
+//! - An action with no output answers empty `content` (no text `"null"`).
+//! - A tool the client was not listed is a JSON-RPC error (-32602, `Unknown tool: <name>`).
 //! - Failures are `isError: true` results carrying the envelope (as text, under
 //!   `_meta["agent-surface/result"]`, and as `structuredContent` unless the tool declares an
 //!   `outputSchema`, which clients validate `structuredContent` against even on errors).
 //! - `notifications/cancelled` → a `cancel` frame: the page aborts the call (CANCELLED).
 
-use crate::hub::{error_envelope, is_bridge_tool, Hub, Outcome, SURFACE_LIST, SURFACE_SELECT};
+use crate::hub::{error_envelope, is_bridge_tool, Hub, Outcome, Refused, SURFACE_LIST, SURFACE_SELECT};
 use crate::protocol::MAX_ARGUMENTS_BYTES;
 use agent_surface_model::errors::ErrorCode;
 use rmcp::model::{
@@ -57,7 +59,9 @@ fn meta(key: &str, value: Value) -> MetaObject {
 pub fn to_mcp(r: &Value, has_output_schema: bool, page: Option<&str>) -> CallToolResult {
     if r.get("status").and_then(Value::as_str) == Some("ok") {
         let output = r.get("output").cloned().unwrap_or(Value::Null);
-        let mut result = CallToolResult::success(vec![ContentBlock::text(output.to_string())]);
+        // No output (an action that returns nothing): empty content, not the text "null".
+        let content = if output.is_null() { vec![] } else { vec![ContentBlock::text(output.to_string())] };
+        let mut result = CallToolResult::success(content);
         if output.is_object() {
             result.structured_content = Some(output);
         }
@@ -101,38 +105,46 @@ impl BridgeServer {
     }
 
     /// One tools/call forwarded to the page, to its end: the page's result, the page gone,
-    /// the client's cancellation, or the backstop timeout.
+    /// the client's cancellation, or the backstop timeout. `Err`: an unknown tool.
     pub async fn call(
         &self,
         name: &str,
         input: Map<String, Value>,
         invocation: String,
         cancelled: impl std::future::Future<Output = ()>,
-    ) -> CallToolResult {
+    ) -> Result<CallToolResult, McpError> {
         if is_bridge_tool(name) {
-            return self.bridge_call(name, &input, &invocation);
+            return Ok(self.bridge_call(name, &input, &invocation));
         }
         let size = serde_json::to_string(&input).map(|s| s.len()).unwrap_or(usize::MAX);
         if size > MAX_ARGUMENTS_BYTES {
             let e = error_envelope(
                 &invocation,
-                name,
+                &self.hub.listed_capability_id(name),
                 ErrorCode::InvalidInput,
                 &format!("the arguments are {size} bytes; the bridge forwards at most {MAX_ARGUMENTS_BYTES}"),
                 &[("limitBytes", json!(MAX_ARGUMENTS_BYTES))],
                 "",
             );
-            return to_mcp(&e, self.hub.listed_output_schema(name), None);
+            return Ok(to_mcp(&e, self.hub.listed_output_schema(name), None));
         }
         let d = match self.hub.dispatch(name, &input, &invocation) {
             Ok(d) => d,
-            Err(r) => return to_mcp(&r.envelope, self.hub.listed_output_schema(name), None),
+            Err(Refused::Envelope(e)) => return Ok(to_mcp(&e, self.hub.listed_output_schema(name), None)),
+            Err(Refused::UnknownTool) => {
+                return Err(McpError::invalid_params(format!("Unknown tool: {}", truncate(name, 200)), None))
+            }
         };
         let page = d.page_label.clone();
+        let capability = d.capability_id.clone();
         let err = |code, message: &str, details: &[(&str, Value)]| {
-            to_mcp(&error_envelope(&invocation, name, code, message, details, ""), d.has_output_schema, Some(&page))
+            to_mcp(
+                &error_envelope(&invocation, &capability, code, message, details, ""),
+                d.has_output_schema,
+                Some(&page),
+            )
         };
-        tokio::select! {
+        Ok(tokio::select! {
             r = d.reply => match r {
                 Ok(Outcome::Result(v)) if well_formed(&v) => to_mcp(&v, d.has_output_schema, Some(&page)),
                 Ok(Outcome::Result(v)) => {
@@ -153,7 +165,7 @@ impl BridgeServer {
                 self.hub.cancel(&d.call_id);
                 err(ErrorCode::Timeout, "the page did not answer in time; the bridge asked it to abort the call", &[("reason", json!("bridge-timeout"))])
             }
-        }
+        })
     }
 }
 
@@ -202,6 +214,6 @@ impl ServerHandler for BridgeServer {
         let input = request.arguments.unwrap_or_default();
         let invocation = invocation_id(&self.hub.session, &context.id);
         let ct = context.ct.clone();
-        Ok(self.call(&name, input, invocation, async move { ct.cancelled().await }).await.into())
+        self.call(&name, input, invocation, async move { ct.cancelled().await }).await.map(Into::into)
     }
 }

@@ -34,6 +34,10 @@ pub enum PageFrame {
         #[serde(rename = "surfaceVersion", default)]
         surface_version: String,
         tools: Vec<Value>,
+        /// Optional: each tool's capability id by wire name (`{"view_devices_table_select":
+        /// "view:devices.table.select"}`), so the bridge's own errors name the capability.
+        #[serde(default)]
+        capabilities: Value,
     },
     Result {
         id: String,

@@ -187,7 +187,7 @@ fn reject(hub: &Hub, label: &str, tx: &mpsc::UnboundedSender<Outgoing>, why: &st
 
 fn frame(hub: &Hub, page: u64, label: &str, tx: &mpsc::UnboundedSender<Outgoing>, text: &str) {
     match protocol::parse_page_frame(text) {
-        Ok(PageFrame::Tools { catalog, surface_version, tools }) => {
+        Ok(PageFrame::Tools { catalog, surface_version, tools, capabilities }) => {
             let mut kept = Vec::with_capacity(tools.len());
             for t in tools {
                 match protocol::check_tool_entry(&t) {
@@ -195,7 +195,7 @@ fn frame(hub: &Hub, page: u64, label: &str, tx: &mpsc::UnboundedSender<Outgoing>
                     Err(e) => reject(hub, label, tx, &format!("tools: {e}; that tool is left out")),
                 }
             }
-            hub.set_tools(page, catalog, surface_version, kept);
+            hub.set_tools(page, catalog, surface_version, kept, capabilities);
         }
         Ok(PageFrame::Result { id, result }) => {
             // A late answer to a cancelled or abandoned call is dropped quietly.

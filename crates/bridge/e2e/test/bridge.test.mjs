@@ -296,11 +296,17 @@ test("reads the table, filters, reads again: the page's own state changed", asyn
   const meta = r._meta["agent-surface/invocation"];
   assert.match(meta.invocationId, /^mcp_[0-9a-f]{16}_n\d+$/, "derived from the MCP session and the JSON-RPC id");
   assert.equal(meta.page, "p1");
-  assert.deepEqual(output(await call("view_devices_table_filter", { text: "ter" })), null);
+  // An action with no output: empty content, not the text "null".
+  const filtered = await call("view_devices_table_filter", { text: "ter" });
+  assert.notEqual(filtered.isError, true, JSON.stringify(filtered));
+  assert.deepEqual(filtered.content, []);
+  assert.equal(filtered.structuredContent, undefined);
   assert.deepEqual(output(await call("view_devices_table_readState")).rows.map((row) => row.name), ["router", "printer"]);
   assert.equal(await inPage(() => window.__agent.state.filter), "ter");
   const bad = payload(await call("view_devices_table_sortBy", { column: "color" }));
   assert.equal(bad.error.code, "INVALID_INPUT");
+  // A tool the client was not listed: a JSON-RPC error (invalid params) naming it, as MCP requires.
+  await assert.rejects(call("view_devices_table_nope"), (e) => e.code === -32602 && /Unknown tool: view_devices_table_nope/.test(e.message));
 });
 
 test("decommission: CONFIRMATION_REQUIRED; approved in the page; the retry runs once; the client cannot approve", async () => {

@@ -424,3 +424,143 @@ async fn cancellation_reaches_the_page_and_a_stale_listing_is_refused() {
     assert_eq!(e["error"]["code"], "STALE_CAPABILITY");
     assert_eq!(e["error"]["retry"], "with-changes");
 }
+
+/// Lists until `name` is there.
+async fn listed(h: &mut Harness, name: &str) {
+    tokio::time::timeout(WAIT, async {
+        while !h.list().await.contains(&name.to_string()) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn an_action_with_no_output_answers_empty_content_not_the_text_null() {
+    let mut h = Harness::start(BridgeOptions::default()).await;
+    let mut page = h.page("one").await;
+    listed(&mut h, "view_t_read").await;
+    for (n, result) in [
+        json!({"status": "ok", "invocationId": "i", "capabilityId": "view:t.read", "output": null, "surfaceVersion": "2"}),
+        json!({"status": "ok", "invocationId": "i", "capabilityId": "view:t.read", "surfaceVersion": "2"}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = json!(100 + n);
+        h.send(h.call_frame(&id, "view_t_read")).await;
+        let call = recv(&mut page).await;
+        send(&mut page, json!({"type": "result", "id": call["id"], "result": result})).await;
+        let a = h.answer(&id).await;
+        let r = &a["result"];
+        assert_eq!(r["content"], json!([]), "{a}");
+        assert!(r.get("structuredContent").is_none(), "{a}");
+        assert_ne!(r["isError"], true, "{a}");
+        assert_eq!(r["_meta"]["agent-surface/invocation"]["page"], "p1");
+    }
+    // An output that is not an object is still its JSON text.
+    h.send(h.call_frame(&json!(102), "view_t_read")).await;
+    let call = recv(&mut page).await;
+    send(&mut page, json!({"type": "result", "id": call["id"], "result": {"status": "ok", "output": 0, "invocationId": "i", "capabilityId": "view:t.read", "surfaceVersion": "2"}})).await;
+    assert_eq!(h.answer(&json!(102)).await["result"]["content"], json!([{"type": "text", "text": "0"}]));
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_a_json_rpc_invalid_params_error_naming_it_and_never_reaches_the_page() {
+    let mut h = Harness::start(BridgeOptions::default()).await;
+    let mut page = h.page("one").await;
+    // Before the client listed: checked against the active page's catalog.
+    tokio::time::timeout(WAIT, async {
+        loop {
+            let a = h.request("tools/call", json!({"name": "view_t_nope", "arguments": {}})).await;
+            if a.get("error").is_some() {
+                return a;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .unwrap();
+    listed(&mut h, "view_t_read").await;
+    let a = h.request("tools/call", json!({"name": "view_t_nope", "arguments": {}})).await;
+    assert!(a.get("result").is_none(), "{a}");
+    assert_eq!(a["error"]["code"], -32602, "{a}");
+    assert_eq!(a["error"]["message"], "Unknown tool: view_t_nope", "{a}");
+    // A tool of another page the client has not listed is unknown to this listing.
+    let mut other = h.page("two").await;
+    send(
+        &mut other,
+        json!({"type": "tools", "catalog": 1, "surfaceVersion": "1", "tools": [
+        {"name": "view_u_only", "inputSchema": {"type": "object"}}]}),
+    )
+    .await;
+    h.wait_log(|l| l.starts_with("bridge: page p2 connected")).await;
+    let a = h.request("tools/call", json!({"name": "view_u_only", "arguments": {}})).await;
+    assert_eq!(a["error"]["code"], -32602, "{a}");
+    for ws in [&mut page, &mut other] {
+        let nothing = tokio::time::timeout(Duration::from_millis(200), ws.next()).await;
+        assert!(nothing.is_err(), "a page got {nothing:?}");
+    }
+    // Known tools and the bridge's own still answer results; with no page the faults stay results.
+    assert!(h.request("tools/call", json!({"name": "surface_list", "arguments": {}})).await.get("result").is_some());
+    drop(page);
+    drop(other);
+    h.wait_log(|l| l.starts_with("bridge: page p2 disconnected")).await;
+    h.wait_log(|l| l.starts_with("bridge: page p1 disconnected")).await;
+    assert_eq!(h.list().await, ["surface_list", "surface_select"]);
+    let e = envelope(&h.request("tools/call", json!({"name": "view_t_read", "arguments": {}})).await);
+    assert_eq!(e["error"]["code"], "CAPABILITY_NOT_AVAILABLE");
+}
+
+#[tokio::test]
+async fn the_bridges_errors_name_the_capability_id_not_the_wire_name() {
+    let mut h = Harness::start(BridgeOptions::default()).await;
+    // A page that says each tool's capability id in its tools frame.
+    let mut page = h.socket(Some("http://localhost:5173"), None).await;
+    send(&mut page, json!({"type": "hello", "protocol": 1, "token": h.token, "page": {"title": "one"}})).await;
+    assert_eq!(recv(&mut page).await["type"], "welcome");
+    let mut frame = tools_frame(1);
+    frame["capabilities"] = json!({"view_t_read": "view:t.read"});
+    send(&mut page, frame).await;
+    listed(&mut h, "view_t_read").await;
+    let id = json!(7);
+    h.send(h.call_frame(&id, "view_t_read")).await;
+    let _call = recv(&mut page).await;
+    drop(page);
+    let a = h.answer(&id).await;
+    let text = a["result"]["content"][0]["text"].as_str().unwrap().to_string();
+    assert!(text.contains("\"capabilityId\":\"view:t.read\"") && !text.contains("view_t_read"), "{text}");
+    assert_eq!(envelope(&a)["error"]["details"]["reason"], "page-disconnected");
+    // The listed page is gone: STALE_CAPABILITY names it too (from the client's listing).
+    let _next = h.page("two").await;
+    h.wait_log(|l| l.starts_with("bridge: page p2 connected")).await;
+    let e = envelope(&h.request("tools/call", json!({"name": "view_t_read", "arguments": {}})).await);
+    assert_eq!(e["error"]["code"], "STALE_CAPABILITY");
+    assert_eq!(e["capabilityId"], "view:t.read");
+
+    // A page that does not say: the bridge learns the id from the page's results.
+    let mut h = Harness::start(BridgeOptions::default()).await;
+    let mut page = h.page("one").await;
+    listed(&mut h, "view_t_read").await;
+    h.send(h.call_frame(&json!(1), "view_t_read")).await;
+    let call = recv(&mut page).await;
+    send(&mut page, json!({"type": "result", "id": call["id"], "result": {"nonsense": true}})).await;
+    // Before the page ever named it: the wire name is all the bridge has.
+    assert_eq!(envelope(&h.answer(&json!(1)).await)["capabilityId"], "view_t_read");
+    h.send(h.call_frame(&json!(2), "view_t_read")).await;
+    let call = recv(&mut page).await;
+    send(&mut page, json!({"type": "result", "id": call["id"], "result": {"status": "ok", "invocationId": call["invocationId"], "capabilityId": "view:t.read", "output": {}, "surfaceVersion": "2"}})).await;
+    h.answer(&json!(2)).await;
+    h.send(h.call_frame(&json!(3), "view_t_read")).await;
+    let _call = recv(&mut page).await;
+    h.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}})).await;
+    assert_eq!(recv(&mut page).await["type"], "cancel");
+    // rmcp answers nothing to a cancelled request; the next call's malformed answer names the id.
+    h.send(h.call_frame(&json!(4), "view_t_read")).await;
+    let call = recv(&mut page).await;
+    send(&mut page, json!({"type": "result", "id": call["id"], "result": {"nonsense": true}})).await;
+    let e = envelope(&h.answer(&json!(4)).await);
+    assert_eq!(e["error"]["details"]["reason"], "malformed-result");
+    assert_eq!(e["capabilityId"], "view:t.read");
+}
