@@ -4,7 +4,8 @@
 // frames over one WebSocket:
 //
 //   page → bridge   hello {token, protocol, page}   first frame: the token never goes in a URL
-//                   tools {catalog, surfaceVersion, tools}   the toolset's MCP tool block
+//                   tools {catalog, surfaceVersion, tools, capabilities}   the toolset's MCP tool
+//                   block and its wire names' capability ids
 //                   result {id, result}             the tool's AgentInvocationResult
 //                   focus {}                        this page became the one the user looks at
 //                   error {id?, message}            a bridge frame this page could not read
@@ -132,7 +133,10 @@ export function connectAgentBridge(registry: AgentSurfaceRegistry, options: Agen
     catalogs.set(catalog, tools);
     while (catalogs.size > KEPT_CATALOGS) catalogs.delete(catalogs.keys().next().value as number);
     sent = { catalog, text };
-    send(socket, { type: "tools", catalog, surfaceVersion: registry.getVersion(), tools: block as JsonValue });
+    // `capabilities` (wire name -> capability id) lets the bridge name the capability in the
+    // errors it makes itself (a page gone mid-call): wire names cannot be decoded.
+    const capabilities = Object.fromEntries(toolset.wireNameMap());
+    send(socket, { type: "tools", catalog, surfaceVersion: registry.getVersion(), tools: block as JsonValue, capabilities });
   };
   let scheduled = false;
   const schedule = () => {

@@ -156,6 +156,8 @@ test("publishes the toolset's MCP block with its catalog id and serves calls", a
   ]);
   expect(byName.view_devices_table_readState.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
   expect(byName.view_devices_table_readState.outputSchema.type).toBe("object");
+  expect(tools.capabilities.view_devices_table_readState).toBe("view:devices.table.readState");
+  expect(Object.keys(tools.capabilities).sort()).toEqual(Object.keys(byName).sort());
   ws.push({ type: "call", id: "c1", catalog: tools.catalog, name: "view_devices_table_readState", input: {}, invocationId: "mcp_s_n1" });
   const [r] = await until(() => ws.of("result").length && ws.of("result"), "the result");
   expect(r.id).toBe("c1");

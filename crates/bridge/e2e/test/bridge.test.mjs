@@ -458,6 +458,7 @@ test("the page is killed mid-call: a clear error, never a hang; nothing runs twi
   const r = payload(await pending);
   assert.ok(Date.now() - t0 < 10_000, "answered promptly");
   assert.equal(r.error.code, "EXECUTION_FAILED");
+  assert.equal(r.capabilityId, "domain:devices.reboot"); // named from the tools frame's capabilities, not the wire name
   assert.equal(r.error.retry, "never");
   assert.deepEqual(r.error.details, { reason: "page-disconnected", outcome: "unknown" });
   assert.match(r.error.message, /disconnected/);
