@@ -10,6 +10,7 @@ pub mod planes;
 pub mod schema_subset;
 pub mod sizes;
 pub mod uniqueness;
+pub mod wire_names;
 
 use crate::contracts::BuiltContract;
 use crate::diagnostics::Diagnostic;
@@ -19,10 +20,15 @@ use agent_surface_model::limits::AgentSurfaceLimits;
 
 /// Runs every per-contract rule.
 pub fn check_contract(c: &BuiltContract, limits: &AgentSurfaceLimits, db: &SourceDb) -> Vec<Diagnostic> {
-    validate_contract(&c.contract, limits)
-        .into_iter()
-        .map(|v| with_use_site(diagnose(c, &v, db), c, &v.pointer))
-        .collect()
+    let violations = validate_contract(&c.contract, limits);
+    // Wire names are derived from ids: only worth a warning once the ids are valid.
+    let ids_valid = !violations.iter().any(|v| matches!(v.kind, Kind::Id(_) | Kind::IdMismatch { .. }));
+    let mut out: Vec<Diagnostic> =
+        violations.into_iter().map(|v| with_use_site(diagnose(c, &v, db), c, &v.pointer)).collect();
+    if ids_valid {
+        out.extend(wire_names::check(c));
+    }
+    out
 }
 
 /// When the offending value is written elsewhere (a constant, another file), also show where
