@@ -433,6 +433,34 @@ pub fn capability_id(ty: &str, name: &str) -> String {
     format!("{VIEW_PREFIX}{ty}.{name}")
 }
 
+/// The providers' limit on a tool name (OpenAI, Anthropic): `[A-Za-z0-9_-]{1,64}`.
+pub const WIRE_NAME_LIMIT: usize = 64;
+
+/// A capability id with every character outside `[A-Za-z0-9_-]` mapped to `_` (a wire name
+/// before the 64-character cut).
+pub fn wire_name_uncut(id: &str) -> String {
+    id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
+}
+
+/// The wire name of a capability id (DECISIONS §8): [`wire_name_uncut`], and over 64 characters
+/// the first 55 + `_` + 8 base32 characters of the blake3 of the full id. The engine's catalogs
+/// and the compiler's relay-prefix warning (AS0304) both use this one.
+pub fn wire_name(id: &str) -> String {
+    let mapped = wire_name_uncut(id);
+    if mapped.len() <= WIRE_NAME_LIMIT && !mapped.is_empty() {
+        return mapped;
+    }
+    let digest = blake3::hash(id.as_bytes());
+    const B32: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
+    let mut bits = u64::from_le_bytes(digest.as_bytes()[..8].try_into().expect("8 bytes"));
+    let mut suffix = String::new();
+    for _ in 0..8 {
+        suffix.push(B32[(bits & 31) as usize] as char);
+        bits >>= 5;
+    }
+    format!("{}_{suffix}", &mapped[..mapped.len().min(55)])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,37 +7,15 @@
 
 use crate::contracts::BuiltContract;
 use crate::diagnostics::{Code, Diagnostic};
-use agent_surface_model::ids::capability_id;
+use agent_surface_model::ids::{capability_id, wire_name, wire_name_uncut, WIRE_NAME_LIMIT};
 use agent_surface_model::manifest::ManifestContract;
 
 /// The providers' limit on a tool name (OpenAI, Anthropic).
-pub const PROVIDER_NAME_LIMIT: usize = 64;
+pub const PROVIDER_NAME_LIMIT: usize = WIRE_NAME_LIMIT;
 /// The prefix a relay adds: Playwright MCP's `webmcp_`.
 pub const RELAY_PREFIX: &str = "webmcp_";
 /// The longest wire name that still fits after the prefix: 57.
 pub const MAX_RELAYED_WIRE_NAME: usize = PROVIDER_NAME_LIMIT - RELAY_PREFIX.len();
-
-/// The wire name of a capability id, as the engine's `expose::catalog::wire_name` and core's
-/// `wireName` compute it (same mapping, same cut).
-pub fn wire_name(id: &str) -> String {
-    let mapped = mapped(id);
-    if mapped.len() <= PROVIDER_NAME_LIMIT && !mapped.is_empty() {
-        return mapped;
-    }
-    let digest = blake3::hash(id.as_bytes());
-    const B32: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
-    let mut bits = u64::from_le_bytes(digest.as_bytes()[..8].try_into().expect("8 bytes"));
-    let mut suffix = String::new();
-    for _ in 0..8 {
-        suffix.push(B32[(bits & 31) as usize] as char);
-        bits >>= 5;
-    }
-    format!("{}_{suffix}", &mapped[..mapped.len().min(55)])
-}
-
-fn mapped(id: &str) -> String {
-    id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
-}
 
 /// One warning per capability whose wire name is longer than 57 characters.
 pub fn check(c: &BuiltContract) -> Vec<Diagnostic> {
@@ -68,7 +46,7 @@ pub fn check(c: &BuiltContract) -> Vec<Diagnostic> {
 }
 
 fn too_long(id: &str, span: crate::source::Span, fix: &str) -> Option<Diagnostic> {
-    let full = mapped(id).len();
+    let full = wire_name_uncut(id).len();
     if full <= MAX_RELAYED_WIRE_NAME {
         return None;
     }

@@ -145,24 +145,9 @@ impl AgentTool {
     }
 }
 
-/// `[A-Za-z0-9_-]{1,64}`: capability id with `:` and `.` mapped to `_`; longer ids are cut and
-/// end with `_` + 8 base32 characters of the blake3 of the full id.
-pub fn wire_name(id: &str) -> String {
-    let mapped: String =
-        id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
-    if mapped.len() <= 64 && !mapped.is_empty() {
-        return mapped;
-    }
-    let digest = blake3::hash(id.as_bytes());
-    const B32: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
-    let mut bits: u64 = u64::from_le_bytes(digest.as_bytes()[..8].try_into().expect("8 bytes"));
-    let mut suffix = String::new();
-    for _ in 0..8 {
-        suffix.push(B32[(bits & 31) as usize] as char);
-        bits >>= 5;
-    }
-    format!("{}_{suffix}", &mapped[..mapped.len().min(55)])
-}
+/// `[A-Za-z0-9_-]{1,64}`: the model's wire name (capability id with `:` and `.` mapped to `_`; longer ids cut and
+/// ending with `_` + 8 base32 characters of the blake3 of the full id), re-exported here.
+pub use agent_surface_model::ids::wire_name;
 
 fn prefix(
     plane: &str,
