@@ -23,7 +23,13 @@ export class Dispatcher {
     };
   }
 
-  clear(): void {
+  /**
+   * Drops the listeners (dispose). A `surface-changed` still owed to them (the coalescing
+   * microtask has not run yet) goes out first, as the native dispatcher's does: every
+   * unregistration is announced, dispose's too.
+   */
+  clear(version: () => string): void {
+    if (this.scheduled && this.listeners.length > 0) this.deliver(Object.freeze({ type: "surface-changed", surfaceVersion: version() }));
     this.listeners = [];
     this.queue = [];
   }

@@ -245,7 +245,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions): AgentSurfa
       parts.confirmations.expireAll();
       for (const reg of regsInOrder(st)) remove(parts, st, reg.id);
       surface.flush();
-      surface.events.clear();
+      surface.events.clear(() => String(st.version));
     },
   });
   registries.set(registry, parts);
