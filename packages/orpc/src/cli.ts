@@ -40,7 +40,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const out = path.resolve(path.dirname(configPath), config.output);
   const rel = path.relative(process.cwd(), out) || out;
-  const source = config.source ?? `agent-surface-orpc ${path.relative(path.dirname(out), configPath).split(path.sep).join("/")}`;
+  // The command as run from the config's folder: the same text whatever the working directory.
+  const source = config.source ?? `agent-surface-orpc ${path.basename(configPath)}`;
   try {
     if (check) {
       const current = existsSync(out) ? readFileSync(out, "utf8") : "";

@@ -44,7 +44,7 @@ describe("the generator (agent-surface-orpc)", () => {
           `import { oc } from ${JSON.stringify(path.join(here, "../node_modules/@orpc/contract/dist/index.mjs"))};`,
           `import * as z from ${JSON.stringify(path.join(here, "../node_modules/zod/index.js"))};`,
           `const ids = z.object({ ids: z.array(z.string().regex(/^dev_[a-z0-9]{6,}$/).describe("A device id such as dev_cam001")).min(1).max(20) });`,
-          `export default defineORPCContracts({ ...base, router: { devices: { ...base.router.devices, decommission: oc.input(ids) } }, output: ${JSON.stringify(generated)}, source: "agent-surface-orpc ../orpc.config.js" });`,
+          `export default defineORPCContracts({ ...base, router: { devices: { ...base.router.devices, decommission: oc.input(ids) } }, output: ${JSON.stringify(generated)}, source: "agent-surface-orpc orpc.config.js" });`,
         ].join("\n"),
       );
       const stale = spawnSync(process.execPath, [cli, path.join(tmp, "orpc.config.js"), "--check"], { encoding: "utf8" });
