@@ -112,7 +112,7 @@ describe("the compiled page: a registry forwarding the panel's procedures to the
       contracts.get("view:devices.panel").bind({
         observations: { readDevices: { read: () => ({ ids: [...server.state.devices] }) } },
         // Bound without `execute`: forwarded to the registry's procedure executor.
-        procedures: ["domain:devices.decommission", "domain:devices.reboot", "domain:devices.status"].map((id) => contracts.get(id).bind({})),
+        procedures: ["domain:devices.decommission", "domain:devices.reboot", "domain:devices.status", "domain:devices.slow"].map((id) => contracts.get(id).bind({})),
       }),
     );
     registry.setProcedureExecutor(createORPCProcedureExecutor({ url: server.url }));
@@ -126,7 +126,7 @@ describe("the compiled page: a registry forwarding the panel's procedures to the
   test("the committed manifest is what the compiler makes of test/app (agent-surface compile --check)", () => {
     if (!existsSync(binary)) throw new Error(`${binary} is missing: cargo build --bin agent-surface, or set AGENT_SURFACE_BINARY`);
     execFileSync(binary, ["compile", appDir, "--check"], { stdio: "pipe" });
-    expect(manifest.contracts.map((c) => c.id)).toEqual(["domain:devices.decommission", "domain:devices.reboot", "domain:devices.status", "view:devices.panel"]);
+    expect(manifest.contracts.map((c) => c.id)).toEqual(["domain:devices.decommission", "domain:devices.reboot", "domain:devices.slow", "domain:devices.status", "view:devices.panel"]);
     // the server's schema, as the page validates it
     expect(manifest.contracts[0].inputSchema.properties.ids).toMatchObject({ maxItems: 50, items: { pattern: "^dev_[a-z0-9]{6,}$" } });
   });
@@ -171,5 +171,12 @@ describe("the compiled page: a registry forwarding the panel's procedures to the
     const logged = logs.join("\n");
     expect(logged).toMatch(/domain:devices\.decommission failed: procedure domain:devices\.decommission: POST \/rpc\/devices\/decommission answered the oRPC error NOT_FOUND \(HTTP 404\)/);
     expect(logged).not.toMatch(/secret|acme-internal/);
+  });
+
+  test("the registry's timeout aborts the request: TIMEOUT in the page, the server's procedure sees its signal abort", async () => {
+    const result = await registry.invoke({ capabilityId: "domain:devices.slow", input: {} }, { consumer, timeoutMs: 300 });
+    expect(result).toMatchObject({ status: "error", error: { code: "TIMEOUT" } });
+    expect(server.state.runs.slow).toBe(1);
+    await expect.poll(() => server.state.aborted).toEqual(["slow"]);
   });
 });

@@ -23,5 +23,9 @@ export default defineORPCContracts({
       description: "Whether a device is online, with its note and tags.",
       effect: "read",
     },
+    "devices.slow": {
+      description: "A slow diagnostic (the server waits until the request is aborted).",
+      effect: "read",
+    },
   },
 });

@@ -104,3 +104,25 @@ export const devicesStatus = defineAgentProcedureContract({
   }),
   effect: "read",
 });
+
+/** A slow diagnostic (the server waits until the request is aborted). (oRPC: devices.slow) */
+export const devicesSlow = defineAgentProcedureContract({
+  id: "domain:devices.slow",
+  description: "A slow diagnostic (the server waits until the request is aborted).",
+  input: fromJsonSchema({
+    type: "object",
+    properties: {},
+    additionalProperties: false,
+  }),
+  output: fromJsonSchema({
+    type: "object",
+    properties: {
+      done: {
+        type: "boolean",
+      },
+    },
+    required: ["done"],
+    additionalProperties: false,
+  }),
+  effect: "read",
+});
