@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs every npm package into OUT_DIR, as `npm publish` would publish it:
-#   @agent-surface/core, /vite, /react, /ai-sdk  (each from its folder through its own
-#                                                package.json scripts: prepack copies the
+#   @agent-surface/core, /vite, /react, /ai-sdk, (each from its folder through its own
+#   /orpc                                        package.json scripts: prepack copies the
 #                                                licence files and builds dist/, git-ignored;
 #                                                postpack removes the licence files)
 #   @agent-surface/cli                           (the launcher)
@@ -50,7 +50,7 @@ deps() { # deps DIR: a fresh clone has no node_modules, and prepack's build need
   [ -d "$1/node_modules" ] || (cd "$1" && npm ci --no-audit --no-fund --loglevel=error >&2)
 }
 
-# core first: react and ai-sdk link ../core (file:) and build against its dist/.
+# core first: react, ai-sdk and orpc link ../core (file:) and build against its dist/.
 deps packages/core
 pack packages/core
 pack packages/vite
@@ -58,6 +58,8 @@ deps packages/react
 pack packages/react
 deps packages/ai-sdk
 pack packages/ai-sdk
+deps packages/orpc
+pack packages/orpc
 pack "$(stage packages/cli cli)"
 for spec in ${BINARIES[@]+"${BINARIES[@]}"}; do
   platform="${spec%%=*}"

@@ -7,7 +7,8 @@
 # TypeScript SDK client, then the npm packages: @agent-surface/core and
 # @agent-surface/vite (end to end with Vite 8, React 19 and headless Debian Chromium),
 # @agent-surface/react (React 19 and 18, happy-dom), @agent-surface/ai-sdk (AI SDK 7 loops on
-# its mock model; WebMCP runs in core's suite, in headless Chromium too), all
+# its mock model; WebMCP runs in core's suite, in headless Chromium too), @agent-surface/orpc
+# (real @orpc/server 1.16.1 and 2.0.0-beta on loopback), all
 # driving the binary cargo just built, the launcher @agent-surface/cli, the VS Code extension
 # (packaged as a .vsix), and the npm distribution end to end: the release build packed into its
 # platform package, every package packed and installed into a fresh Vite + React + TS app that
@@ -91,6 +92,8 @@ echo "==> npm ci && npm test (packages/vite)"
 (cd packages/vite && npm ci --no-audit --no-fund --loglevel=error && npm test)
 echo "==> npm ci && npm test (packages/ai-sdk: the AI SDK adapter, loops on ai 7's mock model)"
 (cd packages/ai-sdk && npm ci --no-audit --no-fund --loglevel=error && npm test)
+echo "==> npm ci && npm test (packages/orpc: the oRPC executor and contract generator, real @orpc/server 1.16.1 and 2.0.0-beta on loopback)"
+(cd packages/orpc && npm ci --no-audit --no-fund --loglevel=error && npm test)
 
 # The MCP bridge end to end: the official MCP TypeScript SDK client (pinned 1.32.2 in
 # crates/bridge/e2e) drives the example app in headless Chromium through `agent-surface bridge`;

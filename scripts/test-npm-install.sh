@@ -6,7 +6,7 @@
 #     stand-in file);
 #  2. a fresh Vite + React + TypeScript app in create-vite's exact layout (tsconfig.json
 #     referencing tsconfig.app.json and tsconfig.node.json, the `@/*` alias in
-#     tsconfig.app.json) installs @agent-surface/core, /cli, /vite, /react and /ai-sdk by name
+#     tsconfig.app.json) installs @agent-surface/core, /cli, /vite, /react, /ai-sdk and /orpc by name
 #     and version from a local registry serving the tarballs (scripts/local-registry.mjs; the
 #     rest, `ai` among them, from the npm registry): no `file:` link, no AGENT_SURFACE_BINARY;
 #     each locked with the packed tarball's integrity, not a link (`npm ls` shows the tree);
@@ -95,6 +95,7 @@ cat >package.json <<'JSON'
   "dependencies": {
     "@agent-surface/ai-sdk": "^0.1.0",
     "@agent-surface/core": "^0.1.0",
+    "@agent-surface/orpc": "^0.1.0",
     "@agent-surface/react": "^0.1.0",
     "ai": "7.0.173",
     "react": "19.3.1",
@@ -262,9 +263,12 @@ export const DEVICES_PANEL = 'devices.panel'
 TS
 cat >src/agent/registry.ts <<'TS'
 import { createAgentSurfaceRegistry } from '@agent-surface/core'
+import { createORPCProcedureExecutor } from '@agent-surface/orpc'
 import authority from 'virtual:agent-surface/authority'
 
 export const registry = createAgentSurfaceRegistry({ authority })
+// Domain procedures go to the app's oRPC server (RPCHandler at /rpc).
+registry.setProcedureExecutor(createORPCProcedureExecutor({ url: new URL('/rpc', location.origin) }))
 TS
 cat >src/agent/assistant.ts <<'TS'
 import { createAgentToolset, type AgentSurfaceRegistry } from '@agent-surface/core'
@@ -298,7 +302,7 @@ TSX
 
 echo "--> npm install (@agent-surface/* from the local registry)"
 npm install --no-audit --no-fund --loglevel=error
-for p in core cli vite react ai-sdk "cli-$PLATFORM"; do
+for p in core cli vite react ai-sdk orpc "cli-$PLATFORM"; do
   d="node_modules/@agent-surface/$p"
   [ -d "$d" ] && [ ! -L "$d" ] || fail "$d is not an installed package folder"
 done
@@ -317,12 +321,12 @@ node -e '
       throw new Error(name + " is not " + file + " from " + registry + ": " + JSON.stringify(e));
   }' "http://127.0.0.1:$PORT/" "$TGZ" "$(node -p 'require("'"$ROOT"'/packages/core/package.json").version')" \
   @agent-surface/core @agent-surface/cli @agent-surface/vite @agent-surface/react @agent-surface/ai-sdk \
-  "@agent-surface/cli-$PLATFORM"
-npm ls --all @agent-surface/core @agent-surface/react @agent-surface/ai-sdk ai >"$WORK/npm-ls" \
+  @agent-surface/orpc "@agent-surface/cli-$PLATFORM"
+npm ls --all @agent-surface/core @agent-surface/react @agent-surface/ai-sdk @agent-surface/orpc ai >"$WORK/npm-ls" \
   || { cat "$WORK/npm-ls" >&2; fail "npm ls: the tree is invalid"; }
 cat "$WORK/npm-ls"
 grep -q -- '-> ' "$WORK/npm-ls" && fail "npm ls shows a link"
-for p in core react ai-sdk; do
+for p in core react ai-sdk orpc; do
   grep -q "@agent-surface/$p@0\.1\.0" "$WORK/npm-ls" || fail "npm ls does not show @agent-surface/$p@0.1.0"
 done
 for p in linux-x64-gnu linux-arm64-gnu darwin-x64 darwin-arm64 win32-x64-msvc; do

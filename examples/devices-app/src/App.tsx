@@ -5,7 +5,7 @@ import { DevicesTable } from "./components/DevicesTable";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { INITIAL_DEVICES } from "./lib/devices-data";
 import type { Device } from "./lib/types";
-import { registry } from "./registry";
+import { onDecommissioned, registry } from "./registry";
 import { AppNav } from "./routes/AppNav";
 import { runLog, runs, subscribeRuns } from "./runs";
 
@@ -36,7 +36,8 @@ function RunCounters() {
 export function App() {
   const [path, navigate] = usePath();
   const [devices, setDevices] = useState<Device[]>(INITIAL_DEVICES);
-  const onDecommission = useCallback((ids: string[]) => setDevices((ds) => ds.filter((d) => !ids.includes(d.id))), []);
+  // Decommissioned on the oRPC server (src/registry.ts): the device leaves the list.
+  useEffect(() => onDecommissioned((ids) => setDevices((ds) => ds.filter((d) => !ids.includes(d.id)))), []);
   const onRebooted = useCallback((ids: string[]) => setDevices((ds) => ds.map((d) => (ids.includes(d.id) ? { ...d, status: "offline" } : d))), []);
 
   let page;
@@ -44,7 +45,7 @@ export function App() {
     page = (
       <>
         <h1>Devices</h1>
-        <DevicesTable devices={devices} onDecommission={onDecommission} onRebooted={onRebooted} />
+        <DevicesTable devices={devices} onRebooted={onRebooted} />
       </>
     );
   } else if (path.startsWith("/devices/")) {

@@ -12,6 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { build, createServer as createViteServer } from "vite";
+import { createDevicesRpc } from "../server/devices.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const artifacts = path.join(root, "test-artifacts");
@@ -19,9 +20,14 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".map": "application/json" };
 const POLYFILL = path.join(root, "../../packages/core/test/fixtures/webmcp-polyfill.js");
 
-/** dist/ as a static site with the SPA fallback (every unknown path is index.html). */
+// The app's oRPC server (RPCHandler at /rpc, server/devices.js): the page's registry forwards
+// domain:devices.decommission to it; the tests read what it did.
+const rpc = createDevicesRpc();
+
+/** dist/ as a static site with the SPA fallback (every unknown path is index.html), and /rpc. */
 function serve(dir) {
-  const server = createServer((req, res) => {
+  const server = createServer(async (req, res) => {
+    if (await rpc.handle(req, res)) return;
     const rel = decodeURIComponent(new URL(req.url, "http://x").pathname).replace(/^\/+/, "");
     let file = path.resolve(dir, rel || "index.html");
     if (!file.startsWith(dir + path.sep) || !existsSync(file) || !path.extname(file)) file = path.join(dir, "index.html");
@@ -122,14 +128,37 @@ describe("the assistant panel (AI SDK generateText, scripted mock model, aiSdkTo
     await page.waitForFunction(() => document.querySelectorAll(".log li.assistant").length > 0 && !document.querySelector(".thinking"));
     assert.equal((await runs(page)).decommission, 1);
     assert.equal(await page.locator('tr[data-id="dev_pr1nt1"]').count(), 0);
-    // The same tool call delivered a second time (a transport retry): answered, not run again.
+    // It ran on the oRPC server, once, with the tool call's id as its idempotency key.
     const toolCallId = await call.getAttribute("data-tool-call");
+    assert.equal(rpc.state.runs, 1);
+    assert.deepEqual([...rpc.state.decommissioned], ["dev_pr1nt1"]);
+    assert.deepEqual(rpc.state.keys, [toolCallId]);
+    // The same tool call delivered a second time (a transport retry): answered, not run again.
     const again = await page.evaluate((id) => window.__devicesApp.deliver("domain_devices_decommission", { ids: ["dev_pr1nt1"] }, id), toolCallId);
     assert.equal((await runs(page)).decommission, 1);
     assert.equal(await page.locator("dialog.confirm").count(), 0);
     assert.equal(again.status, "ok", `second delivery: ${JSON.stringify(again)}`);
     assert.equal(again.invocationId, toolCallId);
-    assert.deepEqual(problems, []);
+    assert.equal(rpc.state.keys.length, 1); // answered by the page's registry: never sent again
+    // A new call for the same device: approved, sent, and refused by the server (NOT_FOUND, with
+    // its own message): the agent reads EXECUTION_FAILED, never the server's words.
+    const failing = page.evaluate(() => window.__devicesApp.deliver("domain_devices_decommission", { ids: ["dev_pr1nt1"] }, "call-again-1"));
+    await page.locator("dialog.confirm").waitFor();
+    await page.click("dialog.confirm button.approve");
+    const failed = await failing;
+    assert.equal(failed.status, "error", JSON.stringify(failed));
+    assert.equal(failed.error.code, "EXECUTION_FAILED");
+    assert.doesNotMatch(JSON.stringify(failed), /already decommissioned|NOT_FOUND/);
+    assert.deepEqual(rpc.state.keys, [toolCallId, "call-again-1"]);
+    assert.equal(rpc.state.runs, 1);
+    assert.equal((await runs(page)).decommission, 1);
+    // The registry logs why (console.error): the oRPC code and status, not the message.
+    // (Chromium adds its own line for the 404 response.)
+    const logged = problems.splice(0);
+    const why = /domain:devices\.decommission failed: procedure domain:devices\.decommission: POST \/rpc\/devices\/decommission answered the oRPC error NOT_FOUND \(HTTP 404\)/;
+    assert.ok(logged.some((l) => why.test(l)), logged.join("\n"));
+    assert.ok(logged.every((l) => why.test(l) || /Failed to load resource: the server responded with a status of 404/.test(l)), logged.join("\n"));
+    assert.doesNotMatch(logged.join("\n"), /already decommissioned/);
   });
 
 
@@ -148,6 +177,7 @@ describe("the assistant panel (AI SDK generateText, scripted mock model, aiSdkTo
     assert.match(await page.locator(".log li.assistant").last().textContent(), /CONFIRMATION_DENIED/);
     assert.equal((await runs(page)).decommission, before);
     assert.equal(await page.locator('tr[data-id="dev_pr1nt2"]').count(), 1);
+    assert.equal(rpc.state.decommissioned.has("dev_pr1nt2"), false); // nothing reached the server
   });
 
   test("the export external tool asks in the same dialog, then runs once", async () => {
@@ -282,6 +312,8 @@ describe("the same flow through WebMCP (document.modelContext, the draft's fixtu
     assert.equal(approved.status, "ok", JSON.stringify(approved));
     assert.equal((await runs(page)).decommission, 1);
     assert.equal(await page.locator('tr[data-id="dev_cam001"]').count(), 0);
+    assert.equal(rpc.state.decommissioned.has("dev_cam001"), true);
+    const served = rpc.state.runs;
 
     await page.evaluate(() => window.__agent.start("deny", "domain_devices_decommission", { ids: ["dev_cam002"] }));
     await page.locator("dialog.confirm").waitFor();
@@ -289,6 +321,8 @@ describe("the same flow through WebMCP (document.modelContext, the draft's fixtu
     const denied = await page.evaluate(() => window.__agent.pending.deny);
     assert.equal(denied.error?.code, "CONFIRMATION_DENIED", JSON.stringify(denied));
     assert.equal((await runs(page)).decommission, 1);
+    assert.equal(rpc.state.runs, served);
+    assert.equal(rpc.state.decommissioned.has("dev_cam002"), false);
   });
 
   test("unmounted mid-call: COMPONENT_UNMOUNTED; after navigation the table's tools are unregistered", async () => {

@@ -1,4 +1,4 @@
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { useAgentComponent } from "@agent-surface/react";
 import {
   actionContract,
@@ -12,8 +12,10 @@ import { z } from "zod";
 import { DEVICE_ID, DeviceRow, SORTABLE_COLUMNS } from "@/schemas";
 import { FilterInput, SortInput } from "@/schemas/zod";
 import type { Device } from "../lib/types";
-import { decommissionDevices, rebootDevices } from "../domain/devices";
+import { rebootDevices } from "../domain/devices";
+import { decommissionDevices } from "../domain/procedures";
 import { formatLastSeen } from "../lib/format";
+import { onDecommissioned } from "../registry";
 import { ran } from "../runs";
 
 const MAX_SELECTION = 50;
@@ -91,20 +93,14 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-export function DevicesTable({
-  devices,
-  onDecommission,
-  onRebooted,
-}: {
-  devices: Device[];
-  onDecommission: (ids: string[]) => void;
-  onRebooted: (ids: string[]) => void;
-}) {
+export function DevicesTable({ devices, onRebooted }: { devices: Device[]; onRebooted: (ids: string[]) => void }) {
   const [filter, setFilter] = useState("");
   const [status, setStatus] = useState<Status | "">("");
   const [sort, setSort] = useState<{ column: Column; direction: "asc" | "desc" }>({ column: "name", direction: "asc" });
   const [selection, setSelection] = useState<string[]>([]);
   const [rebooting, setRebooting] = useState<string[]>([]);
+  // A decommissioned device leaves the selection once the server acknowledged it.
+  useEffect(() => onDecommissioned((ids) => setSelection((s) => s.filter((id) => !ids.includes(id)))), []);
 
   const visible = useMemo(() => {
     const rows = devices.filter((d) => d.name.includes(filter) && (status === "" || d.status === status));
@@ -131,14 +127,9 @@ export function DevicesTable({
       },
     },
     procedures: [
-      decommissionDevices.bind({
-        execute: (input) => {
-          const { ids } = input as { ids: string[] };
-          ran("decommission", ids.join(","));
-          onDecommission(ids);
-          setSelection((s) => s.filter((id) => !ids.includes(id)));
-        },
-      }),
+      // No `execute`: the registry forwards it to the oRPC server (../registry.ts); the table
+      // learns of a decommission the server acknowledged through onDecommissioned.
+      decommissionDevices.bind({}),
       rebootDevices.bind({
         // Scheduling a reboot takes a moment; unmounting the table aborts it (ctx.signal).
         execute: async (input, ctx) => {

@@ -1,14 +1,6 @@
 import { defineAgentProcedureContract as defineProcedure, fromJsonSchema, fromStandardSchema } from "@agent-surface/core";
 import * as z from "zod";
-import { DEVICE_ID } from "../schemas";
 import { RebootInput } from "../schemas/zod";
-
-const DeviceIdsInput = fromJsonSchema({
-  type: "object",
-  properties: { ids: { type: "array", items: DEVICE_ID, minItems: 1, maxItems: 50 } },
-  required: ["ids"],
-  additionalProperties: false,
-});
 
 export const rebootDevices = defineProcedure({
   id: "domain:devices.reboot",
@@ -24,11 +16,6 @@ export const rebootDevices = defineProcedure({
   tags: ["devices"],
 });
 
-export const decommissionDevices = defineProcedure({
-  id: "domain:devices.decommission",
-  description: "Permanently remove devices from management. Cannot be undone.",
-  input: DeviceIdsInput,
-  effect: "destructive",
-  audit: "full",
-  policies: [{ name: "role", requires: "admin" }],
-});
+// domain:devices.decommission is the oRPC server's procedure: its contract is generated from the
+// server's contract router (./procedures.ts, `npm run contracts`), and the registry forwards it
+// there (../registry.ts).
