@@ -22,6 +22,16 @@ export interface WebMCPToolAnnotations {
   openWorldHint: boolean;
 }
 
+/**
+ * What a tool's `execute` resolves with: the invocation envelope, plus `isError: true` when its
+ * status is "error". WebMCP has no error result of its own (a throwing `execute` only reaches
+ * the agent as an `UnknownError` without the envelope); relays map the tool result to MCP's
+ * `CallToolResult`, where `isError` is the error flag: `@playwright/mcp` 0.0.83 answers a
+ * `webmcp_*` call whose result parses to an object with `isError: true` as an MCP error result
+ * (`isError` set), with the whole envelope as its text, so the agent sees an error it can act on.
+ */
+export type WebMCPToolResult = AgentInvocationResult & { isError?: true };
+
 /** The draft's `ModelContextTool` as this module registers it. */
 export interface WebMCPToolDefinition {
   name: string;
@@ -29,8 +39,8 @@ export interface WebMCPToolDefinition {
   description: string;
   inputSchema: Record<string, unknown>;
   annotations: WebMCPToolAnnotations;
-  /** Resolves with the result envelope, which the user agent serializes to JSON for the agent. */
-  execute(input: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<AgentInvocationResult>;
+  /** Resolves with the result envelope (`isError: true` on errors), which the user agent serializes to JSON for the agent. */
+  execute(input: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<WebMCPToolResult>;
 }
 
 /** The part of the draft's `ModelContext` this module uses. */
@@ -123,7 +133,7 @@ function isModelContext(v: unknown): v is WebMCPModelContext {
  * direct toolset's wire names), each with its own AbortController; when the catalog changes, the
  * tools whose definition changed are unregistered (signal aborted) and registered again, new ones
  * are registered and gone ones unregistered. `execute` runs the tool through the pipeline and
- * resolves with the result envelope (errors too: it never rejects), which the user agent
+ * resolves with the result envelope (errors too, flagged `isError: true`: it never rejects), which the user agent
  * serializes to JSON for the agent. Confirmations are "wait": the call stays pending until the
  * page's own dialog resolves it through `registry.confirmations` (or its TTL expires); the
  * agent's cancellation (`options.signal`) settles it CANCELLED.
@@ -156,8 +166,10 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
     const controller = new AbortController();
     const entry: Registration = { key, controller, tool };
     registrations.set(tool.name, entry);
-    const execute = (input: Record<string, unknown>, opts?: { signal?: AbortSignal }) =>
-      entry.tool.execute((input ?? {}) as JsonValue, opts?.signal ? { signal: opts.signal } : {});
+    const execute = async (input: Record<string, unknown>, opts?: { signal?: AbortSignal }): Promise<WebMCPToolResult> => {
+      const result = await entry.tool.execute((input ?? {}) as JsonValue, opts?.signal ? { signal: opts.signal } : {});
+      return result.status === "error" ? { ...result, isError: true } : result;
+    };
     let result: unknown;
     try {
       result = modelContext.registerTool({ ...definition, execute }, { signal: controller.signal });

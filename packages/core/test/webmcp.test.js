@@ -139,6 +139,10 @@ describe("exposeToWebMCP over the fixture", () => {
     const invalid = await run("view_devices_table_selectRows", { ids: ["not-a-device"] });
     expect(invalid).toMatchObject({ status: "error", error: { code: "INVALID_INPUT", retry: "with-changes" } });
     expect(page.state.selection).toEqual(["dev_bbbbbb"]);
+    // An error is flagged the way relays read a tool result (MCP's CallToolResult.isError);
+    // a success carries no flag.
+    expect(invalid.isError).toBe(true);
+    expect("isError" in read).toBe(false);
   });
 
   it("a destructive procedure waits for the page's dialog, runs once on approval; the agent cannot approve", async () => {
@@ -172,7 +176,7 @@ describe("exposeToWebMCP over the fixture", () => {
     await settle();
     const [pending] = page.registry.confirmations.pending();
     page.registry.confirmations.resolve(pending.confirmationId, { approved: false, reason: "not today" });
-    expect(await call).toMatchObject({ status: "error", error: { code: "CONFIRMATION_DENIED", retry: "never" } });
+    expect(await call).toMatchObject({ status: "error", isError: true, error: { code: "CONFIRMATION_DENIED", retry: "never" } });
     expect(page.state.decommissionCalls).toBe(0);
   });
 
