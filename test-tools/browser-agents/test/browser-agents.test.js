@@ -4,6 +4,7 @@ import { after, before } from "node:test";
 import puppeteer from "puppeteer-core";
 import { launchChromium, serveApp } from "./harness.js";
 import { playwrightMcpSuite } from "./playwright-mcp.js";
+import { puppeteerSuite } from "./puppeteer.js";
 
 const ctx = {};
 before(async () => {
@@ -28,3 +29,4 @@ after(async () => {
 });
 
 playwrightMcpSuite(ctx);
+puppeteerSuite(ctx);
