@@ -5,6 +5,7 @@ import puppeteer from "puppeteer-core";
 import { launchChromium, serveApp } from "./harness.js";
 import { playwrightMcpSuite } from "./playwright-mcp.js";
 import { puppeteerSuite } from "./puppeteer.js";
+import { selfApprovalSuite } from "./self-approval.js";
 
 const ctx = {};
 before(async () => {
@@ -30,3 +31,4 @@ after(async () => {
 
 playwrightMcpSuite(ctx);
 puppeteerSuite(ctx);
+selfApprovalSuite(ctx);

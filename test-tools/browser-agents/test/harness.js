@@ -28,15 +28,26 @@ export const CHROMIUM_FLAGS = [
 
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".map": "application/json", ".svg": "image/svg+xml" };
 
-/** dist/ as a static site with the SPA fallback (every unknown path is index.html). */
-export async function serveApp() {
+/**
+ * dist/ as a static site with the SPA fallback (every unknown path is index.html). `approvals`
+ * is the host's approval policy, served in index.html's <meta name="agent-surface-approvals">
+ * (the example's src/approvals.ts): the build's own ("allow") unless given.
+ */
+export async function serveApp({ approvals } = {}) {
   if (!existsSync(path.join(DIST, "index.html"))) throw new Error(`${DIST} is missing: run \`npm run build-app\` (vite build of examples/devices-app)`);
+  const meta = /<meta name="agent-surface-approvals" content="[^"]*" \/>/;
   const server = createServer((req, res) => {
     const rel = decodeURIComponent(new URL(req.url, "http://x").pathname).replace(/^\/+/, "");
     let file = path.resolve(DIST, rel || "index.html");
     if (!file.startsWith(DIST + path.sep) || !existsSync(file) || !path.extname(file)) file = path.join(DIST, "index.html");
+    let body = readFileSync(file);
+    if (approvals !== undefined && file.endsWith("index.html")) {
+      const html = body.toString("utf8");
+      if (!meta.test(html)) throw new Error("index.html has no <meta name=\"agent-surface-approvals\">");
+      body = html.replace(meta, `<meta name="agent-surface-approvals" content="${approvals}" />`);
+    }
     res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" });
-    res.end(readFileSync(file));
+    res.end(body);
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
@@ -73,7 +84,7 @@ export async function launchChromium() {
         child.kill("SIGTERM");
         await exited;
       }
-      rmSync(userDataDir, { recursive: true, force: true });
+      rmSync(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }
