@@ -3,6 +3,7 @@
 import { after, before } from "node:test";
 import puppeteer from "puppeteer-core";
 import { launchChromium, serveApp } from "./harness.js";
+import { lighthouseSuite } from "./lighthouse.js";
 import { playwrightMcpSuite } from "./playwright-mcp.js";
 import { puppeteerSuite } from "./puppeteer.js";
 import { selfApprovalSuite } from "./self-approval.js";
@@ -32,3 +33,4 @@ after(async () => {
 playwrightMcpSuite(ctx);
 puppeteerSuite(ctx);
 selfApprovalSuite(ctx);
+lighthouseSuite(ctx);

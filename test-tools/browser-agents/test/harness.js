@@ -39,7 +39,14 @@ export async function serveApp({ approvals } = {}) {
   const server = createServer((req, res) => {
     const rel = decodeURIComponent(new URL(req.url, "http://x").pathname).replace(/^\/+/, "");
     let file = path.resolve(DIST, rel || "index.html");
-    if (!file.startsWith(DIST + path.sep) || !existsSync(file) || !path.extname(file)) file = path.join(DIST, "index.html");
+    if (!file.startsWith(DIST + path.sep)) file = path.join(DIST, "index.html");
+    if (!existsSync(file) && path.extname(file)) {
+      // A file that is not there (/llms.txt, /.well-known/…) is a 404, as on a static host.
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end("not found");
+      return;
+    }
+    if (!existsSync(file) || !path.extname(file)) file = path.join(DIST, "index.html");
     let body = readFileSync(file);
     if (approvals !== undefined && file.endsWith("index.html")) {
       const html = body.toString("utf8");
