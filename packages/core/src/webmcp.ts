@@ -6,11 +6,12 @@
 // run, and a capability that requires confirmation waits for the page's own dialog
 // (`registry.confirmations`), with the consumer kind "webmcp". The agent cannot approve.
 
+import { explainSurface } from "./explain.js";
 import { mcpAnnotations } from "./expose/providers.js";
 import { projectForWebMCP } from "./expose/webmcp-schema.js";
 import { isThenable } from "./runtime/json.js";
 import { bareToolset } from "./toolset.js";
-import type { AgentInvocationResult, AgentSurfaceRegistry, AgentTool, JsonValue, Unsubscribe } from "./types.js";
+import type { AgentConsumer, AgentInvocationResult, AgentSurfaceRegistry, AgentTool, JsonSchema, JsonValue, Unsubscribe } from "./types.js";
 
 /** The draft's `ToolAnnotations`, plus MCP's hints (implementations drop members they do not know). */
 export interface WebMCPToolAnnotations {
@@ -20,6 +21,8 @@ export interface WebMCPToolAnnotations {
   destructiveHint: boolean;
   idempotentHint: boolean;
   openWorldHint: boolean;
+  /** The draft's developer-tool mark: true only for `surface_explain` (`developerTools`). */
+  debugging: boolean;
 }
 
 /**
@@ -38,6 +41,8 @@ export interface WebMCPToolDefinition {
   title: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The capability's output schema, projected like the input's (Chrome 159+ accepts it; earlier ones drop it). */
+  outputSchema?: Record<string, unknown>;
   annotations: WebMCPToolAnnotations;
   /** Resolves with the result envelope (`isError: true` on errors), which the user agent serializes to JSON for the agent. */
   execute(input: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<WebMCPToolResult>;
@@ -55,6 +60,12 @@ export interface ExposeToWebMCPOptions {
   consumerId?: string;
   /** The toolset's mode. Default "direct" (one tool per capability, named by wire name). */
   mode?: "direct" | "meta";
+  /**
+   * Also registers `surface_explain`, marked `debugging: true`: why each capability is exposed,
+   * disabled or hidden for this consumer (`explainSurface`). For development builds: it shows
+   * hidden capabilities and the policies that hid them. Default false.
+   */
+  developerTools?: boolean;
 }
 
 export interface WebMCPExposure {
@@ -64,7 +75,10 @@ export interface WebMCPExposure {
   close(): void;
 }
 
-const OPTION_KEYS = new Set(["modelContext", "consumerId", "mode"]);
+const OPTION_KEYS = new Set(["modelContext", "consumerId", "mode", "developerTools"]);
+
+/** The developer tool's name (`developerTools`); no capability's wire name starts with `surface_`. */
+export const EXPLAIN_TOOL = "surface_explain";
 
 /** The engine's description prefix: `[<plane> · <effect> · <confirmation>] `. */
 const PREFIX = /^\[(view|domain|external) · ([a-z-]+) · ([a-z-]+)\] /;
@@ -99,6 +113,7 @@ export function webmcpAnnotations(tool: Pick<AgentTool, "name" | "description">,
     destructiveHint: mcp.destructiveHint === true,
     idempotentHint: mcp.idempotentHint === true,
     openWorldHint,
+    debugging: false,
   };
 }
 
@@ -154,8 +169,10 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
   const modelContext = options.modelContext ?? pageModelContext();
   if (modelContext === undefined) return Object.freeze({ supported: false, close() {} });
 
+  if (options.developerTools !== undefined && typeof options.developerTools !== "boolean") throw new TypeError("exposeToWebMCP: developerTools must be a boolean");
+  const consumer: AgentConsumer = { kind: "webmcp", id: options.consumerId ?? "default" };
   const toolset = bareToolset(registry, {
-    consumer: { kind: "webmcp", id: options.consumerId ?? "default" },
+    consumer,
     mode: options.mode ?? "direct",
     confirmations: "wait",
   });
@@ -199,7 +216,7 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
     if (closed) return;
     const capabilities = toolset.wireNameMap();
     const next = new Set(tools.map((t) => t.name));
-    for (const name of [...registrations.keys()]) if (!next.has(name)) unregister(name);
+    for (const name of [...registrations.keys()]) if (!next.has(name) && name !== EXPLAIN_TOOL) unregister(name);
     for (const tool of tools) {
       const definition = {
         name: tool.name,
@@ -207,6 +224,7 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
         description: describe(tool),
         // Inside WebMCP's keyword allow-list (a hint; the pipeline validates with the full schema).
         inputSchema: projectForWebMCP(tool.inputSchema).schema,
+        ...(outputSchemaOf(tool) !== undefined && { outputSchema: projectForWebMCP(outputSchemaOf(tool)!).schema }),
         annotations: webmcpAnnotations(tool, mcpAnnotations(tool)),
       };
       const key = JSON.stringify(definition);
@@ -222,6 +240,7 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
 
   let unsubscribe: Unsubscribe | undefined;
   try {
+    if (options.developerTools === true) registerExplain(registry, consumer, modelContext, registrations);
     publish(toolset.tools());
     unsubscribe = toolset.subscribe(publish);
   } catch (e) {
@@ -240,4 +259,41 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
       toolset.dispose();
     },
   });
+}
+
+function outputSchemaOf(tool: AgentTool): JsonSchema | undefined {
+  const schema = (tool as AgentTool & { outputSchema?: JsonSchema }).outputSchema;
+  return schema !== null && typeof schema === "object" ? schema : undefined;
+}
+
+/** `surface_explain` (`developerTools`): a read-only developer tool, `debugging: true`. */
+function registerExplain(
+  registry: AgentSurfaceRegistry,
+  consumer: AgentConsumer,
+  modelContext: WebMCPModelContext,
+  registrations: Map<string, { key: string; controller: AbortController; tool: AgentTool }>,
+) {
+  const controller = new AbortController();
+  const inputSchema = { type: "object", properties: {}, additionalProperties: false };
+  const definition: WebMCPToolDefinition = {
+    name: EXPLAIN_TOOL,
+    title: "agent-surface: explain the surface",
+    description:
+      "[developer tool] Why each capability of this page is exposed, disabled or hidden for this agent, with the policies that decided it. For developers debugging the page's agent surface, not for tasks.",
+    inputSchema,
+    annotations: { readOnlyHint: true, untrustedContentHint: false, consequentialHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, debugging: true },
+    async execute() {
+      const output = explainSurface(registry, { consumer });
+      return { status: "ok", invocationId: "", capabilityId: EXPLAIN_TOOL, output: output as unknown as JsonValue, surfaceVersion: output.surfaceVersion };
+    },
+  };
+  const tool = { name: EXPLAIN_TOOL, description: definition.description, inputSchema, state: { available: true } } as unknown as AgentTool;
+  registrations.set(EXPLAIN_TOOL, { key: "", controller, tool });
+  try {
+    const result = modelContext.registerTool(definition, { signal: controller.signal });
+    if (isThenable(result)) result.then(undefined, (e: unknown) => !controller.signal.aborted && console.error(`agent-surface: WebMCP refused the tool "${EXPLAIN_TOOL}": ${(e as Error)?.message ?? e}`));
+  } catch (e) {
+    registrations.delete(EXPLAIN_TOOL);
+    console.error(`agent-surface: WebMCP refused the tool "${EXPLAIN_TOOL}": ${(e as Error)?.message ?? e}`);
+  }
 }

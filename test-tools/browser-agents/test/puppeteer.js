@@ -2,8 +2,16 @@
 // DevToolsWebMCPSupport), the browser agent's side of document.modelContext. It lists the page's
 // tools with their annotations and executes them; results come back as objects.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { repo } from "./harness.js";
 import { pageToolNames } from "./playwright-mcp.js";
+
+/** packages/core's fixtures of the Chrome 160 `Tool` shape and the explicit attribute reader, as a page script. */
+const FIXTURES = ["webmcp-chrome160.js", "webmcp-tool-attributes.js"]
+  .map((f) => readFileSync(path.join(repo, "packages/core/test/fixtures", f), "utf8").replace(/^export /gm, ""))
+  .join("\n");
 
 /** Resolves once page.webmcp lists `name` (the domain reports tools as they are registered). */
 async function waitForTool(page, name) {
@@ -43,6 +51,32 @@ export function puppeteerSuite(ctx) {
       assert.equal(byName.view_devices_table_filter.annotations.readOnly, false);
       assert.equal(byName.view_devices_table_filter.annotations.consequential, false); // local UI state
       assert.equal(decommission.frame, page.mainFrame());
+    });
+
+    test("tool attributes read explicitly: Chromium 156's getTools() and the Chrome 160 Tool shape over it agree", async () => {
+      await page.evaluate(`(() => { ${FIXTURES}; window.__asChrome160 = asChrome160; window.__toolAttributes = toolAttributes; })()`);
+      const { old, now, spread, viaTool } = await page.evaluate(async () => {
+        const mc = document.modelContext;
+        const chrome160 = window.__asChrome160(mc);
+        const strip = (list) => list.map((t) => ({ ...window.__toolAttributes(t), source: t === undefined ? null : window.__toolAttributes(t).source === window }));
+        const tools160 = await chrome160.getTools();
+        const readState = tools160.find((t) => t.name === "view_devices_table_readState");
+        return {
+          old: strip(await mc.getTools()),
+          now: strip(tools160),
+          spread: JSON.stringify(tools160[0]),
+          viaTool: JSON.parse(await chrome160.executeTool(readState, {})),
+        };
+      });
+      assert.equal(spread, "{}");
+      assert.deepEqual(now, old);
+      assert.deepEqual(now.map((t) => t.name).sort(), await pageToolNames(page));
+      const decommission = now.find((t) => t.name === "domain_devices_decommission");
+      assert.equal(decommission.title, "domain:devices.decommission");
+      assert.equal(decommission.source, true);
+      assert.deepEqual(decommission.annotations, { readOnlyHint: false, untrustedContentHint: false, consequentialHint: true, debugging: false });
+      assert.deepEqual(decommission.inputSchema.required, ["ids"]);
+      assert.equal(viaTool.status, "ok");
     });
 
     test("executes a read, a filter and a selection; an invalid input is an error envelope", async () => {
