@@ -117,9 +117,29 @@ export function webmcpAnnotations(tool: Pick<AgentTool, "name" | "description">,
   };
 }
 
-/** The description the agent reads: the toolset's, plus the live state WebMCP has no other channel for. */
-function describe(tool: AgentTool): string {
+/** At most this much of a component's description is added to each of its tools' descriptions. */
+const COMPONENT_TEXT_MAX = 300;
+
+/** A component's description, for the tools of its capabilities: capability id → "<type>: <description>". */
+function componentTexts(registry: AgentSurfaceRegistry, consumer: AgentConsumer): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const c of registry.snapshot({ consumer }).components) {
+    const text = c.description.trim();
+    if (text === "") continue;
+    const short = text.length > COMPONENT_TEXT_MAX ? `${text.slice(0, COMPONENT_TEXT_MAX - 1).trimEnd()}…` : text;
+    for (const d of [...c.observations, ...c.actions]) out.set(d.capabilityId, `${c.type}: ${short}`);
+  }
+  return out;
+}
+
+/**
+ * The description the agent reads: the toolset's; the description of the component the tool
+ * belongs to (WebMCP has no component level: "\n\nComponent <type>: <text>", at most 300
+ * characters of it); the live state that WebMCP has no other channel for.
+ */
+function describe(tool: AgentTool, component?: string): string {
   let text = tool.description;
+  if (component !== undefined) text += `\n\nComponent ${component}`;
   if (!tool.state.available) text += tool.state.unavailableReason ? `\n\nUnavailable now: ${tool.state.unavailableReason}` : "\n\nUnavailable now.";
   if (tool.state.note) text += `\n\nNote: ${tool.state.note}`;
   return text;
@@ -215,13 +235,14 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
   const publish = (tools: AgentTool[]) => {
     if (closed) return;
     const capabilities = toolset.wireNameMap();
+    const components = componentTexts(registry, consumer);
     const next = new Set(tools.map((t) => t.name));
     for (const name of [...registrations.keys()]) if (!next.has(name) && name !== EXPLAIN_TOOL) unregister(name);
     for (const tool of tools) {
       const definition = {
         name: tool.name,
         title: capabilities.get(tool.name) ?? tool.name,
-        description: describe(tool),
+        description: describe(tool, components.get(capabilities.get(tool.name) ?? "")),
         // Inside WebMCP's keyword allow-list (a hint; the pipeline validates with the full schema).
         inputSchema: projectForWebMCP(tool.inputSchema).schema,
         ...(outputSchemaOf(tool) !== undefined && { outputSchema: projectForWebMCP(outputSchemaOf(tool)!).schema }),

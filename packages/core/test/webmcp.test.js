@@ -48,10 +48,15 @@ describe("exposeToWebMCP over the fixture", () => {
     const wire = direct.wireNameMap();
     const tools = await mc.getTools();
     expect(tools.map((t) => t.name)).toEqual(expected.map((t) => t.name));
+    // Each view tool's description also carries its component's (WebMCP has no component level).
+    const componentOf = new Map();
+    for (const c of page.registry.snapshot().components) for (const d of [...c.observations, ...c.actions]) componentOf.set(d.capabilityId, c);
     for (const t of tools) {
       const e = expected.find((x) => x.name === t.name);
       expect(t.title).toBe(wire.get(t.name));
-      expect(t.description).toBe(e.description);
+      const component = componentOf.get(wire.get(t.name));
+      expect(t.description).toBe(component ? `${e.description}\n\nComponent ${component.type}: ${component.description}` : e.description);
+      if (t.name === "view_devices_table_readState") expect(t.description).toMatch(/\n\nComponent devices\.table: \S/);
       expect(t.inputSchema).toEqual(projectForWebMCP(e.inputSchema).schema);
       expect(t.origin).toBe(window.location.origin);
     }

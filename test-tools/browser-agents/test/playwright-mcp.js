@@ -81,6 +81,9 @@ export function playwrightMcpSuite(ctx) {
       const read = relayed.find((t) => t.name === "webmcp_view_devices_table_readState");
       assert.equal(read.annotations.readOnlyHint, true);
       assert.match(read.description, /\[READ-ONLY\] \[view · read · never\]/);
+      // The component's description reaches the agent with each of its tools (at most 300 characters of it).
+      assert.match(read.description, /\n\nComponent devices\.table: \S/);
+      assert.doesNotMatch(decommission.description, /Component /); // a procedure belongs to no component
     });
 
     test("calls run in the page: a read, a filter and a selection", async () => {
