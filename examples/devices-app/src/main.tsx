@@ -8,8 +8,9 @@ import { currentTools } from "./assistant/tools";
 import "./styles.css";
 
 // A browser agent that speaks WebMCP (document.modelContext, feature-detected) gets the same
-// tools; its calls go through the same pipeline and wait for the same dialog.
-const webmcp = exposeToWebMCP(registry, { consumerId: "browser-agent" });
+// tools; its calls go through the same pipeline and wait for the same dialog. In development it
+// also gets surface_explain, a developer tool (debugging: true) that explains the surface.
+const webmcp = exposeToWebMCP(registry, { consumerId: "browser-agent", developerTools: import.meta.env.DEV });
 
 // For the console and the end-to-end test: the registry, the assistant's toolset and tools,
 // and the handler run counters.

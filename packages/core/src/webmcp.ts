@@ -6,11 +6,12 @@
 // run, and a capability that requires confirmation waits for the page's own dialog
 // (`registry.confirmations`), with the consumer kind "webmcp". The agent cannot approve.
 
+import { explainSurface } from "./explain.js";
 import { mcpAnnotations } from "./expose/providers.js";
 import { projectForWebMCP } from "./expose/webmcp-schema.js";
 import { isThenable } from "./runtime/json.js";
 import { bareToolset } from "./toolset.js";
-import type { AgentInvocationResult, AgentSurfaceRegistry, AgentTool, JsonValue, Unsubscribe } from "./types.js";
+import type { AgentConsumer, AgentInvocationResult, AgentSurfaceRegistry, AgentTool, JsonSchema, JsonValue, Unsubscribe } from "./types.js";
 
 /** The draft's `ToolAnnotations`, plus MCP's hints (implementations drop members they do not know). */
 export interface WebMCPToolAnnotations {
@@ -20,7 +21,19 @@ export interface WebMCPToolAnnotations {
   destructiveHint: boolean;
   idempotentHint: boolean;
   openWorldHint: boolean;
+  /** The draft's developer-tool mark: true only for `surface_explain` (`developerTools`). */
+  debugging: boolean;
 }
+
+/**
+ * What a tool's `execute` resolves with: the invocation envelope, plus `isError: true` when its
+ * status is "error". WebMCP has no error result of its own (a throwing `execute` only reaches
+ * the agent as an `UnknownError` without the envelope); relays map the tool result to MCP's
+ * `CallToolResult`, where `isError` is the error flag: `@playwright/mcp` 0.0.83 answers a
+ * `webmcp_*` call whose result parses to an object with `isError: true` as an MCP error result
+ * (`isError` set), with the whole envelope as its text, so the agent sees an error it can act on.
+ */
+export type WebMCPToolResult = AgentInvocationResult & { isError?: true };
 
 /** The draft's `ModelContextTool` as this module registers it. */
 export interface WebMCPToolDefinition {
@@ -28,9 +41,11 @@ export interface WebMCPToolDefinition {
   title: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The capability's output schema, projected like the input's (Chrome 159+ accepts it; earlier ones drop it). */
+  outputSchema?: Record<string, unknown>;
   annotations: WebMCPToolAnnotations;
-  /** Resolves with the result envelope, which the user agent serializes to JSON for the agent. */
-  execute(input: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<AgentInvocationResult>;
+  /** Resolves with the result envelope (`isError: true` on errors), which the user agent serializes to JSON for the agent. */
+  execute(input: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<WebMCPToolResult>;
 }
 
 /** The part of the draft's `ModelContext` this module uses. */
@@ -45,6 +60,12 @@ export interface ExposeToWebMCPOptions {
   consumerId?: string;
   /** The toolset's mode. Default "direct" (one tool per capability, named by wire name). */
   mode?: "direct" | "meta";
+  /**
+   * Also registers `surface_explain`, marked `debugging: true`: why each capability is exposed,
+   * disabled or hidden for this consumer (`explainSurface`). For development builds: it shows
+   * hidden capabilities and the policies that hid them. Default false.
+   */
+  developerTools?: boolean;
 }
 
 export interface WebMCPExposure {
@@ -54,7 +75,10 @@ export interface WebMCPExposure {
   close(): void;
 }
 
-const OPTION_KEYS = new Set(["modelContext", "consumerId", "mode"]);
+const OPTION_KEYS = new Set(["modelContext", "consumerId", "mode", "developerTools"]);
+
+/** The developer tool's name (`developerTools`); no capability's wire name starts with `surface_`. */
+export const EXPLAIN_TOOL = "surface_explain";
 
 /** The engine's description prefix: `[<plane> · <effect> · <confirmation>] `. */
 const PREFIX = /^\[(view|domain|external) · ([a-z-]+) · ([a-z-]+)\] /;
@@ -89,12 +113,33 @@ export function webmcpAnnotations(tool: Pick<AgentTool, "name" | "description">,
     destructiveHint: mcp.destructiveHint === true,
     idempotentHint: mcp.idempotentHint === true,
     openWorldHint,
+    debugging: false,
   };
 }
 
-/** The description the agent reads: the toolset's, plus the live state WebMCP has no other channel for. */
-function describe(tool: AgentTool): string {
+/** At most this much of a component's description is added to each of its tools' descriptions. */
+const COMPONENT_TEXT_MAX = 300;
+
+/** A component's description, for the tools of its capabilities: capability id → "<type>: <description>". */
+function componentTexts(registry: AgentSurfaceRegistry, consumer: AgentConsumer): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const c of registry.snapshot({ consumer }).components) {
+    const text = c.description.trim();
+    if (text === "") continue;
+    const short = text.length > COMPONENT_TEXT_MAX ? `${text.slice(0, COMPONENT_TEXT_MAX - 1).trimEnd()}…` : text;
+    for (const d of [...c.observations, ...c.actions]) out.set(d.capabilityId, `${c.type}: ${short}`);
+  }
+  return out;
+}
+
+/**
+ * The description the agent reads: the toolset's; the description of the component the tool
+ * belongs to (WebMCP has no component level: "\n\nComponent <type>: <text>", at most 300
+ * characters of it); the live state that WebMCP has no other channel for.
+ */
+function describe(tool: AgentTool, component?: string): string {
   let text = tool.description;
+  if (component !== undefined) text += `\n\nComponent ${component}`;
   if (!tool.state.available) text += tool.state.unavailableReason ? `\n\nUnavailable now: ${tool.state.unavailableReason}` : "\n\nUnavailable now.";
   if (tool.state.note) text += `\n\nNote: ${tool.state.note}`;
   return text;
@@ -123,7 +168,7 @@ function isModelContext(v: unknown): v is WebMCPModelContext {
  * direct toolset's wire names), each with its own AbortController; when the catalog changes, the
  * tools whose definition changed are unregistered (signal aborted) and registered again, new ones
  * are registered and gone ones unregistered. `execute` runs the tool through the pipeline and
- * resolves with the result envelope (errors too: it never rejects), which the user agent
+ * resolves with the result envelope (errors too, flagged `isError: true`: it never rejects), which the user agent
  * serializes to JSON for the agent. Confirmations are "wait": the call stays pending until the
  * page's own dialog resolves it through `registry.confirmations` (or its TTL expires); the
  * agent's cancellation (`options.signal`) settles it CANCELLED.
@@ -144,8 +189,10 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
   const modelContext = options.modelContext ?? pageModelContext();
   if (modelContext === undefined) return Object.freeze({ supported: false, close() {} });
 
+  if (options.developerTools !== undefined && typeof options.developerTools !== "boolean") throw new TypeError("exposeToWebMCP: developerTools must be a boolean");
+  const consumer: AgentConsumer = { kind: "webmcp", id: options.consumerId ?? "default" };
   const toolset = bareToolset(registry, {
-    consumer: { kind: "webmcp", id: options.consumerId ?? "default" },
+    consumer,
     mode: options.mode ?? "direct",
     confirmations: "wait",
   });
@@ -156,8 +203,10 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
     const controller = new AbortController();
     const entry: Registration = { key, controller, tool };
     registrations.set(tool.name, entry);
-    const execute = (input: Record<string, unknown>, opts?: { signal?: AbortSignal }) =>
-      entry.tool.execute((input ?? {}) as JsonValue, opts?.signal ? { signal: opts.signal } : {});
+    const execute = async (input: Record<string, unknown>, opts?: { signal?: AbortSignal }): Promise<WebMCPToolResult> => {
+      const result = await entry.tool.execute((input ?? {}) as JsonValue, opts?.signal ? { signal: opts.signal } : {});
+      return result.status === "error" ? { ...result, isError: true } : result;
+    };
     let result: unknown;
     try {
       result = modelContext.registerTool({ ...definition, execute }, { signal: controller.signal });
@@ -186,15 +235,17 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
   const publish = (tools: AgentTool[]) => {
     if (closed) return;
     const capabilities = toolset.wireNameMap();
+    const components = componentTexts(registry, consumer);
     const next = new Set(tools.map((t) => t.name));
-    for (const name of [...registrations.keys()]) if (!next.has(name)) unregister(name);
+    for (const name of [...registrations.keys()]) if (!next.has(name) && name !== EXPLAIN_TOOL) unregister(name);
     for (const tool of tools) {
       const definition = {
         name: tool.name,
         title: capabilities.get(tool.name) ?? tool.name,
-        description: describe(tool),
+        description: describe(tool, components.get(capabilities.get(tool.name) ?? "")),
         // Inside WebMCP's keyword allow-list (a hint; the pipeline validates with the full schema).
         inputSchema: projectForWebMCP(tool.inputSchema).schema,
+        ...(outputSchemaOf(tool) !== undefined && { outputSchema: projectForWebMCP(outputSchemaOf(tool)!).schema }),
         annotations: webmcpAnnotations(tool, mcpAnnotations(tool)),
       };
       const key = JSON.stringify(definition);
@@ -210,6 +261,7 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
 
   let unsubscribe: Unsubscribe | undefined;
   try {
+    if (options.developerTools === true) registerExplain(registry, consumer, modelContext, registrations);
     publish(toolset.tools());
     unsubscribe = toolset.subscribe(publish);
   } catch (e) {
@@ -228,4 +280,41 @@ export function exposeToWebMCP(registry: AgentSurfaceRegistry, options: ExposeTo
       toolset.dispose();
     },
   });
+}
+
+function outputSchemaOf(tool: AgentTool): JsonSchema | undefined {
+  const schema = (tool as AgentTool & { outputSchema?: JsonSchema }).outputSchema;
+  return schema !== null && typeof schema === "object" ? schema : undefined;
+}
+
+/** `surface_explain` (`developerTools`): a read-only developer tool, `debugging: true`. */
+function registerExplain(
+  registry: AgentSurfaceRegistry,
+  consumer: AgentConsumer,
+  modelContext: WebMCPModelContext,
+  registrations: Map<string, { key: string; controller: AbortController; tool: AgentTool }>,
+) {
+  const controller = new AbortController();
+  const inputSchema = { type: "object", properties: {}, additionalProperties: false };
+  const definition: WebMCPToolDefinition = {
+    name: EXPLAIN_TOOL,
+    title: "agent-surface: explain the surface",
+    description:
+      "[developer tool] Why each capability of this page is exposed, disabled or hidden for this agent, with the policies that decided it. For developers debugging the page's agent surface, not for tasks.",
+    inputSchema,
+    annotations: { readOnlyHint: true, untrustedContentHint: false, consequentialHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, debugging: true },
+    async execute() {
+      const output = explainSurface(registry, { consumer });
+      return { status: "ok", invocationId: "", capabilityId: EXPLAIN_TOOL, output: output as unknown as JsonValue, surfaceVersion: output.surfaceVersion };
+    },
+  };
+  const tool = { name: EXPLAIN_TOOL, description: definition.description, inputSchema, state: { available: true } } as unknown as AgentTool;
+  registrations.set(EXPLAIN_TOOL, { key: "", controller, tool });
+  try {
+    const result = modelContext.registerTool(definition, { signal: controller.signal });
+    if (isThenable(result)) result.then(undefined, (e: unknown) => !controller.signal.aborted && console.error(`agent-surface: WebMCP refused the tool "${EXPLAIN_TOOL}": ${(e as Error)?.message ?? e}`));
+  } catch (e) {
+    registrations.delete(EXPLAIN_TOOL);
+    console.error(`agent-surface: WebMCP refused the tool "${EXPLAIN_TOOL}": ${(e as Error)?.message ?? e}`);
+  }
 }

@@ -6,8 +6,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as core from "../dist/index.js";
 import { projectForWebMCP } from "../dist/expose/webmcp-schema.js";
-import { exposeToWebMCP, webmcpAnnotations } from "../dist/webmcp.js";
+import { EXPLAIN_TOOL, exposeToWebMCP, webmcpAnnotations } from "../dist/webmcp.js";
+import { asChrome160 } from "./fixtures/webmcp-chrome160.js";
 import { createModelContext, installModelContext } from "./fixtures/webmcp-polyfill.js";
+import { toolAttributes } from "./fixtures/webmcp-tool-attributes.js";
 import { fixtureManifestPath, readJson } from "./paths.js";
 import { createDevicesPage, settle } from "./webmcp-page.js";
 
@@ -46,10 +48,15 @@ describe("exposeToWebMCP over the fixture", () => {
     const wire = direct.wireNameMap();
     const tools = await mc.getTools();
     expect(tools.map((t) => t.name)).toEqual(expected.map((t) => t.name));
+    // Each view tool's description also carries its component's (WebMCP has no component level).
+    const componentOf = new Map();
+    for (const c of page.registry.snapshot().components) for (const d of [...c.observations, ...c.actions]) componentOf.set(d.capabilityId, c);
     for (const t of tools) {
       const e = expected.find((x) => x.name === t.name);
       expect(t.title).toBe(wire.get(t.name));
-      expect(t.description).toBe(e.description);
+      const component = componentOf.get(wire.get(t.name));
+      expect(t.description).toBe(component ? `${e.description}\n\nComponent ${component.type}: ${component.description}` : e.description);
+      if (t.name === "view_devices_table_readState") expect(t.description).toMatch(/\n\nComponent devices\.table: \S/);
       expect(t.inputSchema).toEqual(projectForWebMCP(e.inputSchema).schema);
       expect(t.origin).toBe(window.location.origin);
     }
@@ -106,6 +113,7 @@ describe("exposeToWebMCP over the fixture", () => {
       destructiveHint: false,
       idempotentHint: true,
       openWorldHint: false,
+      debugging: false,
     });
     expect(hints("view_devices_table_sortBy")).toMatchObject({ readOnlyHint: false, consequentialHint: false, destructiveHint: false });
     expect(hints("view_app_nav_navigate")).toMatchObject({ readOnlyHint: false, consequentialHint: false });
@@ -139,6 +147,10 @@ describe("exposeToWebMCP over the fixture", () => {
     const invalid = await run("view_devices_table_selectRows", { ids: ["not-a-device"] });
     expect(invalid).toMatchObject({ status: "error", error: { code: "INVALID_INPUT", retry: "with-changes" } });
     expect(page.state.selection).toEqual(["dev_bbbbbb"]);
+    // An error is flagged the way relays read a tool result (MCP's CallToolResult.isError);
+    // a success carries no flag.
+    expect(invalid.isError).toBe(true);
+    expect("isError" in read).toBe(false);
   });
 
   it("a destructive procedure waits for the page's dialog, runs once on approval; the agent cannot approve", async () => {
@@ -172,7 +184,7 @@ describe("exposeToWebMCP over the fixture", () => {
     await settle();
     const [pending] = page.registry.confirmations.pending();
     page.registry.confirmations.resolve(pending.confirmationId, { approved: false, reason: "not today" });
-    expect(await call).toMatchObject({ status: "error", error: { code: "CONFIRMATION_DENIED", retry: "never" } });
+    expect(await call).toMatchObject({ status: "error", isError: true, error: { code: "CONFIRMATION_DENIED", retry: "never" } });
     expect(page.state.decommissionCalls).toBe(0);
   });
 
@@ -286,6 +298,62 @@ describe("exposeToWebMCP over the fixture", () => {
     page.registry.register(page.bindNav());
     await settle();
     expect(await mc.getTools()).toEqual([]);
+  });
+
+  it("passes each capability's output schema, projected like the input's (Chrome 159+ accepts it; the draft's dictionary drops it)", async () => {
+    const seen = [];
+    exposure = exposeToWebMCP(page.registry, { modelContext: { registerTool: (t, o) => (seen.push(t), mc.registerTool(t, o)) } });
+    const direct = core.createAgentToolset(page.registry, { consumer: { kind: "test", id: "x" }, topology: "remote" });
+    const withOutput = direct.tools().filter((t) => t.outputSchema !== undefined);
+    expect(withOutput.map((t) => t.name)).toContain("view_devices_table_readState");
+    for (const t of withOutput) expect(seen.find((d) => d.name === t.name).outputSchema).toEqual(projectForWebMCP(t.outputSchema).schema);
+    for (const t of direct.tools().filter((t) => t.outputSchema === undefined)) expect("outputSchema" in seen.find((d) => d.name === t.name)).toBe(false);
+    expect("outputSchema" in (await tool("view_devices_table_readState"))).toBe(false);
+    direct.dispose();
+  });
+
+  it("developerTools registers surface_explain, marked debugging: true; it explains the surface for this consumer", async () => {
+    exposure = exposeToWebMCP(page.registry, { modelContext: mc });
+    expect((await mc.getTools()).some((t) => t.name === EXPLAIN_TOOL)).toBe(false);
+    exposure.close();
+    exposure = exposeToWebMCP(page.registry, { modelContext: mc, developerTools: true, consumerId: "dev" });
+    const explain = await tool(EXPLAIN_TOOL);
+    expect(explain.annotations).toEqual({ readOnlyHint: true, untrustedContentHint: false, consequentialHint: false, debugging: true });
+    for (const t of await mc.getTools()) if (t.name !== EXPLAIN_TOOL) expect(t.annotations.debugging).toBe(false);
+    const result = await run(EXPLAIN_TOOL, {});
+    expect(result.status).toBe("ok");
+    const ids = result.output.capabilities.map((c) => c.capabilityId);
+    expect(ids).toContain("domain:devices.decommission");
+    expect(result.output.capabilities.find((c) => c.capabilityId === "view:devices.table.readState").outcome).toBe("expose");
+    // A catalog change re-registers capability tools only; close() unregisters it too.
+    page.handles.nav.unregister();
+    await settle();
+    expect((await mc.getTools()).some((t) => t.name === "view_app_nav_navigate")).toBe(false);
+    expect((await mc.getTools()).some((t) => t.name === EXPLAIN_TOOL)).toBe(true);
+    exposure.close();
+    expect(await mc.getTools()).toEqual([]);
+    expect(() => exposeToWebMCP(page.registry, { modelContext: mc, developerTools: "yes" })).toThrow(TypeError);
+  });
+
+  it("tool attributes read explicitly are the same on the Chrome 156 shape and on the Chrome 160 Tool shape", async () => {
+    exposure = exposeToWebMCP(page.registry, { modelContext: mc, developerTools: true });
+    const chrome160 = asChrome160(mc);
+    const old = await mc.getTools();
+    const now = await chrome160.getTools();
+    // What breaks code that spreads or serializes a tool:
+    expect(JSON.stringify(now[0])).toBe("{}");
+    expect({ ...now[0] }).toEqual({});
+    expect(now[0].source).toBe(window);
+    expect("window" in now[0]).toBe(false);
+    const read = (list) => list.map(toolAttributes);
+    expect(read(now)).toEqual(read(old));
+    const decommission = read(now).find((t) => t.name === "domain_devices_decommission");
+    expect(decommission).toMatchObject({ title: "domain:devices.decommission", source: window, annotations: { consequentialHint: true, debugging: false } });
+    expect(decommission.inputSchema.required).toEqual(["ids"]);
+    expect(read(now).find((t) => t.name === EXPLAIN_TOOL).annotations.debugging).toBe(true);
+    // executeTool takes the Tool object from getTools().
+    const readState = now.find((t) => t.name === "view_devices_table_readState");
+    expect(JSON.parse(await chrome160.executeTool(readState, {}))).toMatchObject({ status: "ok", output: { sort: "name" } });
   });
 
   it("meta mode publishes the three meta tools", async () => {
