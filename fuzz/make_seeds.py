@@ -53,7 +53,7 @@ def manifest():
         put("authority_manifest", json.dumps(t, indent=2), "seed-tamper-" + name)
     c0 = lambda t: t["contracts"][0]
     tamper("description", lambda t: c0(t).__setitem__("description", "changed"))
-    tamper("format-version", lambda t: t.__setitem__("formatVersion", 2))
+    tamper("format-version", lambda t: t.__setitem__("formatVersion", 1))
     tamper("incomplete", lambda t: t["completeness"].update(status="incomplete", failed=1))
     tamper("count", lambda t: t["completeness"].update(contracts=99))
     tamper("hash", lambda t: c0(t).__setitem__("contractHash", c0(t)["contractHash"][:-1] + "0"))
@@ -67,8 +67,8 @@ def manifest():
     tamper("schema-ref-loop", lambda t: [c.__setitem__("inputSchema", {"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}) for c in t["contracts"] if c["kind"] != "component"])
     tamper("bad-id", lambda t: c0(t).__setitem__("id", "view:Bad Id"))
     put("authority_manifest", text[: len(text) // 2], "seed-truncated")
-    put("authority_manifest", text.replace('"formatVersion": 1', '"formatVersion": 1, "formatVersion": 1', 1), "seed-duplicate-key")
-    for s in ["{}", "[]", "null", '{"formatVersion":1}', '{"formatVersion":1,"generator":{"name":"x","version":"1"},"completeness":{"status":"complete","contracts":0,"failed":0},"contracts":[],"manifestHash":""}']:
+    put("authority_manifest", text.replace('"formatVersion": 2', '"formatVersion": 2, "formatVersion": 2', 1), "seed-duplicate-key")
+    for s in ["{}", "[]", "null", '{"formatVersion":2}', '{"formatVersion":2,"generator":{"name":"x","version":"1"},"completeness":{"status":"complete","contracts":0,"failed":0},"contracts":[],"manifestHash":""}']:
         put("authority_manifest", s)
 
 

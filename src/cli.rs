@@ -5,7 +5,9 @@
 use agent_surface_compiler::compile::{compile, compile_cached, manifest_text, project_at, Compilation};
 use agent_surface_compiler::diagnostics::Diagnostic;
 use agent_surface_compiler::disk_cache::DiskCache;
-use agent_surface_compiler::emit::{freshness, write_if_changed, Freshness, WriteOutcome};
+use agent_surface_compiler::emit::{
+    freshness, locations_path, write_if_changed, write_locations, Freshness, WriteOutcome,
+};
 use agent_surface_compiler::render::{self, pretty::PrettyOptions};
 use clap::{Args, Parser, Subcommand};
 use std::io::{IsTerminal, Write};
@@ -156,10 +158,12 @@ pub struct CompileArgs {
     /// Project root (holds agent-surface.config.json or package.json; a folder inside a project
     /// compiles that project). Default: the project of the working directory
     pub root: Option<PathBuf>,
-    /// Manifest path (default: the config's `output`, else agent-surface.manifest.json at ROOT)
+    /// Manifest path (default: the config's `output`, else agent-surface.manifest.json at ROOT).
+    /// Where each contract is written goes beside it, to agent-surface.manifest.locations.json
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Write nothing; exit 1 if the manifest on disk is missing or stale
+    /// Write nothing; exit 1 if the manifest on disk is missing or stale (the locations sidecar,
+    /// FILE's name with `.locations.json`, is not compared)
     #[arg(long, conflicts_with = "watch")]
     pub check: bool,
     /// Recompile on every change; rewrite the manifest only when it changed
@@ -583,6 +587,11 @@ fn run_compile(args: CompileArgs) -> ExitCode {
             eprintln!("error: cannot write the manifest {shown}: {e}");
             return ExitCode::from(2);
         }
+    }
+    // Where each contract is written, beside the manifest but outside it: a hint for tools, so
+    // a failure to write it does not fail the compile.
+    if let Err(e) = write_locations(&out, &c.locations()) {
+        eprintln!("warning: cannot write the contract locations {}: {e}", display_path(&locations_path(&out)));
     }
     // The process ends now: freeing every module and syntax tree one by one would only delay
     // that (it was a fifth of a cold compile's time).

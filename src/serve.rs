@@ -213,6 +213,7 @@ fn scan_result(c: &Compilation) -> Value {
     json!({
         "manifest": c.manifest().to_value(),
         "manifestHash": c.manifest().manifest_hash,
+        "locations": c.locations().locations,
         "complete": c.manifest().completeness.status == agent_surface_model::manifest::CompletenessStatus::Complete,
         "diagnostics": c.diagnostics.iter().map(|d| diagnostic_json(d, &c.project.db)).collect::<Vec<_>>(),
         "files": c.files.len(),
@@ -296,5 +297,22 @@ mod tests {
         assert_eq!(second["result"]["edits"], first["result"]["edits"]);
         let (scan, _) = s.handle_line("{\"id\":2,\"method\":\"scan\"}");
         assert_eq!(scan["result"]["complete"], true, "{scan}");
+    }
+
+    #[test]
+    fn a_comment_above_a_contract_moves_its_location_not_the_manifest() {
+        let (s, _d) = server();
+        let file = s.root().join("c.ts");
+        let scan = |s: &Server| s.handle_line("{\"id\":1,\"method\":\"scan\"}").0["result"].clone();
+        let before = scan(&s);
+        assert_eq!(before["locations"]["view:a"], json!({"file": "c.ts", "line": 2, "column": 18}), "{before}");
+        let code = std::fs::read_to_string(&file).unwrap().replace("export const", "// a comment\nexport const");
+        let req = json!({ "id": 2, "method": "transform", "params": { "file": file, "code": code } }).to_string();
+        let (t, _) = s.handle_line(&req);
+        assert_eq!(t["result"]["edits"].as_array().unwrap().len(), 1, "{t}");
+        let after = scan(&s);
+        assert_eq!(after["locations"]["view:a"]["line"], 3);
+        assert_eq!(after["manifestHash"], before["manifestHash"]);
+        assert_eq!(after["manifest"], before["manifest"]);
     }
 }

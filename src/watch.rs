@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 /// Paths whose changes cannot affect the manifest.
 fn ignored(path: &Path, out: &Path) -> bool {
     path == out
+        || path == agent_surface_compiler::emit::locations_path(out)
         || path.components().any(|c| {
             let s = c.as_os_str();
             s == "node_modules" || s == ".git"
@@ -145,6 +146,9 @@ fn rebuild(project: &Arc<agent_surface_compiler::project::Project>, out: &Path, 
             return;
         }
     };
+    if let Err(e) = agent_surface_compiler::emit::write_locations(out, &c.locations()) {
+        eprintln!("warning: cannot write the contract locations beside {}: {e}", out.display());
+    }
     let status = if c.completeness().status == agent_surface_model::manifest::CompletenessStatus::Complete {
         "complete"
     } else {

@@ -21,6 +21,7 @@ mod equivalence;
 mod formats;
 mod fuzz_replay;
 mod incremental;
+mod locations;
 mod lsp;
 mod man;
 mod provenance;

@@ -297,8 +297,9 @@ fn tampers() -> Vec<Tamper> {
         ),
         t("completeness.failed → 1", "incomplete", Json(|m| m["completeness"]["failed"] = 1.into())),
         t("completeness.contracts → 6", "count-mismatch", Json(|m| m["completeness"]["contracts"] = 6.into())),
-        t("formatVersion → 2", "unsupported-format-version", Json(|m| m["formatVersion"] = 2.into())),
-        t("formatVersion → \"1\"", "unsupported-format-version", Json(|m| m["formatVersion"] = "1".into())),
+        t("formatVersion → 1", "unsupported-format-version", Json(|m| m["formatVersion"] = 1.into())),
+        t("formatVersion → 3", "unsupported-format-version", Json(|m| m["formatVersion"] = 3.into())),
+        t("formatVersion → \"2\"", "unsupported-format-version", Json(|m| m["formatVersion"] = "2".into())),
         t(
             "formatVersion removed",
             "unsupported-format-version",
@@ -308,12 +309,11 @@ fn tampers() -> Vec<Tamper> {
         ),
         t("generator.version", "manifest-hash-mismatch", Json(|m| m["generator"]["version"] = "9.9.9".into())),
         t("generator.name", "manifest-hash-mismatch", Json(|m| m["generator"]["name"] = "someone-else".into())),
-        // Source: not in contractHash (a moved contract keeps it) but in manifestHash.
-        t("source line", "manifest-hash-mismatch", Json(|m| contract(m, REBOOT)["source"]["line"] = 14.into())),
+        // Format 2 has no source locations (they are in the sidecar): one is an unknown field.
         t(
-            "source file",
-            "manifest-hash-mismatch",
-            Json(|m| contract(m, REBOOT)["source"]["file"] = "src/elsewhere.ts".into()),
+            "a format 1 source in a contract",
+            "malformed",
+            Json(|m| contract(m, REBOOT)["source"] = serde_json::json!({"file": "src/a.ts", "line": 1, "column": 1})),
         ),
         // Unknown fields.
         t("unknown top-level field", "malformed", Json(|m| m["signedBy"] = "me".into())),

@@ -70,14 +70,18 @@ fn watch_picks_up_edits_new_files_and_deletions() {
     assert!(!std::fs::read_to_string(&manifest).unwrap().contains("view:extra.panel"));
 
     // A folder renamed: no source file event names the files inside; the walk finds them.
+    let before_move = std::fs::read_to_string(&manifest).unwrap();
     std::fs::rename(app.join("src/external"), app.join("src/outside")).unwrap();
     let renamed = next_build(&rx);
     assert!(renamed.contains("5 contracts"), "{renamed}");
-    let text = std::fs::read_to_string(&manifest).unwrap();
+    // Where a contract is written is in the locations sidecar, not in the manifest: moving
+    // the file rewrote the sidecar and left the manifest's bytes alone.
+    let text = std::fs::read_to_string(app.join("agent-surface.manifest.locations.json")).unwrap();
     assert!(
         text.contains("src/outside/reports.ts") && !text.contains("src/external/reports.ts"),
-        "the contract moved with its folder"
+        "the contract moved with its folder: {text}"
     );
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), before_move);
 
     child.kill().unwrap();
     let _ = child.wait();

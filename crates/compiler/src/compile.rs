@@ -13,7 +13,9 @@ use crate::project::{LoadError, Project};
 use crate::rules;
 use crate::source::Span;
 use agent_surface_model::limits::AgentSurfaceLimits;
-use agent_surface_model::manifest::{AssembledManifest, CapabilityContractManifest, Generator, SourceLocation};
+use agent_surface_model::manifest::{
+    AssembledManifest, CapabilityContractManifest, ContractLocations, Generator, SourceLocation,
+};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -64,6 +66,23 @@ impl Compilation {
     pub fn with_cache_stats(mut self, stats: crate::disk_cache::CacheStats) -> Self {
         self.cache_stats = Some(stats);
         self
+    }
+
+    /// Where each contract of the manifest is written (the locations sidecar): the 1-based line
+    /// and UTF-16 column of its macro's callee, in its file relative to the root. Not part of the
+    /// manifest, so an edit that only moves a contract changes this and nothing else.
+    pub fn locations(&self) -> ContractLocations {
+        ContractLocations::new(
+            self.assembled().manifest_hash(),
+            self.contracts.iter().map(|c| (c.contract().id().to_string(), self.source_location(c))),
+        )
+    }
+
+    /// Where one compiled contract is written.
+    pub fn source_location(&self, c: &CompiledContract) -> SourceLocation {
+        let file = self.project.db.get(c.file);
+        let at = file.line_col(c.call.callee_span.lo);
+        SourceLocation { file: file.rel.clone(), line: at.line, column: at.column }
     }
 
     /// The manifest's completeness (without building the manifest as a value).
@@ -304,14 +323,11 @@ fn compile_file_with(project: &Project, path: &Path, limits: &AgentSurfaceLimits
             return None;
         }
         let mut diags: Vec<Diagnostic> = evaluator.diagnostics.drain(before..).collect();
-        let at = file.line_col(call_info.callee_span.lo);
-        let source = SourceLocation { file: file.rel.clone(), line: at.line, column: at.column };
         let built = build_contract(
             call_info.kind,
             call_info.span,
             call_info.callee_span,
             args,
-            source,
             &evaluator.output_mode_schemas,
             &mut diags,
         );

@@ -8,7 +8,7 @@ use crate::extract::{MacroCall, RootMacro};
 use crate::source::{FileId, Span};
 use crate::value::{Node, Prop, Val};
 use agent_surface_model::effects::{default_governance, Audit, CapabilityKind, Confirmation, Effect};
-use agent_surface_model::manifest::{HashedContract, ManifestContract, SourceLocation};
+use agent_surface_model::manifest::{HashedContract, ManifestContract};
 use std::collections::HashSet;
 
 /// A contract that built: the typed contract and its span tree.
@@ -145,7 +145,6 @@ pub fn build_contract(
     call_span: Span,
     callee_span: Span,
     args: Vec<Option<Node>>,
-    source: SourceLocation,
     output_mode: &HashSet<Span>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<BuiltContract> {
@@ -184,7 +183,6 @@ pub fn build_contract(
         }
     };
     let obj = json.as_object_mut().expect("contract is an object");
-    obj.insert("source".into(), serde_json::to_value(&source).expect("source serializes"));
     obj.insert("contractHash".into(), serde_json::Value::String(String::new()));
     match serde_json::from_value::<ManifestContract>(json) {
         Ok(contract) => Some(BuiltContract { contract, tree, call_span }),

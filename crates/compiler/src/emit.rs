@@ -3,7 +3,7 @@
 //! previous one stays intact.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What writing did.
 #[derive(Debug, PartialEq, Eq)]
@@ -60,6 +60,23 @@ fn holds(path: &Path, contents: &[u8]) -> bool {
     }
 }
 
+/// Where the locations sidecar of the manifest at `manifest` goes: beside it, its name without
+/// a final `.json` plus `.locations.json` (`agent-surface.manifest.json` →
+/// `agent-surface.manifest.locations.json`). No hash covers it and `--check` does not read it.
+pub fn locations_path(manifest: &Path) -> PathBuf {
+    let name = manifest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = name.strip_suffix(".json").unwrap_or(&name);
+    manifest.with_file_name(format!("{stem}.locations.json"))
+}
+
+/// Writes the locations sidecar of the manifest at `manifest` (when its bytes changed).
+pub fn write_locations(
+    manifest: &Path,
+    locations: &agent_surface_model::manifest::ContractLocations,
+) -> std::io::Result<WriteOutcome> {
+    write_if_changed(&locations_path(manifest), &locations.to_pretty_json())
+}
+
 /// `--check`: whether the manifest on disk is exactly what a compile would write.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Freshness {
@@ -94,6 +111,15 @@ mod tests {
         assert_eq!(freshness(&p, "b"), Freshness::Fresh);
         assert_eq!(freshness(&p, "c"), Freshness::Stale);
         assert_eq!(freshness(&dir.path().join("x"), "c"), Freshness::Missing);
+    }
+
+    #[test]
+    fn the_locations_sidecar_sits_beside_the_manifest() {
+        assert_eq!(
+            locations_path(Path::new("/p/agent-surface.manifest.json")),
+            Path::new("/p/agent-surface.manifest.locations.json")
+        );
+        assert_eq!(locations_path(Path::new("out/m")), Path::new("out/m.locations.json"));
     }
 
     #[test]

@@ -119,6 +119,7 @@ pub const CORE_TYPE_EXPORTS: &[&str] = &[
     "CapabilityExplanation",
     "CapabilityPolicyAttachment",
     "ConfirmationController",
+    "ContractLocations",
     "ContractProvenance",
     "DiscoveryDecision",
     "ExposeOptions",

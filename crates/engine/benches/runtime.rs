@@ -13,7 +13,7 @@ use agent_surface_engine::snapshot::SnapshotContext;
 use agent_surface_model::effects::{default_governance, CapabilityKind, Effect};
 use agent_surface_model::manifest::{
     ActionContract, CapabilityContractManifest, ComponentContract, Generator, ManifestContract, ObservationContract,
-    OperationContract, SourceLocation,
+    OperationContract,
 };
 use divan::Bencher;
 use futures::executor::block_on;
@@ -31,10 +31,6 @@ fn scale(n: usize) -> usize {
     } else {
         n / 10
     }
-}
-
-fn src() -> SourceLocation {
-    SourceLocation { file: "src/app.tsx".into(), line: 1, column: 1 }
 }
 
 fn empty_input() -> Value {
@@ -80,7 +76,7 @@ fn select_schema() -> Value {
 
 /// A component with `observations` observations and `actions` actions.
 fn component(ty: &str, observations: usize, actions: usize) -> ManifestContract {
-    let mut c = ComponentContract::new(ty, format!("The {ty} component"), src());
+    let mut c = ComponentContract::new(ty, format!("The {ty} component"));
     for i in 0..observations {
         let schema = if i == 0 {
             rows_schema()
@@ -228,7 +224,6 @@ fn manifest_1000() -> CapabilityContractManifest {
             format!("Runs procedure {i}"),
             select_schema(),
             default_governance(CapabilityKind::DomainProcedure, Effect::Mutation),
-            src(),
         )));
     }
     for i in 0..scale(50) {
@@ -237,7 +232,6 @@ fn manifest_1000() -> CapabilityContractManifest {
             format!("Calls tool {i}"),
             empty_input(),
             default_governance(CapabilityKind::ExternalTool, Effect::ExternalSideEffect),
-            src(),
         )));
     }
     manifest(contracts)

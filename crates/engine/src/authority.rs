@@ -314,7 +314,7 @@ mod tests {
     fn refusals_are_typed() {
         let v = sample_manifest_value();
         let mut bad = v.clone();
-        bad["formatVersion"] = 2.into();
+        bad["formatVersion"] = 1.into();
         assert!(matches!(CapabilityAuthority::new(bad), Err(AuthorityError::UnsupportedFormatVersion { .. })));
         let mut bad = v.clone();
         bad["completeness"]["status"] = "incomplete".into();
@@ -330,7 +330,7 @@ mod tests {
         assert!(matches!(CapabilityAuthority::new(bad), Err(AuthorityError::Malformed(_))));
         assert!(matches!(CapabilityAuthority::from_json_str("{"), Err(AuthorityError::NotJson(_))));
         assert!(matches!(CapabilityAuthority::from_json_str("[1]"), Err(AuthorityError::Malformed(_))));
-        let text = serde_json::to_string(&v).unwrap().replacen("{", "{\"formatVersion\":1,", 1);
+        let text = serde_json::to_string(&v).unwrap().replacen("{", "{\"formatVersion\":2,", 1);
         match CapabilityAuthority::from_json_str(&text) {
             Err(AuthorityError::NotJson(m)) => assert!(m.contains("duplicate key"), "{m}"),
             other => panic!("duplicate keys accepted: {other:?}"),

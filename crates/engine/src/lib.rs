@@ -37,7 +37,7 @@
 //! use agent_surface_engine::invoke::{AgentInvocation, InvokeOptions};
 //! use agent_surface_model::manifest::{
 //!     ActionContract, CapabilityContractManifest, ComponentContract, Generator, ManifestContract,
-//!     ObservationContract, SourceLocation,
+//!     ObservationContract,
 //! };
 //! use agent_surface_engine::registry::{AgentSurfaceRegistry, RegistryOptions};
 //! use agent_surface_engine::snapshot::SnapshotContext;
@@ -47,8 +47,7 @@
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // What the compiler writes (assembled by hand here): one component contract.
-//! let source = SourceLocation { file: "src/Counter.tsx".into(), line: 3, column: 1 };
-//! let mut counter = ComponentContract::new("demo.counter", "A counter on the page", source);
+//! let mut counter = ComponentContract::new("demo.counter", "A counter on the page");
 //! counter.observations.insert(
 //!     "value".into(),
 //!     ObservationContract::new("The current value", json!({

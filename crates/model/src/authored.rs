@@ -129,14 +129,10 @@ fn differs(compiled: &Value, authored: &Map<String, Value>, defaults: &Value, ke
 mod tests {
     use super::*;
     use crate::effects::Effect;
-    use crate::manifest::{ActionContract, ComponentContract, ObservationContract, OperationContract, SourceLocation};
-
-    fn source() -> SourceLocation {
-        SourceLocation { file: "src/a.ts".into(), line: 1, column: 1 }
-    }
+    use crate::manifest::{ActionContract, ComponentContract, ObservationContract, OperationContract};
 
     fn counter() -> ManifestContract {
-        let mut c = ComponentContract::new("demo.counter", "A counter", source());
+        let mut c = ComponentContract::new("demo.counter", "A counter");
         c.observations.insert("value".into(), ObservationContract::new("The value", json!({ "type": "integer" })));
         c.actions.insert(
             "increment".into(),
@@ -208,7 +204,6 @@ mod tests {
             "Remove devices",
             json!({ "type": "object" }),
             default_governance(CapabilityKind::DomainProcedure, Effect::Destructive),
-            source(),
         );
         let contract = ManifestContract::Procedure(op);
         let authored = json!({

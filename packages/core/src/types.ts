@@ -530,10 +530,22 @@ export interface AuditSink {
 
 // ---------------------------------------------------------------- manifest + authority
 
+/** Where a contract is written (the locations sidecar, docs/manifest.md; never in the manifest). */
 export interface SourceLocation {
   readonly file: string;
   readonly line: number;
   readonly column: number;
+}
+
+/**
+ * The locations sidecar `agent-surface compile` writes beside the manifest: where each contract
+ * is written, by contract id. No hash covers it; an edit that only moves a contract changes it
+ * and nothing else.
+ */
+export interface ContractLocations {
+  readonly formatVersion: 1;
+  readonly manifestHash: string;
+  readonly locations: Readonly<Record<string, SourceLocation>>;
 }
 
 export interface ManifestObservationContract {
@@ -566,7 +578,6 @@ export interface ManifestComponentContract {
   readonly tags: readonly string[];
   readonly observations: Readonly<Record<string, ManifestObservationContract>>;
   readonly actions: Readonly<Record<string, ManifestActionContract>>;
-  readonly source: SourceLocation;
   readonly contractHash: string;
 }
 
@@ -584,15 +595,14 @@ export interface ManifestOperationContract {
   readonly policies: readonly JsonValue[];
   readonly meta: Readonly<Record<string, JsonValue>>;
   readonly tags: readonly string[];
-  readonly source: SourceLocation;
   readonly contractHash: string;
 }
 
 export type ManifestContract = ManifestComponentContract | ManifestOperationContract;
 
-/** The compiler's output (docs/manifest.md). */
+/** The compiler's output (docs/manifest.md). Format 2: contracts carry no source location. */
 export interface CapabilityContractManifest {
-  readonly formatVersion: 1;
+  readonly formatVersion: 2;
   readonly generator: { readonly name: string; readonly version: string };
   readonly completeness: { readonly status: "complete" | "incomplete"; readonly contracts: number; readonly failed: number };
   readonly contracts: readonly ManifestContract[];

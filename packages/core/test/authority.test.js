@@ -12,7 +12,7 @@ const ZERO_HASH = `blake3:${"0".repeat(64)}`;
 
 // Independent of src/authority.ts: the hash definitions of docs/manifest.md, spelled out here.
 function contractHashOf(c) {
-  const { source, contractHash, ...rest } = c;
+  const { contractHash, ...rest } = c;
   return blake3Hex(rest);
 }
 function manifestHashOf(m) {
@@ -51,7 +51,7 @@ describe("the example app's manifest (runtime/tests/fixtures/devices-app.manifes
     const m = fixture();
     for (const c of m.contracts) expect(contractHashOf(c), c.id).toBe(c.contractHash);
     expect(manifestHashOf(m)).toBe(m.manifestHash);
-    expect(m.manifestHash).toBe("blake3:b60a50b869c805845cc9861ec215859b879d04526e3cb4b58a916c70d69aac83");
+    expect(m.manifestHash).toBe("blake3:6f367c426032463988a34401d8b5d6d6722759c2c47dedf0e4f7ff2403a3f7e7");
   });
 
   it("the file is the pretty canonical form (keys in canonical order, two spaces, trailing newline)", () => {
@@ -71,14 +71,17 @@ describe("the example app's manifest (runtime/tests/fixtures/devices-app.manifes
     }
   });
 
-  it("moving a contract (source only) changes the manifestHash, not the contractHash", () => {
+  it("format 2 holds no source locations: a format 1 contract's source is an unknown field, even re-hashed", () => {
     const m = fixture();
-    const before = m.contracts[0].contractHash;
-    m.contracts[0].source.line += 10;
-    expect(refusal(m).kind).toBe("manifest-hash-mismatch");
-    m.manifestHash = manifestHashOf(m);
-    expect(contractHashOf(m.contracts[0])).toBe(before);
-    expect(createCapabilityAuthority(m).manifest.contracts[0].contractHash).toBe(before);
+    expect(m.formatVersion).toBe(2);
+    m.contracts[0].source = { file: "src/a.ts", line: 1, column: 1 };
+    expect(refusal(m).kind).toBe("malformed");
+    expect(refusal(rehash(m)).kind).toBe("malformed");
+    // A format 1 manifest is refused for its version first.
+    const v1 = fixture();
+    v1.formatVersion = 1;
+    v1.contracts[0].source = { file: "src/a.ts", line: 1, column: 1 };
+    expect(refusal(v1).kind).toBe("unsupported-format-version");
   });
 
   it("authority.contract(id) returns the frozen contract or undefined", () => {
@@ -119,14 +122,15 @@ const tampers = [
   ["completeness failed > 0", (m) => void (m.completeness.failed = 1), "incomplete", null],
   ["completeness status unknown", (m) => void (m.completeness.status = "done"), "malformed", null],
   ["completeness count", (m) => void (m.completeness.contracts = 4), "count-mismatch", null],
-  ["formatVersion 2", (m) => void (m.formatVersion = 2), "unsupported-format-version", null],
-  ["formatVersion \"1\"", (m) => void (m.formatVersion = "1"), "unsupported-format-version", null],
+  ["formatVersion 1", (m) => void (m.formatVersion = 1), "unsupported-format-version", null],
+  ["formatVersion 3", (m) => void (m.formatVersion = 3), "unsupported-format-version", null],
+  ["formatVersion \"2\"", (m) => void (m.formatVersion = "2"), "unsupported-format-version", null],
   ["formatVersion missing", (m) => void delete m.formatVersion, "unsupported-format-version", null],
   ["unknown top-level field", (m) => void (m.extra = true), "malformed", null],
   ["unknown contract field", (m) => void (m.contracts[0].extra = true), "malformed", null],
   ["unknown generator field", (m) => void (m.generator.extra = 1), "malformed", null],
   ["unknown completeness field", (m) => void (m.completeness.extra = 1), "malformed", null],
-  ["unknown source field", (m) => void (m.contracts[0].source.extra = 1), "malformed", null],
+  ["a source in a contract (format 1)", (m) => void (m.contracts[0].source = { file: "src/a.ts", line: 1, column: 1 }), "malformed", null],
   ["unknown observation field", (m) => void (Object.values(withObservations(m).observations)[0].extra = 1), "malformed", null],
   ["unknown action field", (m) => void (Object.values(component(m).actions)[0].extra = 1), "malformed", null],
   ["unknown kind", (m) => void (m.contracts[0].kind = "widget"), "malformed", null],
@@ -134,7 +138,7 @@ const tampers = [
   ["component field on a procedure", (m) => void (m.contracts[0].priority = 0), "malformed", null],
   ["required field missing", (m) => void delete m.contracts[0].audit, "malformed", null],
   ["wrong type: priority 1.5", (m) => void (component(m).priority = 1.5), "malformed", null],
-  ["wrong type: negative line", (m) => void (m.contracts[0].source.line = -1), "malformed", null],
+  ["wrong type: negative failed", (m) => void (m.completeness.failed = -1), "malformed", null],
   ["wrong type: tags [1]", (m) => void (m.contracts[0].tags = [1]), "malformed", null],
   ["wrong type: meta []", (m) => void (m.contracts[0].meta = []), "malformed", null],
   ["wrong type: effect unknown", (m) => void (m.contracts[0].effect = "explode"), "malformed", null],
@@ -171,7 +175,7 @@ describe("tampered manifests are refused with the Rust kinds", () => {
     expect(e.message).toContain(ZERO_HASH);
   });
 
-  it("re-hashed: an absent outputSchema is refused (the canonical shape writes null), line 0 is accepted", () => {
+  it("re-hashed: an absent outputSchema is refused (the canonical shape writes null), priority -1 is accepted", () => {
     // Only the exact shape the Rust model writes back is accepted (an earlier JS verifier
     // accepted the absent field too).
     const m = fixture();
@@ -181,7 +185,7 @@ describe("tampered manifests are refused with the Rust kinds", () => {
     o.contracts[0].outputSchema = null;
     expect(() => createCapabilityAuthority(rehash(o))).not.toThrow();
     const n = fixture();
-    n.contracts[0].source.line = 0;
+    component(n).priority = -1;
     expect(() => createCapabilityAuthority(rehash(n))).not.toThrow();
   });
 
@@ -201,7 +205,7 @@ describe("tampered manifests are refused with the Rust kinds", () => {
   it("checks happen in the Rust order", () => {
     // formatVersion before the model; completeness before hashes; count before hashes.
     const m = fixture();
-    m.formatVersion = 2;
+    m.formatVersion = 1;
     m.extra = 1;
     expect(refusal(m).kind).toBe("unsupported-format-version");
     const n = fixture();

@@ -12,7 +12,8 @@ import { runScenario } from "./scenarios/runner.js";
 const dir = path.resolve(packageDir, "../../conformance/scenarios");
 const manifest = JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8"));
 const files = readdirSync(dir)
-  .filter((f) => f.endsWith(".json") && f !== "manifest.json")
+  // manifest.locations.json: the sidecar `agent-surface compile` writes beside the manifest (not committed).
+  .filter((f) => f.endsWith(".json") && f !== "manifest.json" && f !== "manifest.locations.json")
   .sort();
 
 for (const file of files) {

@@ -39,9 +39,18 @@ export interface TransformEdit {
   text: string;
 }
 
+/** Where a contract is written: file relative to the root, 1-based line and UTF-16 column. */
+export interface ContractLocation {
+  file: string;
+  line: number;
+  column: number;
+}
+
 export interface ScanResult {
   manifest: Record<string, unknown> & { manifestHash: string };
   manifestHash: string;
+  /** By contract id (manifest format 2 keeps locations out of the manifest and its hash). */
+  locations: Record<string, ContractLocation>;
   complete: boolean;
   diagnostics: ServeDiagnostic[];
   files: number;

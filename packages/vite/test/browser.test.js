@@ -118,3 +118,90 @@ test("the dev overlay shows one position for an error: the one its message and t
     dev.cleanup();
   }
 });
+
+// Manifest format 2: where a contract is written is not in the manifest, so an edit that moves a
+// contract (a comment or an import above it, the contract moved in its file) changes no hash:
+// the plugin leaves the authority module alone and React Fast Refresh keeps the page's state.
+// A real contract change still reloads the page with the new authority.
+test("the dev server keeps the page's state across edits that change no contract, and reloads for one that does", async () => {
+  const dev = copyApp();
+  const table = path.join(dev.root, "src/components/DevicesTable.tsx");
+  // A Fast Refresh boundary exports components only: the contract stays in the component's file
+  // (the recommended layout) but is not exported. The module counts its evaluations and
+  // publishes its contract's provenance, so the page can tell an HMR update from a reload.
+  writeFileSync(
+    table,
+    readFileSync(table, "utf8").replace("export const devicesTableContract", "const devicesTableContract") +
+      "\nconst w = window as unknown as { tableEvaluations?: number; tableProvenance?: unknown };\nw.tableEvaluations = (w.tableEvaluations ?? 0) + 1;\nw.tableProvenance = devicesTableContract.provenance;\n",
+  );
+  writeFileSync(
+    path.join(dev.root, "src/main.tsx"),
+    `import { createRoot } from "react-dom/client";
+import authority from "virtual:agent-surface/authority";
+import { App } from "./App";
+(window as unknown as { authority: unknown }).authority = authority;
+document.getElementById("manifest-hash")!.textContent = authority.manifest.manifestHash;
+createRoot(document.getElementById("root")!).render(<App />);
+`,
+  );
+  const server = await createViteServer(await viteConfig(dev.root, [agentSurface()], { server: { host: "127.0.0.1", port: 0, strictPort: false, hmr: { host: "127.0.0.1" } } }));
+  try {
+    await server.listen();
+    const { port } = server.httpServer.address();
+    const page = await browser.newPage();
+    const problems = [];
+    page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForFunction(() => document.getElementById("manifest-hash")?.textContent !== "" && window.tableEvaluations === 1, null, { timeout: 20000 });
+    const firstHash = await page.textContent("#manifest-hash");
+    expect(firstHash).toBe(compileManifest(dev.root).manifestHash);
+    // Page state: React state in the table, and a marker a reload would lose.
+    await page.fill('input[placeholder="Filter"]', "state kept");
+    await page.evaluate(() => (window.marker = "no reload"));
+    /** The page's view: evaluations of the table module, its state, and whether the contract's provenance verifies against the page's authority. */
+    const view = () =>
+      page.evaluate(() => ({
+        evaluations: window.tableEvaluations,
+        marker: window.marker ?? null,
+        filter: document.querySelector('input[placeholder="Filter"]')?.value ?? null,
+        manifestHash: document.getElementById("manifest-hash")?.textContent,
+        verified: window.authority.contract(window.tableProvenance.id)?.contractHash === window.tableProvenance.contractHash,
+      }));
+    expect(await view()).toEqual({ evaluations: 1, marker: "no reload", filter: "state kept", manifestHash: firstHash, verified: true });
+
+    const moveContractBelowComponent = (text) => {
+      const start = text.indexOf("const devicesTableContract");
+      const end = text.indexOf("\n});\n", start) + "\n});\n".length;
+      const block = text.slice(start, end);
+      const rest = text.slice(0, start) + text.slice(end);
+      const after = rest.indexOf("\nconst w = window");
+      return rest.slice(0, after) + "\n" + block + rest.slice(after);
+    };
+    const edits = [
+      ["a comment above the contract", (t) => t.replace("const devicesTableContract", "// The table's agent contract,\n// next to its component.\nconst devicesTableContract")],
+      ["an import above the contract", (t) => `import { useEffect } from "react";\n${t}`],
+      ["the contract moved below its component", moveContractBelowComponent],
+    ];
+    for (const [i, [what, change]] of edits.entries()) {
+      const before = readFileSync(table, "utf8");
+      const after = change(before);
+      expect(after, what).not.toBe(before);
+      writeFileSync(table, after);
+      await page.waitForFunction((n) => window.tableEvaluations === n, i + 2, { timeout: 20000 });
+      expect(await view(), what).toEqual({ evaluations: i + 2, marker: "no reload", filter: "state kept", manifestHash: firstHash, verified: true });
+      expect(compileManifest(dev.root).manifestHash, what).toBe(firstHash);
+    }
+
+    // A real contract change: the page reloads (state gone) with the new authority.
+    writeFileSync(table, readFileSync(table, "utf8").replace('description: "Clear the selection."', 'description: "Clear the whole selection."'));
+    await page.waitForFunction((h) => window.marker === undefined && document.getElementById("manifest-hash")?.textContent !== h && window.tableEvaluations === 1, firstHash, { timeout: 20000 });
+    const reloaded = await view();
+    expect(reloaded).toEqual({ evaluations: 1, marker: null, filter: "", manifestHash: compileManifest(dev.root).manifestHash, verified: true });
+    expect(reloaded.manifestHash).not.toBe(firstHash);
+    expect(problems).toEqual([]);
+    await page.close();
+  } finally {
+    await server.close();
+    dev.cleanup();
+  }
+});

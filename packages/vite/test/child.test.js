@@ -96,6 +96,11 @@ describe("requests", () => {
     const scan = await c.request("scan");
     expect(scan.complete).toBe(true);
     expect(scan.manifest.contracts).toHaveLength(5);
+    // Format 2: where each contract is written comes beside the manifest, never inside it.
+    expect(scan.manifest.formatVersion).toBe(2);
+    expect(scan.manifest.contracts.every((m) => !("source" in m))).toBe(true);
+    expect(Object.keys(scan.locations).sort()).toEqual(scan.manifest.contracts.map((m) => m.id).sort());
+    expect(scan.locations["view:devices.table"]).toMatchObject({ file: "src/components/DevicesTable.tsx", line: expect.any(Number), column: expect.any(Number) });
     const err = await c.request("frobnicate").catch((e) => e);
     expect(err).toBeInstanceOf(AgentSurfaceServeError);
     expect(err.code).toBe("unknown-method");

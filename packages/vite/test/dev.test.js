@@ -129,6 +129,29 @@ describe("dev server", () => {
     expect(authority().transformResult).toBe(before);
   });
 
+  test("an import or a comment above a contract moves it but changes no hash: regular HMR, the authority stays", async () => {
+    const before = authority().transformResult;
+    const hash = hashIn(before.code);
+    const file = contractFile();
+    for (const [what, change] of [
+      ["a comment", (t) => t.replace("export const devicesTableContract", "// The table's contract.\nexport const devicesTableContract")],
+      ["an import", (t) => `import { useEffect } from "react";\n${t}`],
+    ]) {
+      rec.sent.length = 0;
+      writeFileSync(file, change(readFileSync(file, "utf8")));
+      await waitFor(`an HMR update of DevicesTable.tsx after ${what}`, () =>
+        rec.sent.find((p) => p.type === "update" && p.updates.some((u) => u.path === "/src/components/DevicesTable.tsx")),
+      );
+      await new Promise((r) => setTimeout(r, 300)); // anything else would come now
+      expect(rec.sent.filter((p) => p.type === "full-reload"), what).toEqual([]);
+      expect(authority().transformResult, what).toBe(before);
+      expect(compileManifest(app.root).manifestHash, what).toBe(hash);
+    }
+    // The module still carries its contract's (unchanged) provenance.
+    const table = await env.transformRequest("/src/components/DevicesTable.tsx");
+    expect(table.code).toContain(compileManifest(app.root).contracts.find((c) => c.id === "view:devices.table").contractHash);
+  });
+
   test("editing a contract invalidates the authority module and sends a full reload", async () => {
     const oldHash = hashIn(authority().transformResult.code);
     rec.sent.length = 0;

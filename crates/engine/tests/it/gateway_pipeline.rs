@@ -31,7 +31,7 @@ fn external(id: &str, confirmation: &str, audit: &str, input: Value, output: Val
         "audit": audit, "confirmation": confirmation, "description": format!("Test external tool {id}."),
         "effect": "external-side-effect", "id": id, "idempotent": false, "inputSchema": input,
         "kind": "external-tool", "meta": {}, "outputSchema": output, "policies": [], "reversible": false,
-        "source": {"column": 1, "file": "src/tools.ts", "line": 1}, "tags": []
+        "tags": []
     })
 }
 

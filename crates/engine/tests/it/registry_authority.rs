@@ -39,10 +39,10 @@ fn authority_accepts_a_complete_verified_manifest() {
 #[test]
 fn authority_refuses_an_unsupported_format_version() {
     let mut v = standard_manifest().to_value();
-    v["formatVersion"] = 2.into();
+    v["formatVersion"] = 1.into();
     rehash(&mut v);
     let e = refusal(v);
-    assert!(matches!(e, AuthorityError::UnsupportedFormatVersion { found: Some(ref f) } if f == &json!(2)), "{e:?}");
+    assert!(matches!(e, AuthorityError::UnsupportedFormatVersion { found: Some(ref f) } if f == &json!(1)), "{e:?}");
     assert_eq!(e.kind(), "unsupported-format-version");
     let mut v = standard_manifest().to_value();
     v.as_object_mut().unwrap().remove("formatVersion");

@@ -28,7 +28,6 @@ fn authority() -> CapabilityAuthority {
         "origin": "first-party",
         "policies": [],
         "priority": 3,
-        "source": {"column": 1, "file": "src/test.tsx", "line": 1},
         "tags": ["test"],
         "type": "test.annotated",
         "observations": {

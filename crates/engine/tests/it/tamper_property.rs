@@ -526,22 +526,19 @@ fn mutate(base: &Base, p: Plan) -> Mutation {
             Mutation { what: "governance", ops: vec![Op::Replace(ptr, value)] }
         }
         15 => {
-            let fields = [
-                "/source/file",
-                "/source/line",
-                "/source/column",
-                "/generator/name",
-                "/generator/version",
-                "/formatVersion",
-            ];
-            let ptr = match p.c % 6 {
-                i @ 0..=2 => format!("{cptr}{}", fields[i as usize]),
-                i => fields[i as usize].to_string(),
+            let ops = match p.c % 4 {
+                // A format 1 `source` in a contract: format 2 keeps locations in a sidecar, so
+                // here it is an unknown field.
+                0 => vec![Op::Add(
+                    format!("{cptr}/source"),
+                    json!({"file": "src/moved.ts", "line": p.b % 500 + 1, "column": 1}),
+                )],
+                i => {
+                    let ptr = ["/generator/name", "/generator/version", "/formatVersion"][i as usize - 1];
+                    vec![Op::Replace(ptr.to_string(), changed_scalar(base, ptr, p.b))]
+                }
             };
-            Mutation {
-                what: "source-generator-format",
-                ops: vec![Op::Replace(ptr.clone(), changed_scalar(base, &ptr, p.b))],
-            }
+            Mutation { what: "source-generator-format", ops }
         }
         16 => {
             let obj = pick(&base.objects, p.b).unwrap();

@@ -1,8 +1,9 @@
 //! Assembly and hashing: a manifest's contracts sorted and hashed, its `manifestHash`, and the
 //! check that stored hashes match the content.
 //!
-//! `contractHash` covers a contract without `source` (moving code does not change it);
-//! `manifestHash` covers the whole document except itself. Both are `blake3:<hex>` of canonical
+//! `contractHash` covers a contract but itself; `manifestHash` covers the whole document except
+//! itself. Neither sees where a contract is written: source locations live in the sidecar
+//! ([`super::locations`]), so moving code changes neither. Both are `blake3:<hex>` of canonical
 //! JSON ([`crate::canonical`]).
 
 use super::types::{
@@ -32,12 +33,11 @@ impl ManifestContract {
     }
 }
 
-/// Deterministic order: id (UTF-16, as JavaScript sorts), then source position; exact ties
-/// fall back to the canonical JSON so input order never shows through.
+/// Deterministic order: id (UTF-16, as JavaScript sorts); ties (two contracts of one id, which
+/// only a single file's partial compile can hold) fall back to the canonical JSON so input order
+/// never shows through.
 fn contract_order(a: &HashedContract, b: &HashedContract) -> std::cmp::Ordering {
-    cmp_utf16(a.contract.id(), b.contract.id())
-        .then_with(|| a.contract.source().cmp(b.contract.source()))
-        .then_with(|| a.canonical.cmp(&b.canonical))
+    cmp_utf16(a.contract.id(), b.contract.id()).then_with(|| a.canonical.cmp(&b.canonical))
 }
 
 /// A contract with its `contractHash` filled in and its canonical JSON as the manifest holds it,
@@ -52,13 +52,13 @@ pub struct HashedContract {
 impl HashedContract {
     pub fn new(mut contract: ManifestContract) -> Self {
         // One serialization, and each member written once: the hash is over every member but
-        // `source` and `contractHash` (as [`contract_hash`] computes it), the text over all.
+        // `contractHash` (as [`contract_hash`] computes it), the text over all.
         let Value::Object(mut fields) = contract.to_value() else { unreachable!("a contract serializes to an object") };
         fields.remove("contractHash");
         let mut members = canonical_members(&fields);
         let mut hasher = blake3::Hasher::new();
         hasher.update(b"{");
-        for (i, (_, text)) in members.iter().filter(|(key, _)| *key != "source").enumerate() {
+        for (i, (_, text)) in members.iter().enumerate() {
             if i > 0 {
                 hasher.update(b",");
             }
@@ -267,11 +267,11 @@ impl CapabilityContractManifest {
     }
 }
 
-/// Hash of a contract's semantics: blake3 of its JSON without `source` and `contractHash`.
+/// Hash of a contract's semantics: blake3 of its JSON without `contractHash`. (Format 1 also
+/// left out the contract's `source`, which format 2 no longer has: the hashes are the same.)
 pub fn contract_hash(contract: &Value) -> String {
     let mut v = contract.clone();
     if let Value::Object(m) = &mut v {
-        m.remove("source");
         m.remove("contractHash");
     }
     blake3_hex(&v)

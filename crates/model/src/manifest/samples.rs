@@ -2,17 +2,13 @@
 
 use super::{
     ActionContract, CapabilityContractManifest, ComponentContract, Generator, ManifestContract, ObservationContract,
-    OperationContract, SourceLocation,
+    OperationContract,
 };
 use crate::effects::{default_governance, CapabilityKind, Effect};
 use serde_json::json;
 
-pub fn src(file: &str, line: u32) -> SourceLocation {
-    SourceLocation { file: file.into(), line, column: 1 }
-}
-
 pub fn sample_component() -> ComponentContract {
-    let mut c = ComponentContract::new("devices.table", "The devices table", src("src/Devices.tsx", 10));
+    let mut c = ComponentContract::new("devices.table", "The devices table");
     c.observations.insert("readState".into(), ObservationContract::new("Visible rows", json!({"type": "object"})));
     let mut select = ActionContract::new(
         "Select rows",
@@ -40,7 +36,6 @@ pub fn sample_procedure() -> OperationContract {
         "Delete devices",
         json!({"type": "object", "properties": {"ids": {"type": "array"}}, "required": ["ids"]}),
         default_governance(CapabilityKind::DomainProcedure, Effect::Destructive),
-        src("src/procedures.ts", 3),
     )
 }
 
@@ -50,7 +45,6 @@ pub fn sample_external() -> OperationContract {
         "Export to the CRM",
         json!({"type": "object"}),
         default_governance(CapabilityKind::ExternalTool, Effect::ExternalSideEffect),
-        src("src/tools.ts", 7),
     );
     t.output_schema = Some(json!({"type": "string"}));
     t.policies.push(json!({"name": "admins-only"}));

@@ -40,9 +40,9 @@ fn assemble_is_independent_of_input_order() {
         0,
     );
     assert_eq!(a.to_pretty_json(), b.to_pretty_json());
-    // Duplicated ids are ordered by source location.
+    // Duplicated ids (a single file's partial compile) are ordered by their canonical text.
     let mut p2 = sample_procedure();
-    p2.source = src("src/a.ts", 1);
+    p2.description = "A delete".into();
     let x = CapabilityContractManifest::assemble(
         generator(),
         vec![ManifestContract::Procedure(sample_procedure()), ManifestContract::Procedure(p2.clone())],
@@ -53,7 +53,7 @@ fn assemble_is_independent_of_input_order() {
         vec![ManifestContract::Procedure(p2), ManifestContract::Procedure(sample_procedure())],
         0,
     );
-    assert_eq!(x.contracts[0].source().file, "src/a.ts");
+    assert_eq!(x.contracts.len(), 2);
     assert_eq!(x.to_pretty_json(), y.to_pretty_json());
 }
 
@@ -75,18 +75,15 @@ fn serialized_shape_is_explicit() {
     assert_eq!(c["priority"], json!(0));
     assert_eq!(c["actions"]["open"]["outputSchema"], Value::Null);
     assert_eq!(c["actions"]["select"]["effect"], json!("local-state"));
-    assert_eq!(c["source"], json!({"file": "src/Devices.tsx", "line": 10, "column": 1}));
-    assert_eq!(v["formatVersion"], json!(1));
+    // Format 2: where a contract is written is not in the manifest (see `locations`).
+    assert!(!c.as_object().unwrap().contains_key("source"));
+    assert_eq!(v["formatVersion"], json!(2));
     assert_eq!(v["generator"], json!({"name": "agent-surface", "version": "0.1.0"}));
 }
 
 #[test]
-fn contract_hash_ignores_source_only() {
+fn contract_hash_covers_everything_but_itself() {
     let a = ManifestContract::Procedure(sample_procedure());
-    let mut moved = sample_procedure();
-    moved.source = src("elsewhere/x.ts", 99);
-    let b = ManifestContract::Procedure(moved);
-    assert_eq!(a.compute_contract_hash(), b.compute_contract_hash());
     let mut changed = sample_procedure();
     changed.confirmation = Confirmation::Optional;
     assert_ne!(a.compute_contract_hash(), ManifestContract::Procedure(changed).compute_contract_hash());
@@ -165,11 +162,22 @@ fn verify_hashes_finds_tampering() {
     let mut v = m.to_value();
     v.as_object_mut().unwrap().remove("manifestHash");
     assert_eq!(verify_hashes(&v).unwrap_err().found, None);
+}
 
-    // Moving a contract changes only the manifest hash.
-    let mut v = m.to_value();
-    v["contracts"][0]["source"]["line"] = json!(4);
-    assert_eq!(verify_hashes(&v).unwrap_err().pointer, vec!["manifestHash"]);
+#[test]
+fn a_format_1_contract_hash_is_the_format_2_one() {
+    // Format 1 hashed a contract without its `source`; format 2 has none: the same hash, so
+    // provenance compiled into bundles against format 1 still names the same contracts.
+    let c = ManifestContract::Procedure(sample_procedure());
+    let mut v1 = c.to_value();
+    v1["source"] = json!({"file": "src/procedures.ts", "line": 3, "column": 1});
+    let mut without = v1.clone();
+    without.as_object_mut().unwrap().remove("source");
+    assert_eq!(contract_hash(&without), c.compute_contract_hash());
+    // A format 2 contract carrying a `source` is refused (an unknown field), not hashed.
+    let mut m = sample_manifest().to_value();
+    m["contracts"][0]["source"] = v1["source"].clone();
+    assert!(CapabilityContractManifest::from_json_str(&m.to_string()).is_err());
 }
 
 #[test]
@@ -197,7 +205,8 @@ fn unknown_fields_are_refused() {
         (vec!["contracts", "2"], "extra"),
         (vec!["contracts", "2", "actions", "select"], "extra"),
         (vec!["contracts", "2", "observations", "readState"], "extra"),
-        (vec!["contracts", "0", "source"], "extra"),
+        (vec!["contracts", "0"], "source"),
+        (vec!["contracts", "2"], "source"),
     ];
     for (path, field) in cases {
         let mut v = base.clone();
@@ -230,19 +239,24 @@ fn malformed_manifests_are_refused() {
     assert!(CapabilityContractManifest::from_json_str("not json").is_err());
 
     let mut v = base.clone();
-    v["formatVersion"] = json!(2);
+    v["formatVersion"] = json!(3);
     let e = CapabilityContractManifest::from_json_str(&v.to_string()).unwrap_err();
-    assert!(matches!(e, ManifestError::UnsupportedFormatVersion { found: 2 }));
+    assert!(matches!(e, ManifestError::UnsupportedFormatVersion { found: 3 }));
     v["newField"] = json!(true);
     let e = CapabilityContractManifest::from_json_str(&v.to_string()).unwrap_err();
-    assert!(matches!(e, ManifestError::UnsupportedFormatVersion { found: 2 }), "{e}");
+    assert!(matches!(e, ManifestError::UnsupportedFormatVersion { found: 3 }), "{e}");
+    // A format 1 manifest (with its contracts' `source`) is refused for its version.
+    let mut v1 = base.clone();
+    v1["formatVersion"] = json!(1);
+    v1["contracts"][0]["source"] = json!({"file": "src/a.ts", "line": 1, "column": 1});
+    let e = CapabilityContractManifest::from_json_str(&v1.to_string()).unwrap_err();
+    assert!(matches!(e, ManifestError::UnsupportedFormatVersion { found: 1 }), "{e}");
 }
 
 #[test]
 fn accessors() {
     let c = ManifestContract::Component(sample_component());
     assert_eq!((c.id(), c.kind_str(), c.description()), ("view:devices.table", "component", "The devices table"));
-    assert_eq!(c.source().line, 10);
     assert_eq!(c.contract_hash(), "");
     let t = ManifestContract::ExternalTool(sample_external());
     assert_eq!(t.kind_str(), "external-tool");
@@ -326,8 +340,8 @@ fn manifest_json_schema_lists_exactly_the_serialized_fields() {
     let v = sample_manifest().to_value();
     let mut checked = 0;
     check_shape(&schema, &schema, &v, "", &mut checked);
-    // manifest, generator, completeness, 3 contracts + 3 sources, 1 observation, 2 actions
-    assert_eq!(checked, 12, "objects checked against required lists");
+    // manifest, generator, completeness, 3 contracts, 1 observation, 2 actions
+    assert_eq!(checked, 9, "objects checked against required lists");
     // Enumerations in the schema agree with the Rust enums.
     let effects: Vec<Value> = Effect::ALL.iter().map(|e| json!(e.as_str())).collect();
     assert_eq!(schema["$defs"]["effect"]["enum"], Value::Array(effects));

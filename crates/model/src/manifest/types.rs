@@ -9,8 +9,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-/// The manifest format this crate writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The manifest format this crate writes and reads. Format 2 moved each contract's `source`
+/// out of the manifest into the locations sidecar ([`super::locations`]): an edit that moves a
+/// contract no longer changes the manifest's bytes or its `manifestHash`.
+pub const FORMAT_VERSION: u32 = 2;
 /// `origin` of a component contract unless the author says otherwise.
 pub const DEFAULT_ORIGIN: &str = "first-party";
 
@@ -41,7 +43,8 @@ pub struct Completeness {
 }
 
 /// Where a contract is defined: `file` relative to the project root with `/` separators, so
-/// the manifest does not depend on the checkout path. Line and column are 1-based.
+/// it does not depend on the checkout path. Line and column are 1-based (column in UTF-16 code
+/// units). Kept in the locations sidecar ([`super::ContractLocations`]), never in the manifest.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SourceLocation {
@@ -121,13 +124,12 @@ pub struct ComponentContract {
     pub tags: Vec<String>,
     pub observations: BTreeMap<String, ObservationContract>,
     pub actions: BTreeMap<String, ActionContract>,
-    pub source: SourceLocation,
     pub contract_hash: String,
 }
 
 impl ComponentContract {
     /// A contract with every optional field at its default and no hash yet.
-    pub fn new(ty: impl Into<String>, description: impl Into<String>, source: SourceLocation) -> Self {
+    pub fn new(ty: impl Into<String>, description: impl Into<String>) -> Self {
         let ty = ty.into();
         ComponentContract {
             id: component_contract_id(&ty),
@@ -140,7 +142,6 @@ impl ComponentContract {
             tags: Vec::new(),
             observations: BTreeMap::new(),
             actions: BTreeMap::new(),
-            source,
             contract_hash: String::new(),
         }
     }
@@ -163,7 +164,6 @@ pub struct OperationContract {
     pub policies: Vec<Value>,
     pub meta: Map<String, Value>,
     pub tags: Vec<String>,
-    pub source: SourceLocation,
     pub contract_hash: String,
 }
 
@@ -174,7 +174,6 @@ impl OperationContract {
         description: impl Into<String>,
         input_schema: Value,
         governance: Governance,
-        source: SourceLocation,
     ) -> Self {
         OperationContract {
             id: id.into(),
@@ -189,7 +188,6 @@ impl OperationContract {
             policies: Vec::new(),
             meta: Map::new(),
             tags: Vec::new(),
-            source,
             contract_hash: String::new(),
         }
     }
@@ -229,13 +227,6 @@ impl ManifestContract {
         match self {
             ManifestContract::Component(c) => &c.contract_hash,
             ManifestContract::Procedure(o) | ManifestContract::ExternalTool(o) => &o.contract_hash,
-        }
-    }
-
-    pub fn source(&self) -> &SourceLocation {
-        match self {
-            ManifestContract::Component(c) => &c.source,
-            ManifestContract::Procedure(o) | ManifestContract::ExternalTool(o) => &o.source,
         }
     }
 

@@ -1,13 +1,14 @@
 // contractHash and manifestHash (DECISIONS §4, crates/model/src/manifest/hashing.rs): blake3 of
-// the canonical JSON of a contract without `source` and `contractHash` (moving code does not
-// change it), and of the manifest without its own `manifestHash`.
+// the canonical JSON of a contract without its `contractHash`, and of the manifest without its
+// own `manifestHash`. Format 2 manifests hold no source locations (they are in the locations
+// sidecar), so moving code changes neither hash.
 
 import { canonicalText } from "./canonical.js";
 import { blake3Hex, blake3HexOfText } from "./hash.js";
 
 /** The hash a manifest contract (JSON, with `kind`) should carry. */
 export function contractHash(contract: object): string {
-  const { source: _s, contractHash: _h, ...rest } = contract as Record<string, unknown>;
+  const { contractHash: _h, ...rest } = contract as Record<string, unknown>;
   return blake3Hex(rest);
 }
 
@@ -29,7 +30,7 @@ export function manifestHashes(manifest: { contracts: readonly object[] }): { co
     const o = c as Record<string, unknown>;
     const keys = sortedKeys(o);
     const members = keys.map((k) => member(o, k));
-    contracts.push(blake3HexOfText(`{${members.filter((_, i) => keys[i] !== "source" && keys[i] !== "contractHash").join(",")}}`));
+    contracts.push(blake3HexOfText(`{${members.filter((_, i) => keys[i] !== "contractHash").join(",")}}`));
     return `{${members.join(",")}}`;
   });
   const m = manifest as unknown as Record<string, unknown>;

@@ -21,6 +21,9 @@ export interface VerifiedManifest {
 
 type Obj = Record<string, unknown>;
 
+/** The manifest format this runtime reads (crates/model FORMAT_VERSION). Format 2 has no `source` in contracts. */
+export const FORMAT_VERSION = 2;
+
 /** serde_json's `{:?}` of a JSON value (`Number(2)`, `String("1")`, `Array [Null]`, `Object {"a": Bool(true)}`). */
 function debugValue(v: unknown): string {
   if (v === null) return "Null";
@@ -95,8 +98,7 @@ const unit =
     names.includes(v as string) ? null : mismatch(at, `expected one of ${names.join(", ")}`);
 
 const GOVERNANCE: Record<string, Shape> = { effect: unit(EFFECTS), idempotent: "b", reversible: "b", confirmation: unit(CONFIRMATIONS), audit: unit(AUDITS) };
-const SOURCE: Shape = { file: "s", line: "u", column: "u" };
-const CONTRACT: Record<string, Shape> = { kind: "a", id: "s", description: "s", meta: "m", policies: ["a"], tags: ["s"], source: SOURCE, contractHash: "s" };
+const CONTRACT: Record<string, Shape> = { kind: "a", id: "s", description: "s", meta: "m", policies: ["a"], tags: ["s"], contractHash: "s" };
 const OPERATION: Shape = { ...CONTRACT, ...GOVERNANCE, inputSchema: "a", outputSchema: "a" };
 /** Every value of a map (capabilities by name) has `shape`. */
 const values =
@@ -169,11 +171,11 @@ export function verifyManifest(value: unknown, limits: Readonly<AgentSurfaceLimi
   if (unreadable) refuse("not-json", `the manifest is not JSON: ${unreadable}`);
   if (!isPlainObject(copy)) return malformed("the manifest must be a JSON object");
   const m = copy;
-  if (m.formatVersion !== 1) {
+  if (m.formatVersion !== FORMAT_VERSION) {
     const found = Object.hasOwn(m, "formatVersion") ? m.formatVersion : undefined;
     refuse(
       "unsupported-format-version",
-      `unsupported manifest formatVersion ${found === undefined ? "None" : `Some(${debugValue(found)})`} (this runtime reads 1)`,
+      `unsupported manifest formatVersion ${found === undefined ? "None" : `Some(${debugValue(found)})`} (this runtime reads ${FORMAT_VERSION})`,
       { found: found ?? null },
     );
   }

@@ -108,10 +108,15 @@ describe("contractHash and manifestHash (crates/model/src/manifest/hashing.rs)",
     expect(spliced.manifest).toBe(m.manifestHash);
   });
 
-  it("contractHash ignores source, manifestHash does not", () => {
+  it("format 2: no contract carries a source; a format 1 contract's source never reached its contractHash", () => {
     const m = readJson(fixtureManifestPath);
-    m.contracts[0].source.line += 1;
-    expect(contractHash(m.contracts[0])).toBe(m.contracts[0].contractHash);
-    expect(manifestHash(m)).not.toBe(m.manifestHash);
+    expect(m.formatVersion).toBe(2);
+    for (const c of m.contracts) expect(Object.hasOwn(c, "source"), c.id).toBe(false);
+    // A format 1 contract (with its `source`) hashed to what the format 2 one hashes to: the
+    // provenance a bundle carries names the same contract in both formats.
+    const { contractHash: _h, ...semantics } = m.contracts[0];
+    expect(contractHash(semantics)).toBe(m.contracts[0].contractHash);
+    // Every member but contractHash is covered now, so a `source` would change it.
+    expect(contractHash({ ...m.contracts[0], source: { file: "src/a.ts", line: 1, column: 1 } })).not.toBe(m.contracts[0].contractHash);
   });
 });

@@ -8,7 +8,6 @@ import { DEFAULT_LIMITS, resolveLimits } from "../../dist/model/limits.js";
 import { validateContract } from "../../dist/model/rules.js";
 
 const governance = (kind, effect) => ({ ...defaultGovernance(kind, effect) });
-const source = (file, line) => ({ file, line, column: 1 });
 
 /** crates/model/src/manifest/samples.rs, as manifest JSON. */
 const sampleComponent = () => ({
@@ -32,10 +31,9 @@ const sampleComponent = () => ({
       meta: {},
     },
   },
-  source: source("src/Devices.tsx", 10),
   contractHash: "",
 });
-const operation = (kind, id, description, inputSchema, effect, file) => ({
+const operation = (kind, id, description, inputSchema, effect) => ({
   kind: kind === "domain-procedure" ? "procedure" : "external-tool",
   id,
   description,
@@ -45,13 +43,12 @@ const operation = (kind, id, description, inputSchema, effect, file) => ({
   policies: [],
   meta: {},
   tags: [],
-  source: source(file, 3),
   contractHash: "",
 });
 const sampleProcedure = () =>
-  operation("domain-procedure", "domain:devices.delete", "Delete devices", { type: "object", properties: { ids: { type: "array" } }, required: ["ids"] }, "destructive", "src/procedures.ts");
+  operation("domain-procedure", "domain:devices.delete", "Delete devices", { type: "object", properties: { ids: { type: "array" } }, required: ["ids"] }, "destructive");
 const sampleExternal = () => ({
-  ...operation("external-tool", "external:crm.export", "Export to the CRM", { type: "object" }, "external-side-effect", "src/tools.ts"),
+  ...operation("external-tool", "external:crm.export", "Export to the CRM", { type: "object" }, "external-side-effect"),
   outputSchema: { type: "string" },
   policies: [{ name: "admins-only" }],
 });
@@ -267,7 +264,6 @@ describe("authoredDifference (crates/model/src/authored.rs)", () => {
     tags: [],
     observations: { value: { description: "The value", outputSchema: { type: "integer" }, meta: {} } },
     actions: { increment: { description: "Adds one", inputSchema: { type: "object" }, outputSchema: null, ...governance("view-action", "local-state"), meta: {} } },
-    source: source("src/a.ts", 1),
     contractHash: "",
   });
   const authoredCounter = () => ({

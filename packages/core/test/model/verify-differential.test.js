@@ -150,7 +150,7 @@ const someGoverned = (m) => pick([...contractsOf(m).filter((c) => c.kind !== "co
 /** A random object of the manifest, for unknown/missing/wrong-typed fields. */
 function someObject(m) {
   const c = someContract(m);
-  return pick([m, m.generator, m.completeness, c, c?.source, ...capabilitiesOf(m).map((x) => x[3])].filter(isObj));
+  return pick([m, m.generator, m.completeness, c, ...capabilitiesOf(m).map((x) => x[3])].filter(isObj));
 }
 
 function rename(obj, from, to) {
@@ -212,15 +212,14 @@ const MUTATIONS = [
     if (chance(0.5)) m.manifestHash = pick([`blake3:${"0".repeat(64)}`, someContract(m).contractHash, 1, "blake3:xyz"]);
     else someContract(m).contractHash = pick([`blake3:${"0".repeat(64)}`, m.manifestHash, null]);
   }],
-  ["source", 2, (m) => {
-    const s = someContract(m).source;
-    const k = pick(["file", "line", "column"]);
-    s[k] = k === "file" ? pick(["src/other.ts", "src/moved/x.tsx", "", 3]) : pick([s[k] + 10, s[k] + 1, 0, -1, 1.5, 2 ** 32, "3"]);
+  // Format 1 kept a `source` in every contract; format 2 has none (the locations sidecar).
+  ["format 1 source", 2, (m) => {
+    someContract(m).source = pick([{ file: "src/a.ts", line: 1, column: 1 }, { file: "src/moved/x.tsx", line: 11, column: 3 }, null, [], "src/a.ts:1:1"]);
   }],
   ["generator", 2, (m) => (m.generator[pick(["name", "version"])] = pick(["9.9.9", "", "other", "é"]))],
   ["formatVersion", 1, (m) => {
     if (chance(0.15)) delete m.formatVersion;
-    else m.formatVersion = pick([2, "1", 1.5, 0, null, true, [1], { v: 1 }, -1, 1e21, "é"]);
+    else m.formatVersion = pick([1, 3, "2", 2.5, 0, null, true, [2], { v: 2 }, -1, 1e21, "é"]);
   }],
   ["completeness", 2, (m) => {
     const k = pick(["status", "failed", "contracts"]);
@@ -237,8 +236,9 @@ const MUTATIONS = [
   }],
   ["kind", 1, (m) => (someContract(m).kind = pick(["component", "procedure", "external-tool", "widget", 1, null]))],
   ["struct as array", 1, (m) => {
-    const c = someContract(m);
-    c.source = pick([[c.source.file, c.source.line, c.source.column], [c.source.file], []]);
+    const k = pick(["generator", "completeness"]);
+    const values = Object.values(m[k]);
+    m[k] = pick([values, values.slice(0, 1), []]);
   }],
   ["absent outputSchema", 1, (m) => delete pick([...contractsOf(m).filter((c) => c.kind !== "component"), ...capabilitiesOf(m).filter(([, p]) => p === "actions").map((x) => x[3])]).outputSchema],
   ["component type", 3, (m) => {

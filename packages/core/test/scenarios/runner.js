@@ -197,7 +197,7 @@ export function editedManifest(core, manifest, spec) {
   const reseal = spec.reseal ?? true;
   if (reseal === true || reseal === "contracts") {
     for (const c of Array.isArray(m.contracts) ? m.contracts : []) {
-      const { source: _source, contractHash: _hash, ...semantics } = c;
+      const { contractHash: _hash, ...semantics } = c;
       c.contractHash = core.blake3Hex(semantics);
     }
   }

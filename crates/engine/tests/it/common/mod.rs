@@ -52,7 +52,7 @@ fn procedure(id: &str, effect: &str, confirmation: &str, audit: &str, input: Val
         "audit": audit, "confirmation": confirmation, "description": format!("Test {effect} procedure."),
         "effect": effect, "id": id, "idempotent": false, "inputSchema": input, "kind": "procedure",
         "meta": {}, "outputSchema": output, "policies": [], "reversible": effect != "destructive" && effect != "external-side-effect",
-        "source": {"column": 1, "file": "src/test.ts", "line": 1}, "tags": []
+        "tags": []
     })
 }
 
@@ -70,7 +70,6 @@ pub fn test_manifest() -> Value {
         "origin": "first-party",
         "policies": [],
         "priority": 0,
-        "source": {"column": 1, "file": "src/test.tsx", "line": 1},
         "tags": [],
         "type": "test.widget",
         "observations": {

@@ -12,17 +12,13 @@ use agent_surface_engine::registry::{AgentSurfaceRegistry, Environment, LogRecor
 use agent_surface_model::effects::{default_governance, CapabilityKind, Effect};
 use agent_surface_model::manifest::{
     ActionContract, CapabilityContractManifest, ComponentContract, Generator, ManifestContract, ObservationContract,
-    OperationContract, SourceLocation,
+    OperationContract,
 };
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 
 /// Start of the manual clock (2023-11-14T22:13:20Z).
 pub const T0: u64 = 1_700_000_000_000;
-
-pub fn src() -> SourceLocation {
-    SourceLocation { file: "src/app.tsx".into(), line: 1, column: 1 }
-}
 
 pub fn generator() -> Generator {
     Generator { name: "registry-tests".into(), version: "0.0.0".into() }
@@ -35,7 +31,7 @@ pub fn empty_input() -> Value {
 /// A component contract; every observation returns an object, every action takes `{}` and is
 /// `local-state` (or `navigation` when its name starts with "navigate").
 pub fn component(ty: &str, priority: i64, observations: &[&str], actions: &[&str]) -> ManifestContract {
-    let mut c = ComponentContract::new(ty, format!("The {ty} component"), src());
+    let mut c = ComponentContract::new(ty, format!("The {ty} component"));
     c.priority = priority;
     for o in observations {
         c.observations.insert(o.to_string(), ObservationContract::new(format!("Reads {o}"), json!({"type": "object"})));
@@ -60,7 +56,6 @@ pub fn procedure(id: &str, effect: Effect) -> ManifestContract {
         format!("Runs {id}"),
         empty_input(),
         default_governance(CapabilityKind::DomainProcedure, effect),
-        src(),
     ))
 }
 
@@ -70,7 +65,6 @@ pub fn external_tool(id: &str) -> ManifestContract {
         format!("Calls {id}"),
         empty_input(),
         default_governance(CapabilityKind::ExternalTool, Effect::ExternalSideEffect),
-        src(),
     ))
 }
 

@@ -10,7 +10,7 @@ use agent_surface_engine::toolset::AgentTool;
 use agent_surface_model::effects::{default_governance, CapabilityKind, Effect};
 use agent_surface_model::manifest::{
     ActionContract, CapabilityContractManifest, ComponentContract, Generator, ManifestContract, ObservationContract,
-    OperationContract, SourceLocation,
+    OperationContract,
 };
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -101,16 +101,12 @@ pub fn registry(a: &CapabilityAuthority) -> AgentSurfaceRegistry {
 
 // ---- generated manifests -----------------------------------------------------------------------
 
-pub fn src() -> SourceLocation {
-    SourceLocation { file: "src/generated.ts".into(), line: 1, column: 1 }
-}
-
 pub fn empty_input() -> Value {
     json!({"type": "object", "properties": {}, "additionalProperties": false})
 }
 
 pub fn component(ty: &str, observations: &[&str], actions: &[&str]) -> ManifestContract {
-    let mut c = ComponentContract::new(ty, format!("The {ty} component."), src());
+    let mut c = ComponentContract::new(ty, format!("The {ty} component."));
     for o in observations {
         c.observations
             .insert(o.to_string(), ObservationContract::new(format!("Reads {o}."), json!({"type": "object"})));
@@ -134,7 +130,6 @@ pub fn procedure(id: &str, effect: Effect) -> ManifestContract {
         format!("Runs {id}."),
         empty_input(),
         default_governance(CapabilityKind::DomainProcedure, effect),
-        src(),
     ))
 }
 
@@ -144,7 +139,6 @@ pub fn external_tool(id: &str) -> ManifestContract {
         format!("Calls {id}."),
         empty_input(),
         default_governance(CapabilityKind::ExternalTool, Effect::ExternalSideEffect),
-        src(),
     ))
 }
 
