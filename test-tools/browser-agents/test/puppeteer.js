@@ -79,6 +79,45 @@ export function puppeteerSuite(ctx) {
       assert.equal(viaTool.status, "ok");
     });
 
+    test("every input schema Chromium holds is inside PR #289's allow-list (what registerTool will reject with a TypeError)", () => {
+      // The allow-list of WebMCP spec PR #289 (tentative web-platform-tests, wpt #62426): these
+      // keywords only, additionalProperties only false, a pattern that compiles as a RegExp.
+      const ALLOWED = new Set(["type", "properties", "required", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "items", "prefixItems", "additionalProperties", "default", "description"]);
+      const problems = [];
+      const check = (s, at) => {
+        if (typeof s !== "object" || s === null || Array.isArray(s)) return problems.push(`${at}: not a schema object`);
+        for (const [k, v] of Object.entries(s)) {
+          if (!ALLOWED.has(k)) problems.push(`${at}/${k}: keyword outside the allow-list`);
+          if (k === "type" && typeof v !== "string") problems.push(`${at}/type: not one type`);
+          if (k === "additionalProperties" && v !== false) problems.push(`${at}/additionalProperties: only false`);
+          if (k === "pattern") {
+            try {
+              new RegExp(v);
+            } catch {
+              problems.push(`${at}/pattern: does not compile`);
+            }
+          }
+          if (k === "properties") for (const [n, p] of Object.entries(v)) check(p, `${at}/properties/${n}`);
+          if (k === "items") check(v, `${at}/items`);
+          if (k === "prefixItems") v.forEach((p, i) => check(p, `${at}/prefixItems/${i}`));
+        }
+      };
+      const tools = page.webmcp.tools();
+      assert.ok(tools.length >= 10);
+      for (const t of tools) check(t.inputSchema, t.name);
+      assert.deepEqual(problems, []);
+      // The check itself refuses what the tentative tests refuse.
+      const before = problems.length;
+      check({ type: "object", properties: { x: { type: "string", format: "email" } }, additionalProperties: true }, "probe");
+      check({ type: ["string", "null"], pattern: "[" }, "probe2");
+      assert.deepEqual(problems.slice(before), [
+        "probe/properties/x/format: keyword outside the allow-list",
+        "probe/additionalProperties: only false",
+        "probe2/type: not one type",
+        "probe2/pattern: does not compile",
+      ]);
+    });
+
     test("executes a read, a filter and a selection; an invalid input is an error envelope", async () => {
       const read = await (await waitForTool(page, "view_devices_table_readState")).execute({});
       assert.equal(read.status, "Completed", JSON.stringify(read));

@@ -122,6 +122,7 @@ declare_codes! {
     DescriptionTooLong = "AS0302", "description-too-long", Limits, Error, "a description is longer than the limit", "shorten the description";
     MetaTooLarge = "AS0303", "meta-too-large", Limits, Error, "`meta` serializes larger than the limit", "keep `meta` small: it is sent with every snapshot";
     WireNameTooLongForRelay = "AS0304", "wire-name-too-long-for-relay", Limits, Warning, "a capability's wire name is too long to survive a relay's tool-name prefix", "shorten the component type, the capability name or the id to a wire name of 57 characters or fewer";
+    SchemaNotProjectableForWebMCP = "AS0305", "schema-not-projectable-for-webmcp", Limits, Warning, "an input schema has a field WebMCP's schema allow-list cannot type (a type array, a union of different types or with null, a recursive definition)", "give the field one type, or accept that WebMCP agents see it untyped";
     EffectNotAllowed = "AS0401", "effect-not-allowed", Planes, Error, "an effect that the capability's plane does not allow", "view actions are local-state or navigation; domain effects belong to procedures";
     ConfirmationNotAllowed = "AS0402", "confirmation-not-allowed", Planes, Error, "a confirmation setting the effect does not allow", "use confirmation \"required\" (the default) or \"optional\" for destructive effects";
     DuplicateComponentType = "AS0501", "duplicate-component-type", Uniqueness, Error, "a component type is declared more than once", "rename one, or import the existing contract";

@@ -10,6 +10,7 @@ pub mod planes;
 pub mod schema_subset;
 pub mod sizes;
 pub mod uniqueness;
+pub mod webmcp_projection;
 pub mod wire_names;
 
 use crate::contracts::BuiltContract;
@@ -27,6 +28,13 @@ pub fn check_contract(c: &BuiltContract, limits: &AgentSurfaceLimits, db: &Sourc
         violations.into_iter().map(|v| with_use_site(diagnose(c, &v, db), c, &v.pointer)).collect();
     if ids_valid {
         out.extend(wire_names::check(c));
+    }
+    // Only schemas of the subset are projected (a schema error is already reported).
+    if !out.iter().any(|d| {
+        d.code.info().category == crate::diagnostics::Category::Schema
+            && d.severity == crate::diagnostics::Severity::Error
+    }) {
+        out.extend(webmcp_projection::check(c));
     }
     out
 }
