@@ -24,6 +24,7 @@ mod incremental;
 mod lsp;
 mod man;
 mod provenance;
+mod schema_libs_oracle;
 mod serve;
 mod tools_cli;
 mod tsconfig;

@@ -71,6 +71,8 @@ pub enum Val {
     Function(Option<Box<swc_ecma_ast::Expr>>, Option<std::sync::Arc<crate::extract::ModuleInfo>>),
     /// A getter of an object literal (zod shapes use them for recursion): a deferred schema.
     Getter(ThunkId),
+    /// A Valibot namespace, function, schema or action ([`crate::valibot`]).
+    Valibot(crate::valibot::VbVal),
 }
 
 impl Val {
@@ -115,6 +117,7 @@ impl Val {
             }
             (Getter(a), Getter(b)) => a == b,
             (Json(a), Json(b)) => std::sync::Arc::ptr_eq(a, b) || a == b,
+            (Valibot(a), Valibot(b)) => a == b,
             _ => false,
         }
     }
@@ -142,6 +145,7 @@ impl Val {
             Val::Regex(_) => "a regular expression",
             Val::Function(..) => "a function",
             Val::Getter(_) => "a getter",
+            Val::Valibot(v) => v.describe(),
             Val::Inline(inner) => inner.val.describe(),
             Val::Json(j) => match &**j {
                 serde_json::Value::Null => "null",

@@ -26,6 +26,9 @@ impl Evaluator<'_> {
             return self.eval_binding(m, name, &binding, use_span);
         }
         if let Some(import) = m.index.imports.get(name).cloned() {
+            if crate::valibot::is_valibot_source(&import.source) {
+                return Some(self.valibot_import(&import.kind, use_span));
+            }
             if crate::zod::is_zod_source(&import.source) {
                 return Some(match &import.kind {
                     ImportKind::Named(n) => self.zod_import(Some(n), use_span),

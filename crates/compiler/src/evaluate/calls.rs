@@ -70,6 +70,7 @@ impl Evaluator<'_> {
                 self.zod_member(&obj, &key, span)
             }
             Val::Regex(r) if key == "source" => Some(Node::new(span, Val::Str(r.source))),
+            Val::Valibot(v) => self.valibot_member(&v, &key, span),
             other => self.not_static(key_span, format!("cannot read `{key}` of {}", other.describe())),
         }
     }
@@ -78,6 +79,9 @@ impl Evaluator<'_> {
         let Callee::Expr(callee) = &call.callee else {
             return self.not_static(span, "this call is not evaluated statically");
         };
+        if let Some(lib) = self.schema_lib_callee(m, callee)? {
+            return self.schema_lib_call(m, lib, call, span);
+        }
         if let Some(z) = self.zod_callee(m, callee)? {
             return self.zod_call(m, z, call, span);
         }
@@ -307,6 +311,7 @@ impl Evaluator<'_> {
                     let Callee::Expr(callee) = &inner.callee else { return None };
                     let is_zod =
                         matches!(self.zod_callee(m, callee), Some(Some(Val::ZodFn(ref f))) if f == "toJSONSchema");
+                    let is_zod = is_zod || self.is_schema_lib_converter(m, callee);
                     conversion = is_zod;
                     if !is_zod {
                         let s = self.sp(m, inner.span);
