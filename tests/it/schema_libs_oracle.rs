@@ -6,6 +6,9 @@
 //!
 //! - Valibot 1.5.0 + @valibot/to-json-schema 1.8.0: modes are `toJsonSchema`'s options
 //!   (`{ target: "draft-2020-12", typeMode }`, and the default draft-07 target, refused).
+//! - TypeBox: modes are the two lines, `typebox` 1.4.3 (`import Type from "typebox"`) and
+//!   `@sinclair/typebox` 0.34.52 (`import { Type } from "@sinclair/typebox"`); the value is passed
+//!   to `fromJsonSchema`.
 //!
 //! Needs Node and `npm ci` in the oracle folders (the test command does both). Missing tools fail
 //! the test: a skipped proof is no proof.
@@ -180,4 +183,26 @@ fn valibot_translation_equals_real_valibot() {
     println!("valibot-oracle: {} matched, {} refused as expected, {} wrong", o.matched, o.refused, o.mismatched.len());
     assert!(o.mismatched.is_empty(), "{} wrong:\n{}", o.mismatched.len(), o.mismatched.join("\n"));
     snapshot("valibot", &o.refusals);
+}
+
+#[test]
+fn typebox_translation_equals_real_typebox() {
+    let dir = crate::common::npm_tool("typebox-oracle", "node_modules/@sinclair/typebox/package.json");
+    let o = differential(&dir, |entry, mode, id| {
+        let import = match mode {
+            "typebox" => "import Type from \"typebox\";",
+            _ => "import { Type } from \"@sinclair/typebox\";",
+        };
+        format!(
+            "{import}\nimport {{ defineAgentProcedureContract, fromJsonSchema, emptyObjectSchema }} from \"@agent-surface/core\";\n\
+             {}\nconst __oracle = {};\n\
+             export const contract = defineAgentProcedureContract({{ id: \"{id}\", description: \"oracle\", effect: \"read\", input: emptyObjectSchema, \
+             output: fromJsonSchema(__oracle) }});\n",
+            entry.get("setup").and_then(Value::as_str).unwrap_or(""),
+            entry["expr"].as_str().unwrap()
+        )
+    });
+    println!("typebox-oracle: {} matched, {} refused as expected, {} wrong", o.matched, o.refused, o.mismatched.len());
+    assert!(o.mismatched.is_empty(), "{} wrong:\n{}", o.mismatched.len(), o.mismatched.join("\n"));
+    snapshot("typebox", &o.refusals);
 }

@@ -73,6 +73,10 @@ pub enum Val {
     Getter(ThunkId),
     /// A Valibot namespace, function, schema or action ([`crate::valibot`]).
     Valibot(crate::valibot::VbVal),
+    /// A TypeBox namespace or builder ([`crate::typebox`]).
+    TypeBox(crate::typebox::TbVal),
+    /// `Type.Optional(x)` of TypeBox: the JSON of `x`, not required in a `Type.Object`.
+    TypeBoxOptional(Box<Node>),
 }
 
 impl Val {
@@ -118,6 +122,8 @@ impl Val {
             (Getter(a), Getter(b)) => a == b,
             (Json(a), Json(b)) => std::sync::Arc::ptr_eq(a, b) || a == b,
             (Valibot(a), Valibot(b)) => a == b,
+            (TypeBox(a), TypeBox(b)) => a == b,
+            (TypeBoxOptional(a), TypeBoxOptional(b)) => a.same_with_via(b),
             _ => false,
         }
     }
@@ -146,6 +152,8 @@ impl Val {
             Val::Function(..) => "a function",
             Val::Getter(_) => "a getter",
             Val::Valibot(v) => v.describe(),
+            Val::TypeBox(t) => t.describe(),
+            Val::TypeBoxOptional(inner) => inner.val.describe(),
             Val::Inline(inner) => inner.val.describe(),
             Val::Json(j) => match &**j {
                 serde_json::Value::Null => "null",
@@ -187,7 +195,9 @@ impl Node {
             Val::Object(props) => props.iter().find(|p| &p.key == first).map(|p| &p.value),
             Val::Array(items) => first.parse::<usize>().ok().and_then(|i| items.get(i)),
             Val::Schema(inner) | Val::Inline(inner) => return inner.use_site(pointer),
-            Val::Observation(inner) | Val::Action(inner) => return inner.use_site(pointer),
+            Val::Observation(inner) | Val::Action(inner) | Val::TypeBoxOptional(inner) => {
+                return inner.use_site(pointer)
+            }
             _ => None,
         }?;
         child.use_site(rest)
@@ -264,6 +274,7 @@ impl Node {
                 Value::Object(map)
             }
             Val::Inline(inner) => return inner.to_json(),
+            Val::TypeBoxOptional(inner) => return inner.to_json(),
             Val::Json(j) => (**j).clone(),
             _ => return Err(self),
         })
@@ -277,7 +288,9 @@ impl Node {
             Val::Object(props) => props.iter().find(|p| &p.key == first).map(|p| &p.value),
             Val::Array(items) => first.parse::<usize>().ok().and_then(|i| items.get(i)),
             Val::Schema(inner) | Val::Inline(inner) => return inner.at_pointer(pointer),
-            Val::Observation(inner) | Val::Action(inner) => return inner.at_pointer(pointer),
+            Val::Observation(inner) | Val::Action(inner) | Val::TypeBoxOptional(inner) => {
+                return inner.at_pointer(pointer)
+            }
             _ => None,
         };
         match child {
@@ -295,7 +308,7 @@ impl Node {
         }
         let node: &Node = match &node.val {
             Val::Schema(inner) | Val::Inline(inner) => inner,
-            Val::Observation(inner) | Val::Action(inner) => inner,
+            Val::Observation(inner) | Val::Action(inner) | Val::TypeBoxOptional(inner) => inner,
             _ => node,
         };
         node.get(last).map(|p| p.key_span)

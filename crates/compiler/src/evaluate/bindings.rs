@@ -26,6 +26,9 @@ impl Evaluator<'_> {
             return self.eval_binding(m, name, &binding, use_span);
         }
         if let Some(import) = m.index.imports.get(name).cloned() {
+            if let Some(flavor) = crate::typebox::flavor_of(&import.source) {
+                return Some(self.typebox_import(flavor, &import.kind, use_span));
+            }
             if crate::valibot::is_valibot_source(&import.source) {
                 return Some(self.valibot_import(&import.kind, use_span));
             }

@@ -71,6 +71,7 @@ impl Evaluator<'_> {
             }
             Val::Regex(r) if key == "source" => Some(Node::new(span, Val::Str(r.source))),
             Val::Valibot(v) => self.valibot_member(&v, &key, span),
+            Val::TypeBox(t) => self.typebox_member(&t, &key, span),
             other => self.not_static(key_span, format!("cannot read `{key}` of {}", other.describe())),
         }
     }
