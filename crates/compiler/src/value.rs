@@ -75,6 +75,9 @@ pub enum Val {
     Valibot(crate::valibot::VbVal),
     /// A TypeBox namespace or builder ([`crate::typebox`]).
     TypeBox(crate::typebox::TbVal),
+    /// An expression not evaluated yet (an element of constant data a projection reads
+    /// field by field, [`crate::evaluate`]'s projections); never outlives the projection.
+    Lazy(Box<swc_ecma_ast::Expr>, std::sync::Arc<crate::extract::ModuleInfo>),
     /// `Type.Optional(x)` of TypeBox: the JSON of `x`, not required in a `Type.Object`.
     TypeBoxOptional(Box<Node>),
 }
@@ -123,6 +126,10 @@ impl Val {
             (Json(a), Json(b)) => std::sync::Arc::ptr_eq(a, b) || a == b,
             (Valibot(a), Valibot(b)) => a == b,
             (TypeBox(a), TypeBox(b)) => a == b,
+            (Lazy(a, m), Lazy(b, n)) => {
+                use swc_common::Spanned;
+                std::sync::Arc::ptr_eq(m, n) && a.span() == b.span()
+            }
             (TypeBoxOptional(a), TypeBoxOptional(b)) => a.same_with_via(b),
             _ => false,
         }
@@ -153,6 +160,7 @@ impl Val {
             Val::Getter(_) => "a getter",
             Val::Valibot(v) => v.describe(),
             Val::TypeBox(t) => t.describe(),
+            Val::Lazy(..) => "a value",
             Val::TypeBoxOptional(inner) => inner.val.describe(),
             Val::Inline(inner) => inner.val.describe(),
             Val::Json(j) => match &**j {

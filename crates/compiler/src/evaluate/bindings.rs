@@ -22,6 +22,9 @@ impl Evaluator<'_> {
     }
 
     pub(super) fn eval_ident_inner(&mut self, m: &M, name: &str, use_span: Span) -> Option<Node> {
+        if let Some(local) = self.local(m, name) {
+            return Some(local);
+        }
         if let Some(binding) = m.index.bindings.get(name).cloned() {
             return self.eval_binding(m, name, &binding, use_span);
         }

@@ -37,6 +37,9 @@ impl Evaluator<'_> {
                 return self.not_static(self.sp(m, p.span), "private fields are not static values")
             }
         };
+        if matches!(obj.val, Val::Lazy(..)) {
+            return self.lazy_member(obj, &key, span);
+        }
         match obj.val {
             Val::Object(props) => match props.iter().position(|p| p.key == key) {
                 Some(i) => Some(props.into_iter().nth(i).expect("index in range").value),
@@ -80,6 +83,9 @@ impl Evaluator<'_> {
         let Callee::Expr(callee) = &call.callee else {
             return self.not_static(span, "this call is not evaluated statically");
         };
+        if let Some(result) = self.eval_projection(m, call, span) {
+            return result;
+        }
         if let Some(lib) = self.schema_lib_callee(m, callee)? {
             return self.schema_lib_call(m, lib, call, span);
         }

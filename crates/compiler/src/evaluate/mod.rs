@@ -26,6 +26,7 @@ use swc_ecma_ast::*;
 mod bindings;
 mod calls;
 mod memo;
+mod projections;
 mod schema_libs;
 mod zod_calls;
 
@@ -73,6 +74,10 @@ pub struct Evaluator<'p> {
     pub(crate) keep_json: bool,
     /// Computing a memo entry: what the evaluation does is recorded, not reported.
     frame: Option<Vec<Event>>,
+    /// The parameters of the projections being evaluated (`xs.map((x) => ...)`).
+    locals: Vec<projections::Local>,
+    /// Reading a missing property gives `undefined` (in a `filter` predicate) instead of an error.
+    lenient: bool,
     /// The memo cannot reproduce what evaluating alone would do here (a cycle through a
     /// constant, a replay that does not fit): the file must be evaluated alone.
     diverged: bool,
@@ -110,6 +115,8 @@ impl<'p> Evaluator<'p> {
             home: None,
             keep_json: false,
             frame,
+            locals: Vec::new(),
+            lenient: false,
             diverged: false,
         }
     }
