@@ -38,13 +38,14 @@ export function App() {
   const [devices, setDevices] = useState<Device[]>(INITIAL_DEVICES);
   const onDecommission = useCallback((ids: string[]) => setDevices((ds) => ds.filter((d) => !ids.includes(d.id))), []);
   const onRebooted = useCallback((ids: string[]) => setDevices((ds) => ds.map((d) => (ids.includes(d.id) ? { ...d, status: "offline" } : d))), []);
+  const onRenamed = useCallback((id: string, name: string) => setDevices((ds) => ds.map((d) => (d.id === id ? { ...d, name } : d))), []);
 
   let page;
   if (path === "/devices") {
     page = (
       <>
         <h1>Devices</h1>
-        <DevicesTable devices={devices} onDecommission={onDecommission} onRebooted={onRebooted} />
+        <DevicesTable devices={devices} onDecommission={onDecommission} onRebooted={onRebooted} onRenamed={onRenamed} />
       </>
     );
   } else if (path.startsWith("/devices/")) {

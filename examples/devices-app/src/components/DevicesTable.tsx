@@ -13,6 +13,7 @@ import { DEVICE_ID, DeviceRow, SORTABLE_COLUMNS } from "@/schemas";
 import { FilterInput, SortInput } from "@/schemas/zod";
 import type { Device } from "../lib/types";
 import { decommissionDevices, rebootDevices } from "../domain/devices";
+import { pingDevices, renameDevice } from "../domain/maintenance";
 import { formatLastSeen } from "../lib/format";
 import { ran } from "../runs";
 
@@ -95,10 +96,12 @@ export function DevicesTable({
   devices,
   onDecommission,
   onRebooted,
+  onRenamed,
 }: {
   devices: Device[];
   onDecommission: (ids: string[]) => void;
   onRebooted: (ids: string[]) => void;
+  onRenamed: (id: string, name: string) => void;
 }) {
   const [filter, setFilter] = useState("");
   const [status, setStatus] = useState<Status | "">("");
@@ -152,6 +155,23 @@ export function DevicesTable({
           ran("reboot", ids.join(","));
           onRebooted(ids);
           return { scheduled: ids.length };
+        },
+      }),
+      // Valibot validates the input after the JSON Schema (fromStandardSchema).
+      renameDevice.bind({
+        execute: (input) => {
+          const { id, name } = input as { id: string; name: string };
+          ran("rename", `${id}=${name}`);
+          onRenamed(id, name);
+        },
+      }),
+      // TypeBox: a read, answered from the devices the table holds.
+      pingDevices.bind({
+        execute: (input) => {
+          const { ids } = input as { ids: string[] };
+          ran("ping", ids.join(","));
+          const up = new Set(devices.filter((d) => d.status !== "offline").map((d) => d.id));
+          return { reachable: ids.filter((id) => up.has(id)), unreachable: ids.filter((id) => !up.has(id)) };
         },
       }),
     ],
