@@ -307,6 +307,7 @@ impl Evaluator<'_> {
             );
         };
         self.set_last_converted(None);
+        self.last_valibot = None;
         let json = match json_expr {
             JsonSchemaExpr::Ident(id) => {
                 let s = self.sp(m, id.span);
@@ -365,6 +366,7 @@ impl Evaluator<'_> {
                 }
             }
         }
+        self.check_valibot_pair(m, call, json.span)?;
         // Remember an output-mode conversion on the schema itself, for the `input` warning.
         let output_mode = self.observe_output_mode(json.span);
         let mut schema = Node::new(span, Val::Schema(std::sync::Arc::new(json)));

@@ -612,6 +612,46 @@ impl Evaluator<'_> {
         }
     }
 
+    /// Converts `s` as `toJsonSchema` would (`None`: refused; nothing is reported).
+    pub(crate) fn valibot_json(&mut self, s: &Arc<Schema>, mode: TypeMode) -> Option<Json> {
+        let mut resolve = |t: &Arc<Thunk>| -> Result<Arc<Schema>, Refusal> {
+            let before = self.mark();
+            let v = self.eval(&t.module, &t.expr);
+            self.discard_since(before);
+            match v.map(|n| n.val) {
+                Some(Val::Valibot(VbVal::Schema(s))) => Ok(s),
+                _ => {
+                    Err(Refusal { span: t.span, construct: String::new(), message: String::new(), help: String::new() })
+                }
+            }
+        };
+        Converter::new(mode, &mut resolve).run(s).ok()
+    }
+
+    /// `fromStandardSchema(S, { jsonSchema: toJsonSchema(X, ...) })`: S and X must be the same
+    /// Valibot schema (or two spellings converting to the same JSON Schema).
+    pub(crate) fn check_valibot_pair(&mut self, m: &M, call: &CallExpr, json_span: Span) -> Option<()> {
+        let Some((converted, mode)) = self.last_valibot.take() else { return Some(()) };
+        let Some(first) = call.args.first() else { return Some(()) };
+        let before = self.mark();
+        let validated = self.eval(m, &first.expr);
+        self.discard_since(before);
+        let Some(Node { val: Val::Valibot(VbVal::Schema(v)), span, via, .. }) = validated else { return Some(()) };
+        if Arc::ptr_eq(&v, &converted) {
+            return Some(());
+        }
+        let (a, b) = (self.valibot_json(&v, mode), self.valibot_json(&converted, mode));
+        if a.is_some() && a == b {
+            return Some(());
+        }
+        self.error(
+            Diagnostic::new(Code::InvalidArguments, via.unwrap_or(span), "`fromStandardSchema` validates one Valibot schema but its `jsonSchema` is converted from another")
+                .label("validated with this schema")
+                .related(json_span, "JSON Schema converted from a different schema here")
+                .help("pass the same schema to both: fromStandardSchema(S, { jsonSchema: toJsonSchema(S, { target: \"draft-2020-12\", typeMode: \"input\" }) })"),
+        )
+    }
+
     /// `toJsonSchema(S, { target: "draft-2020-12", typeMode })`.
     fn valibot_to_json_schema(&mut self, m: &M, call: &CallExpr, span: Span) -> Option<Node> {
         let root = self.vb_schema_arg(m, call, 0, "toJsonSchema")?;
@@ -680,6 +720,9 @@ impl Evaluator<'_> {
             }
         };
         let result = Converter::new(mode, &mut resolve).run(&root);
+        if self.keep_json {
+            self.last_valibot = Some((root.clone(), mode));
+        }
         let json = match result {
             Ok(j) => j,
             Err(r) => {
