@@ -23,6 +23,10 @@ command -v python3 >/dev/null || { echo "error: Python 3 is required (the module
 command -v node >/dev/null || { echo "error: Node.js is required (the zod differential test and the npm packages' tests)" >&2; exit 1; }
 echo "==> npm ci (test-tools/zod-oracle: pinned zod 4.6.7)"
 (cd test-tools/zod-oracle && npm ci --no-audit --no-fund --loglevel=error)
+echo "==> npm ci (test-tools/valibot-oracle: pinned valibot 1.5.0 + @valibot/to-json-schema 1.8.0)"
+(cd test-tools/valibot-oracle && npm ci --no-audit --no-fund --loglevel=error)
+echo "==> npm ci (test-tools/typebox-oracle: pinned typebox 1.4.3 + @sinclair/typebox 0.34.52)"
+(cd test-tools/typebox-oracle && npm ci --no-audit --no-fund --loglevel=error)
 echo "==> npm ci (test-tools/sarif: the official SARIF validator)"
 (cd test-tools/sarif && npm ci --no-audit --no-fund --loglevel=error)
 

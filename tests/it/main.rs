@@ -25,6 +25,7 @@ mod locations;
 mod lsp;
 mod man;
 mod provenance;
+mod schema_libs_oracle;
 mod serve;
 mod tools_cli;
 mod tsconfig;

@@ -45,5 +45,7 @@ pub mod provenance;
 pub mod render;
 pub mod rules;
 pub mod source;
+pub mod typebox;
+pub mod valibot;
 pub mod value;
 pub mod zod;

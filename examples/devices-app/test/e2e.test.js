@@ -349,6 +349,26 @@ describe("the same flow through WebMCP (document.modelContext, the draft's fixtu
     assert.equal((await page.evaluate(() => window.__agent.exec("view_devices_table_readState", {}))).status, "ok");
     assert.deepEqual(problems, []);
   });
+
+  test("the Valibot and TypeBox contracts: rename (Valibot) and ping (TypeBox) run with their compiled schemas", async () => {
+    const renamed = await page.evaluate(() => window.__agent.exec("domain_devices_rename", { id: "dev_pr1nt1", name: "Front desk printer" }));
+    assert.equal(renamed.status, "ok", JSON.stringify(renamed));
+    assert.match(await page.textContent('tr[data-id="dev_pr1nt1"] td:nth-child(2)'), /^Front desk printer dev_pr1nt1$/);
+    assert.equal((await runs(page)).rename, 1);
+    // minLength 1 from Valibot's v.minLength(1), compiled into the manifest's input schema
+    const empty = await page.evaluate(() => window.__agent.exec("domain_devices_rename", { id: "dev_pr1nt1", name: "" }));
+    assert.equal(empty.error?.code, "INVALID_INPUT", JSON.stringify(empty));
+    // additionalProperties: false from v.strictObject
+    const extra = await page.evaluate(() => window.__agent.exec("domain_devices_rename", { id: "dev_pr1nt1", name: "x", color: "red" }));
+    assert.equal(extra.error?.code, "INVALID_INPUT", JSON.stringify(extra));
+    assert.equal((await runs(page)).rename, 1);
+    const ping = await page.evaluate(() => window.__agent.exec("domain_devices_ping", { ids: ["dev_pr1nt2", "dev_pr1nt1", "dev_nope00"] }));
+    assert.equal(ping.status, "ok", JSON.stringify(ping));
+    assert.deepEqual(ping.output, { reachable: ["dev_pr1nt2"], unreachable: ["dev_pr1nt1", "dev_nope00"] });
+    const tooMany = await page.evaluate(() => window.__agent.exec("domain_devices_ping", { ids: ["dev_pr1nt1"], attempts: 9 }));
+    assert.equal(tooMany.error?.code, "INVALID_INPUT", JSON.stringify(tooMany));
+    assert.deepEqual(problems, []);
+  });
 });
 
 // `npm run dev`: the Vite dev server (development registry, StrictMode's double mount) serves

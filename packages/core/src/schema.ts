@@ -51,7 +51,13 @@ function check(validator: Validator, value: unknown): unknown {
  * indexed access keeps it from being inferred backwards from where the schema is used.)
  */
 export function fromJsonSchema<T = never, const S extends JsonSchema = JsonSchema>(schema: S): AgentSchema<{ t: T; s: FromJsonSchema<S> }[[T] extends [never] ? "s" : "t"]>;
-export function fromJsonSchema<T = JsonValue>(schema: JsonSchema): AgentSchema<T> {
+/**
+ * A JSON Schema typed by a schema library as an interface (TypeBox's `TObject`, Valibot's
+ * `JSONSchema7`): not a `Record<string, unknown>` to TypeScript, the same object at run time.
+ * The value type is `T` (TypeBox: `fromJsonSchema<Static<typeof T>>(T)`).
+ */
+export function fromJsonSchema<T = JsonValue>(schema: object): AgentSchema<T>;
+export function fromJsonSchema<T = JsonValue>(schema: object): AgentSchema<T> {
   const { jsonSchema, validator } = compile(schema, "fromJsonSchema");
   return Object.freeze({
     jsonSchema,
@@ -75,7 +81,7 @@ function standardPath(path: unknown): string {
  * `schema["~standard"].validate` (synchronous results only) and checks the same value against
  * the explicit, agent-visible JSON Schema; it returns the library's output value.
  */
-export function fromStandardSchema<T>(schema: StandardSchemaV1<unknown, T>, options: { jsonSchema: JsonSchema }): AgentSchema<T> {
+export function fromStandardSchema<T>(schema: StandardSchemaV1<unknown, T>, options: { jsonSchema: JsonSchema | object }): AgentSchema<T> {
   const std = (schema as Partial<StandardSchemaV1<unknown, T>> | null | undefined)?.["~standard"];
   if (std === null || typeof std !== "object" || typeof std.validate !== "function") {
     throw new AgentSurfaceDefinitionError('fromStandardSchema: not a Standard Schema (no "~standard".validate)');

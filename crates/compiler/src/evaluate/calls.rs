@@ -37,6 +37,9 @@ impl Evaluator<'_> {
                 return self.not_static(self.sp(m, p.span), "private fields are not static values")
             }
         };
+        if matches!(obj.val, Val::Lazy(..)) {
+            return self.lazy_member(obj, &key, span);
+        }
         match obj.val {
             Val::Object(props) => match props.iter().position(|p| p.key == key) {
                 Some(i) => Some(props.into_iter().nth(i).expect("index in range").value),
@@ -70,6 +73,8 @@ impl Evaluator<'_> {
                 self.zod_member(&obj, &key, span)
             }
             Val::Regex(r) if key == "source" => Some(Node::new(span, Val::Str(r.source))),
+            Val::Valibot(v) => self.valibot_member(&v, &key, span),
+            Val::TypeBox(t) => self.typebox_member(&t, &key, span),
             other => self.not_static(key_span, format!("cannot read `{key}` of {}", other.describe())),
         }
     }
@@ -78,6 +83,12 @@ impl Evaluator<'_> {
         let Callee::Expr(callee) = &call.callee else {
             return self.not_static(span, "this call is not evaluated statically");
         };
+        if let Some(result) = self.eval_projection(m, call, span) {
+            return result;
+        }
+        if let Some(lib) = self.schema_lib_callee(m, callee)? {
+            return self.schema_lib_call(m, lib, call, span);
+        }
         if let Some(z) = self.zod_callee(m, callee)? {
             return self.zod_call(m, z, call, span);
         }
@@ -296,6 +307,7 @@ impl Evaluator<'_> {
             );
         };
         self.set_last_converted(None);
+        self.last_valibot = None;
         let json = match json_expr {
             JsonSchemaExpr::Ident(id) => {
                 let s = self.sp(m, id.span);
@@ -307,6 +319,7 @@ impl Evaluator<'_> {
                     let Callee::Expr(callee) = &inner.callee else { return None };
                     let is_zod =
                         matches!(self.zod_callee(m, callee), Some(Some(Val::ZodFn(ref f))) if f == "toJSONSchema");
+                    let is_zod = is_zod || self.is_schema_lib_converter(m, callee);
                     conversion = is_zod;
                     if !is_zod {
                         let s = self.sp(m, inner.span);
@@ -353,6 +366,7 @@ impl Evaluator<'_> {
                 }
             }
         }
+        self.check_valibot_pair(m, call, json.span)?;
         // Remember an output-mode conversion on the schema itself, for the `input` warning.
         let output_mode = self.observe_output_mode(json.span);
         let mut schema = Node::new(span, Val::Schema(std::sync::Arc::new(json)));
