@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Packs every npm package into OUT_DIR, as `npm publish` would publish it:
-#   @agent-surface/core, /vite, /react, /ai-sdk  (each from its folder through its own
+#   @agent-surface/core, /unplugin, /vite, /react, /ai-sdk  (each from its folder through its own
 #                                                package.json scripts: prepack copies the
 #                                                licence files and builds dist/, git-ignored;
 #                                                postpack removes the licence files)
@@ -53,6 +53,7 @@ deps() { # deps DIR: a fresh clone has no node_modules, and prepack's build need
 # core first: react and ai-sdk link ../core (file:) and build against its dist/.
 deps packages/core
 pack packages/core
+pack packages/unplugin
 pack packages/vite
 deps packages/react
 pack packages/react

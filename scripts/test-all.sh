@@ -87,6 +87,11 @@ echo "==> npm ci && npm run build (packages/core)"
 (cd packages/core && npm ci --no-audit --no-fund --loglevel=error && npm run build)
 echo "==> npm test (packages/core)"
 (cd packages/core && npm test)
+# The plugin core of every bundler (unplugin 3): its own suite builds test/app with Rollup,
+# Rolldown, webpack, Rspack and esbuild. Installed before packages/vite, which links it (file:)
+# and resolves its dependencies from here.
+echo "==> npm ci && npm test (packages/unplugin: Rollup, Rolldown, webpack, Rspack, esbuild)"
+(cd packages/unplugin && npm ci --no-audit --no-fund --loglevel=error && npm test)
 echo "==> npm ci && npm test (packages/vite)"
 (cd packages/vite && npm ci --no-audit --no-fund --loglevel=error && npm test)
 echo "==> npm ci && npm test (packages/ai-sdk: the AI SDK adapter, loops on ai 7's mock model)"

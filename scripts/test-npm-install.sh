@@ -316,7 +316,7 @@ node -e '
     if (e.link || e.version !== version || e.integrity !== integrity || (e.resolved && !e.resolved.startsWith(registry)))
       throw new Error(name + " is not " + file + " from " + registry + ": " + JSON.stringify(e));
   }' "http://127.0.0.1:$PORT/" "$TGZ" "$(node -p 'require("'"$ROOT"'/packages/core/package.json").version')" \
-  @agent-surface/core @agent-surface/cli @agent-surface/vite @agent-surface/react @agent-surface/ai-sdk \
+  @agent-surface/core @agent-surface/cli @agent-surface/unplugin @agent-surface/vite @agent-surface/react @agent-surface/ai-sdk \
   "@agent-surface/cli-$PLATFORM"
 npm ls --all @agent-surface/core @agent-surface/react @agent-surface/ai-sdk ai >"$WORK/npm-ls" \
   || { cat "$WORK/npm-ls" >&2; fail "npm ls: the tree is invalid"; }
