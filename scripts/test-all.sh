@@ -158,7 +158,7 @@ done
 # next dev, each with webpack and with Turbopack, in headless Chromium (WebMCP: register,
 # invoke, confirm), on Node 22. Links packages/core and packages/react (built above).
 echo "==> npm ci && npm test (examples/next-app: Next.js 16, webpack and Turbopack, dev and production)"
-(cd packages/next && npm ci --no-audit --no-fund --loglevel=error)
+(cd packages/next && npm ci --no-audit --no-fund --loglevel=error && bash ../../scripts/with-node.sh 22 npm test)
 (cd examples/next-app && npm ci --no-audit --no-fund --loglevel=error && bash ../../scripts/with-node.sh 22 npm test)
 
 # Rsbuild 2 (examples/rsbuild-app, through @agent-surface/unplugin/rsbuild): rsbuild build, in

@@ -25,6 +25,14 @@ const PHASE_DEVELOPMENT_SERVER = "phase-development-server";
 const PHASE_PRODUCTION_BUILD = "phase-production-build";
 
 /**
+ * Next.js's detached telemetry flush also loads the config in the dev phase: no watcher there (a
+ * recursive fs.watch keeps a process alive on Linux whatever unref() says).
+ */
+function isTelemetryFlush() {
+  return /[\\/]telemetry[\\/]detached-flush\.js$/.test(process.argv[1] ?? "");
+}
+
+/**
  * Wraps a Next.js config (an object or a config function).
  * @param {import("./index.d.ts").NextConfigInput} [nextConfig]
  * @param {import("./index.d.ts").AgentSurfaceNextOptions} [options]
@@ -40,7 +48,7 @@ export function withAgentSurface(nextConfig = {}, options = {}) {
       // Every diagnostic of the project, also of files no page imports: a contract's error
       // fails `next build` here, with file:line:column and a code frame.
       await generateAuthority(root, { ...binaryOptions, failOnError: true });
-    } else if (phase === PHASE_DEVELOPMENT_SERVER) {
+    } else if (phase === PHASE_DEVELOPMENT_SERVER && !isTelemetryFlush()) {
       await generateAuthority(root, binaryOptions);
       watchAuthority(root, {
         ...binaryOptions,
