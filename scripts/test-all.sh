@@ -92,6 +92,11 @@ echo "==> npm ci && npm run build (packages/core)"
 (cd packages/core && npm ci --no-audit --no-fund --loglevel=error && npm run build)
 echo "==> npm test (packages/core)"
 (cd packages/core && npm test)
+# The plugin core of every bundler (unplugin 3): its own suite builds test/app with Rollup,
+# Rolldown, webpack, Rspack and esbuild. Installed before packages/vite, which links it (file:)
+# and resolves its dependencies from here.
+echo "==> npm ci && npm test (packages/unplugin: Rollup, Rolldown, webpack, Rspack, esbuild)"
+(cd packages/unplugin && npm ci --no-audit --no-fund --loglevel=error && npm test)
 echo "==> npm ci && npm test (packages/vite)"
 (cd packages/vite && npm ci --no-audit --no-fund --loglevel=error && npm test)
 echo "==> npm ci && npm test (packages/ai-sdk: the AI SDK adapter, loops on ai 7's mock model)"
@@ -150,3 +155,29 @@ echo "==> npm ci && npm test (examples/devices-app: the example app in headless 
 # pinned Node 22 (scripts/with-node.sh).
 echo "==> npm ci && npm test (test-tools/browser-agents: third-party browser agents through WebMCP)"
 (cd test-tools/browser-agents && npm ci --no-audit --no-fund --loglevel=error && "$ROOT/scripts/with-node.sh" 22 npm test)
+
+# Node.js LTS: the packages declare Node >= 22 (engines); their unit suites run on Node 22 and on
+# the newest LTS, 26 (pinned binaries from the npm `node` package: scripts/with-node.sh). The
+# heavy browser suites run once each (the Next.js example below on 22); the unit suites of core,
+# the plugin core, the Vite plugin's plugin/child/offsets/build tests, react and ai-sdk run on both.
+# Uses the node_modules the blocks above installed.
+for NODE_MAJOR in 22 26; do
+  echo "==> Node.js $NODE_MAJOR: unit suites of core, unplugin, vite, react, ai-sdk (scripts/with-node.sh)"
+  (cd packages/core && bash ../../scripts/with-node.sh "$NODE_MAJOR" npx --no-install vitest run)
+  (cd packages/unplugin && bash ../../scripts/with-node.sh "$NODE_MAJOR" npm test)
+  (cd packages/vite && bash ../../scripts/with-node.sh "$NODE_MAJOR" npx --no-install vitest run test/plugin.test.js test/child.test.js test/offsets.test.js test/build.test.js)
+  (cd packages/react && bash ../../scripts/with-node.sh "$NODE_MAJOR" npx --no-install vitest run)
+  (cd packages/ai-sdk && bash ../../scripts/with-node.sh "$NODE_MAJOR" npx --no-install vitest run)
+done
+
+# Next.js 16 (examples/next-app, through @agent-surface/next): next build + next start and
+# next dev, each with webpack and with Turbopack, in headless Chromium (WebMCP: register,
+# invoke, confirm), on Node 22. Links packages/core and packages/react (built above).
+echo "==> npm ci && npm test (examples/next-app: Next.js 16, webpack and Turbopack, dev and production)"
+(cd packages/next && npm ci --no-audit --no-fund --loglevel=error && bash ../../scripts/with-node.sh 22 npm test)
+(cd examples/next-app && npm ci --no-audit --no-fund --loglevel=error && bash ../../scripts/with-node.sh 22 npm test)
+
+# Rsbuild 2 (examples/rsbuild-app, through @agent-surface/unplugin/rsbuild): rsbuild build, in
+# headless Chromium (WebMCP: register, invoke, confirm), on Node 22.
+echo "==> npm ci && npm test (examples/rsbuild-app: Rsbuild 2 on Rspack)"
+(cd examples/rsbuild-app && npm ci --no-audit --no-fund --loglevel=error && bash ../../scripts/with-node.sh 22 npm test)
