@@ -22,6 +22,8 @@ command -v python3 >/dev/null || { echo "error: Python 3 is required (the module
 command -v node >/dev/null || { echo "error: Node.js is required (the zod differential test and the npm packages' tests)" >&2; exit 1; }
 echo "==> npm ci (test-tools/zod-oracle: pinned zod 4.6.7)"
 (cd test-tools/zod-oracle && npm ci --no-audit --no-fund --loglevel=error)
+echo "==> npm ci (test-tools/zod3-oracle: pinned zod 3.25.76 + zod-to-json-schema 3.25.2)"
+(cd test-tools/zod3-oracle && npm ci --no-audit --no-fund --loglevel=error)
 echo "==> npm ci (test-tools/sarif: the official SARIF validator)"
 (cd test-tools/sarif && npm ci --no-audit --no-fund --loglevel=error)
 

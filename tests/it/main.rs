@@ -29,4 +29,5 @@ mod tools_cli;
 mod tsconfig;
 mod verify;
 mod watch;
+mod zod3_oracle;
 mod zod_oracle;

@@ -47,3 +47,4 @@ pub mod rules;
 pub mod source;
 pub mod value;
 pub mod zod;
+pub mod zod3;

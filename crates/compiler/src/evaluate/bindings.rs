@@ -28,8 +28,8 @@ impl Evaluator<'_> {
         if let Some(import) = m.index.imports.get(name).cloned() {
             if crate::zod::is_zod_source(&import.source) {
                 return Some(match &import.kind {
-                    ImportKind::Named(n) => self.zod_import(Some(n), use_span),
-                    ImportKind::Default | ImportKind::Namespace => self.zod_import(None, use_span),
+                    ImportKind::Named(n) => self.zod_import_from(&import.source, Some(n), use_span),
+                    ImportKind::Default | ImportKind::Namespace => self.zod_import_from(&import.source, None, use_span),
                 });
             }
             let path = match self.resolve_import_source(m, &import.source, use_span, name)? {

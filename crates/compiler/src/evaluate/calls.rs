@@ -305,8 +305,9 @@ impl Evaluator<'_> {
                 let mut conversion = false;
                 if let Expr::Call(inner) = unwrap_ts(e) {
                     let Callee::Expr(callee) = &inner.callee else { return None };
-                    let is_zod =
-                        matches!(self.zod_callee(m, callee), Some(Some(Val::ZodFn(ref f))) if f == "toJSONSchema");
+                    // zod 4's z.toJSONSchema, or zod 3's zodToJsonSchema (`crate::zod3`).
+                    let is_zod = matches!(self.zod_callee(m, callee), Some(Some(Val::ZodFn(ref f)))
+                        if f == "toJSONSchema" || f == crate::zod3::CONVERTER);
                     conversion = is_zod;
                     if !is_zod {
                         let s = self.sp(m, inner.span);

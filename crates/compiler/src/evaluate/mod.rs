@@ -26,6 +26,7 @@ use swc_ecma_ast::*;
 mod bindings;
 mod calls;
 mod memo;
+mod zod3_calls;
 mod zod_calls;
 
 /// The JSON Schema `emptyObjectSchema` stands for.

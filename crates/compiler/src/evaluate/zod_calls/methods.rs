@@ -13,7 +13,14 @@ use swc_common::Spanned;
 use swc_ecma_ast::*;
 
 impl Evaluator<'_> {
-    pub(super) fn zod_method(&mut self, m: &M, id: ZodId, name: &str, call: &CallExpr, span: Span) -> Option<Node> {
+    pub(in crate::evaluate) fn zod_method(
+        &mut self,
+        m: &M,
+        id: ZodId,
+        name: &str,
+        call: &CallExpr,
+        span: Span,
+    ) -> Option<Node> {
         let kind = id.kind.clone();
         let is_string = matches!(kind, Kind::String);
         let is_number = matches!(kind, Kind::Number);
@@ -265,6 +272,9 @@ impl Evaluator<'_> {
     pub(super) fn convert_to_json_schema(&mut self, m: &M, call: &CallExpr, span: Span) -> Option<Node> {
         let keep_json = std::mem::take(&mut self.keep_json);
         let root = self.arg_schema(m, call, 0, "z.toJSONSchema")?;
+        if root.v3 {
+            return self.zod3_wrong_converter(&root, span);
+        }
         let io = match self.arg(m, call, 1)? {
             None => Io::Output,
             Some(opts) => {
@@ -330,7 +340,7 @@ impl Evaluator<'_> {
     }
 
     /// Evaluates every getter and `z.lazy` reachable from `root` (once each).
-    pub(super) fn resolve_thunks(&mut self, root: &ZodId) -> Option<()> {
+    pub(in crate::evaluate) fn resolve_thunks(&mut self, root: &ZodId) -> Option<()> {
         let mut stack = vec![root.clone()];
         let mut visited = std::collections::HashSet::new();
         while let Some(n) = stack.pop() {
