@@ -176,3 +176,41 @@ fn zod3_refusals_name_the_construct() {
     settings.set_omit_expression(true);
     settings.bind(|| insta::assert_snapshot!("refusals", lines.join("\n")));
 }
+
+/// zod 3 and zod 4 share the package name: the version package.json declares and the
+/// subpath decide, and the converter must fit the schema.
+#[test]
+fn converter_must_fit_the_zod_version() {
+    let compile_with = |package: &str, source: &str| -> Vec<String> {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = normalize(&std::fs::canonicalize(tmp.path()).unwrap());
+        std::fs::write(root.join("package.json"), package).unwrap();
+        std::fs::write(root.join("c.ts"), source).unwrap();
+        let c = compile(Project::new(Config::load(&root).unwrap())).unwrap();
+        c.diagnostics.iter().filter(|d| d.is_error()).map(|d| format!("{} {}", d.code.id(), d.message)).collect()
+    };
+    let contract = |imports: &str, json: &str| {
+        format!(
+            "{imports}\nimport {{ defineAgentProcedureContract, fromStandardSchema, emptyObjectSchema }} from \"@agent-surface/core\";\n\
+             const S = z.object({{ a: z.string().email() }});\n\
+             export const c = defineAgentProcedureContract({{ id: \"domain:x.y\", description: \"d\", effect: \"read\", input: emptyObjectSchema, output: fromStandardSchema(S, {{ jsonSchema: {json} }}) }});\n"
+        )
+    };
+    let zod3 = r#"{ "dependencies": { "zod": "^3.25.0" } }"#;
+    let zod4 = r#"{ "dependencies": { "zod": "4.6.7" } }"#;
+    let z3 = "import { z } from \"zod\";\nimport { zodToJsonSchema } from \"zod-to-json-schema\";";
+    // zod 3 declared: "zod" is zod 3, converted by zodToJsonSchema.
+    assert_eq!(compile_with(zod3, &contract(z3, "zodToJsonSchema(S)")), Vec::<String>::new());
+    // zod 3 declared, zod 4's converter.
+    let e = compile_with(zod3, &contract(z3, "z.toJSONSchema(S)"));
+    assert!(e.iter().any(|m| m.starts_with("AS0013") && m.contains("this `z` is zod 3's")), "{e:?}");
+    // zod 4 declared: "zod" is zod 4, and zodToJsonSchema refuses it.
+    let e = compile_with(zod4, &contract(z3, "zodToJsonSchema(S)"));
+    assert!(e.iter().any(|m| m.starts_with("AS0013") && m.contains("zod 4 schema")), "{e:?}");
+    // zod 4 installed, zod 3's API through "zod/v3" (what zod 4 ships for migration).
+    let v3 = "import { z } from \"zod/v3\";\nimport { zodToJsonSchema } from \"zod-to-json-schema\";";
+    assert_eq!(compile_with(zod4, &contract(v3, "zodToJsonSchema(S)")), Vec::<String>::new());
+    // zod 4's API on a zod 3 schema is named.
+    let e = compile_with(zod3, &contract(z3, "zodToJsonSchema(S)").replace("z.string().email()", "z.email()"));
+    assert!(e.iter().any(|m| m.starts_with("AS0013") && m.contains("`z.email` is zod 4's API")), "{e:?}");
+}

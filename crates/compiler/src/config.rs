@@ -749,6 +749,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_declared_zod_major_is_read_from_package_json() {
+        let major = |v: serde_json::Value| declared_zod_major(&v);
+        assert_eq!(major(serde_json::json!({"dependencies": {"zod": "^3.25.0"}})), Some(3));
+        assert_eq!(major(serde_json::json!({"devDependencies": {"zod": "~3.24"}})), Some(3));
+        assert_eq!(major(serde_json::json!({"peerDependencies": {"zod": ">=3.25 <4"}})), Some(3));
+        assert_eq!(major(serde_json::json!({"dependencies": {"zod": "npm:zod@^3.25.1"}})), Some(3));
+        assert_eq!(major(serde_json::json!({"dependencies": {"zod": "4.6.7"}})), Some(4));
+        assert_eq!(major(serde_json::json!({"dependencies": {"react": "19"}})), None);
+    }
+
+    #[test]
     fn jsonc_comments_and_trailing_commas_are_dropped() {
         let src = "{\n // c\n \"a\": \"//not a comment\", /* b */\n \"b\": [1,2,],\n}";
         let v: serde_json::Value = serde_json::from_str(&strip_jsonc(src)).unwrap();

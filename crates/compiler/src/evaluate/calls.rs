@@ -307,7 +307,7 @@ impl Evaluator<'_> {
                     let Callee::Expr(callee) = &inner.callee else { return None };
                     // zod 4's z.toJSONSchema, or zod 3's zodToJsonSchema (`crate::zod3`).
                     let is_zod = matches!(self.zod_callee(m, callee), Some(Some(Val::ZodFn(ref f)))
-                        if f == "toJSONSchema" || f == crate::zod3::CONVERTER);
+                        if f == "toJSONSchema" || f == "v3.toJSONSchema" || f == crate::zod3::CONVERTER);
                     conversion = is_zod;
                     if !is_zod {
                         let s = self.sp(m, inner.span);

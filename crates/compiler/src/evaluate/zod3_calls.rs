@@ -178,6 +178,13 @@ impl Evaluator<'_> {
         }
         let name = name.trim_start_matches("v3.");
         let at = self.name_span(m, call, span);
+        if name == "toJSONSchema" {
+            return self.error(
+                Diagnostic::new(Code::SchemaNotEvaluable, at, "`z.toJSONSchema` converts zod 4 schemas, and this `z` is zod 3's")
+                    .label("zod 3 has no z.toJSONSchema")
+                    .help("convert zod 3 schemas with zodToJsonSchema(S) from \"zod-to-json-schema\"; the project's package.json declares zod 3 (or the schema imports \"zod/v3\")"),
+            );
+        }
         if let Some(why) = refused_builder(name) {
             return self.zod3_refused(format!("z.{name}()"), why, at);
         }
