@@ -24,6 +24,8 @@ echo "==> npm ci (test-tools/zod-oracle: pinned zod 4.6.7)"
 (cd test-tools/zod-oracle && npm ci --no-audit --no-fund --loglevel=error)
 echo "==> npm ci (test-tools/zod3-oracle: pinned zod 3.25.76 + zod-to-json-schema 3.25.2)"
 (cd test-tools/zod3-oracle && npm ci --no-audit --no-fund --loglevel=error)
+echo "==> npm ci (test-tools/arktype-oracle: pinned arktype 2.2.9)"
+(cd test-tools/arktype-oracle && npm ci --no-audit --no-fund --loglevel=error)
 echo "==> npm ci (test-tools/sarif: the official SARIF validator)"
 (cd test-tools/sarif && npm ci --no-audit --no-fund --loglevel=error)
 

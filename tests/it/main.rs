@@ -11,6 +11,7 @@ mod common;
 #[allow(dead_code)]
 mod gen;
 
+mod arktype_oracle;
 mod bad_input;
 mod bridge_cli;
 mod cli;

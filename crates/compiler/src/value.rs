@@ -71,6 +71,12 @@ pub enum Val {
     Function(Option<Box<swc_ecma_ast::Expr>>, Option<std::sync::Arc<crate::extract::ModuleInfo>>),
     /// A getter of an object literal (zod shapes use them for recursion): a deferred schema.
     Getter(ThunkId),
+    /// ArkType's `type` (or `type.enumerated`, ...) not yet called (`crate::arktype`).
+    ArkFn(String),
+    /// An ArkType type.
+    Ark(std::sync::Arc<crate::arktype::ArkType>),
+    /// A method of an ArkType type not yet called (`T.describe`).
+    ArkMethod(std::sync::Arc<crate::arktype::ArkType>, String),
 }
 
 impl Val {
@@ -114,6 +120,9 @@ impl Val {
                 module && expr
             }
             (Getter(a), Getter(b)) => a == b,
+            (ArkFn(a), ArkFn(b)) => a == b,
+            (Ark(a), Ark(b)) => std::sync::Arc::ptr_eq(a, b),
+            (ArkMethod(a, m), ArkMethod(b, n)) => std::sync::Arc::ptr_eq(a, b) && m == n,
             (Json(a), Json(b)) => std::sync::Arc::ptr_eq(a, b) || a == b,
             _ => false,
         }
@@ -142,6 +151,8 @@ impl Val {
             Val::Regex(_) => "a regular expression",
             Val::Function(..) => "a function",
             Val::Getter(_) => "a getter",
+            Val::ArkFn(_) | Val::ArkMethod(..) => "an ArkType function",
+            Val::Ark(_) => "an ArkType type",
             Val::Inline(inner) => inner.val.describe(),
             Val::Json(j) => match &**j {
                 serde_json::Value::Null => "null",

@@ -26,6 +26,13 @@ impl Evaluator<'_> {
             return self.eval_binding(m, name, &binding, use_span);
         }
         if let Some(import) = m.index.imports.get(name).cloned() {
+            // ArkType (`crate::arktype`).
+            if import.source == crate::arktype::PACKAGE {
+                return match &import.kind {
+                    ImportKind::Named(n) => self.ark_import(Some(n), use_span),
+                    _ => self.ark_import(None, use_span),
+                };
+            }
             if crate::zod::is_zod_source(&import.source) {
                 return Some(match &import.kind {
                     ImportKind::Named(n) => self.zod_import_from(&import.source, Some(n), use_span),

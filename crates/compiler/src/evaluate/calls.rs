@@ -69,6 +69,11 @@ impl Evaluator<'_> {
                 let obj = Node::new(obj.span, obj.val);
                 self.zod_member(&obj, &key, span)
             }
+            // ArkType (`crate::arktype`).
+            Val::ArkFn(_) | Val::Ark(_) => {
+                let obj = Node::new(obj.span, obj.val);
+                self.ark_member(&obj, &key, span)
+            }
             Val::Regex(r) if key == "source" => Some(Node::new(span, Val::Str(r.source))),
             other => self.not_static(key_span, format!("cannot read `{key}` of {}", other.describe())),
         }
@@ -140,14 +145,17 @@ impl Evaluator<'_> {
         match callee {
             Expr::Paren(p) => self.zod_callee(m, &p.expr),
             Expr::Ident(id) => {
-                let zod_import =
-                    m.index.imports.get(id.sym.as_str()).is_some_and(|i| crate::zod::is_zod_source(&i.source));
+                let zod_import = m
+                    .index
+                    .imports
+                    .get(id.sym.as_str())
+                    .is_some_and(|i| crate::zod::is_zod_source(&i.source) || i.source == crate::arktype::PACKAGE);
                 if !zod_import {
                     return Some(None);
                 }
                 let span = self.sp(m, id.span);
                 let v = self.eval_ident(m, id.sym.as_str(), span)?;
-                Some(matches!(v.val, Val::ZodFn(_)).then_some(v.val))
+                Some(matches!(v.val, Val::ZodFn(_) | Val::ArkFn(_)).then_some(v.val))
             }
             Expr::Member(mem) => {
                 // Only receivers that can be zod values: names, calls, member chains.
@@ -164,7 +172,10 @@ impl Evaluator<'_> {
                 }
                 let span = self.sp(m, mem.span);
                 let v = self.eval_member(m, mem, span)?;
-                Some(matches!(v.val, Val::ZodFn(_) | Val::ZodMethod(..)).then_some(v.val))
+                Some(
+                    matches!(v.val, Val::ZodFn(_) | Val::ZodMethod(..) | Val::ArkFn(_) | Val::ArkMethod(..))
+                        .then_some(v.val),
+                )
             }
             _ => Some(None),
         }
@@ -306,8 +317,11 @@ impl Evaluator<'_> {
                 if let Expr::Call(inner) = unwrap_ts(e) {
                     let Callee::Expr(callee) = &inner.callee else { return None };
                     // zod 4's z.toJSONSchema, or zod 3's zodToJsonSchema (`crate::zod3`).
-                    let is_zod = matches!(self.zod_callee(m, callee), Some(Some(Val::ZodFn(ref f)))
-                        if f == "toJSONSchema" || f == "v3.toJSONSchema" || f == crate::zod3::CONVERTER);
+                    // ArkType's T.toJsonSchema() (`crate::arktype`): `None` when T was refused.
+                    let converter = self.zod_callee(m, callee)?;
+                    let is_zod = matches!(converter, Some(Val::ZodFn(ref f))
+                        if f == "toJSONSchema" || f == "v3.toJSONSchema" || f == crate::zod3::CONVERTER)
+                        || matches!(converter, Some(Val::ArkMethod(_, ref f)) if f == "toJsonSchema");
                     conversion = is_zod;
                     if !is_zod {
                         let s = self.sp(m, inner.span);

@@ -23,6 +23,7 @@ use std::sync::Arc;
 use swc_common::Spanned;
 use swc_ecma_ast::*;
 
+mod ark_calls;
 mod bindings;
 mod calls;
 mod memo;

@@ -159,6 +159,8 @@ impl Evaluator<'_> {
     /// Evaluates a call of a zod function or method.
     pub(crate) fn zod_call(&mut self, m: &M, callee: Val, call: &CallExpr, span: Span) -> Option<Node> {
         match callee {
+            // ArkType (`crate::arktype`).
+            Val::ArkFn(_) | Val::ArkMethod(..) => self.ark_call(m, callee, call, span),
             // zod 3's API and its converter (`crate::zod3`).
             Val::ZodFn(name) if name.starts_with("v3.") || name == crate::zod3::CONVERTER => {
                 self.zod3_builder(m, &name, call, span)
