@@ -358,7 +358,7 @@ impl Evaluator<'_> {
             }
             "min" | "max" | "length" | "nonempty" | "describe" | "array" | "gt" | "gte" | "lt" | "lte" | "positive"
             | "negative" | "nonnegative" | "nonpositive" | "multipleOf" | "step" | "finite" | "trim" | "toLowerCase"
-            | "toUpperCase" | "regex" | "extract" | "exclude" | "keyof" => {
+            | "toUpperCase" | "regex" | "extract" | "exclude" | "keyof" | "unwrap" | "removeDefault" => {
                 let n = self.zod_method(m, id, name, call, span);
                 self.as_v3(n, Vec::new())
             }

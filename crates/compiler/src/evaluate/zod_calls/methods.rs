@@ -70,6 +70,17 @@ impl Evaluator<'_> {
                 Some(Node::new(span, Val::Zod(c)))
             }
             "brand" => Some(Node::new(span, Val::Zod(id))),
+            // The wrapped schema (zod's `.unwrap()`; `.removeDefault()` of a default).
+            "unwrap" | "removeDefault" => match &kind {
+                Kind::Optional(i) | Kind::ExactOptional(i) | Kind::Nullable(i) | Kind::NonOptional(i) => {
+                    Some(Node::new(span, Val::Zod(i.clone())))
+                }
+                Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => {
+                    Some(Node::new(span, Val::Zod(inner.clone())))
+                }
+                Kind::Array { element } if name == "unwrap" => Some(Node::new(span, Val::Zod(element.clone()))),
+                _ => self.not_static(span, format!(".{name}() is evaluated on optional, nullable, default and array schemas")),
+            },
             n if OPAQUE_METHODS.contains(&n) => with(self, Check::Opaque),
             "check" => {
                 let mut cur = id;

@@ -150,6 +150,33 @@ impl Evaluator<'_> {
                         return Some(Node::new(span, Val::Object(props)));
                     }
                 }
+                // `.options` and `.enum` of an enum, `.options` of a union, `.element` of an array.
+                match (key, &id.kind) {
+                    ("options", Kind::Enum(values)) => {
+                        let items = values.iter().map(|v| crate::evaluate::json_to_node(v, span)).collect();
+                        return Some(Node::new(span, Val::Array(items)));
+                    }
+                    ("enum", Kind::Enum(values)) => {
+                        let props = values
+                            .iter()
+                            .filter_map(|v| {
+                                let key = match v {
+                                    Json::String(s) => s.clone(),
+                                    Json::Number(n) => n.to_string(),
+                                    _ => return None,
+                                };
+                                Some(Prop { key, key_span: span, value: crate::evaluate::json_to_node(v, span) })
+                            })
+                            .collect();
+                        return Some(Node::new(span, Val::Object(props)));
+                    }
+                    ("options", Kind::Union { options }) => {
+                        let items = options.iter().map(|o| Node::new(span, Val::Zod(o.clone()))).collect();
+                        return Some(Node::new(span, Val::Array(items)));
+                    }
+                    ("element", Kind::Array { element }) => return Some(Node::new(span, Val::Zod(element.clone()))),
+                    _ => {}
+                }
                 Some(Node::new(span, Val::ZodMethod(id, key.to_string())))
             }
             _ => None,
