@@ -271,6 +271,19 @@ describe("the same flow through WebMCP (document.modelContext, the draft's fixtu
     assert.deepEqual(problems, []);
   });
 
+  test("a procedure declared with ArkType: its compiled schema is listed and enforced", async () => {
+    const rename = await page.evaluate(() => window.__agent.tool("domain_devices_rename").then((t) => t.inputSchema));
+    assert.deepEqual(rename.required, ["id", "name"]);
+    assert.deepEqual(rename.properties.name, { type: "string", maxLength: 64, minLength: 1 });
+    const renamed = await page.evaluate(() => window.__agent.exec("domain_devices_rename", { id: "dev_r0ut3r", name: "Router" }));
+    assert.equal(renamed.status, "ok", JSON.stringify(renamed));
+    const badName = await page.evaluate(() => window.__agent.exec("domain_devices_rename", { id: "dev_r0ut3r", name: "" }));
+    assert.equal(badName.error?.code, "INVALID_INPUT", JSON.stringify(badName));
+    const badId = await page.evaluate(() => window.__agent.exec("domain_devices_rename", { id: "r0ut3r", name: "Router" }));
+    assert.equal(badId.error?.code, "INVALID_INPUT", JSON.stringify(badId));
+    assert.equal((await runs(page)).rename, 1);
+  });
+
   test("decommission waits for the app's dialog; Approve runs it once, Deny never", async () => {
     await page.evaluate(() => window.__agent.start("approve", "domain_devices_decommission", { ids: ["dev_cam001"] }));
     await page.locator("dialog.confirm").waitFor();

@@ -2,6 +2,7 @@ import { defineAgentProcedureContract as defineProcedure, fromJsonSchema, fromSt
 import * as z from "zod";
 import { DEVICE_ID } from "../schemas";
 import { RebootInput } from "../schemas/zod";
+import { RenameInput } from "../schemas/arktype";
 
 const DeviceIdsInput = fromJsonSchema({
   type: "object",
@@ -31,4 +32,14 @@ export const decommissionDevices = defineProcedure({
   effect: "destructive",
   audit: "full",
   policies: [{ name: "role", requires: "admin" }],
+});
+
+// A schema from another library, converted by the compiler as the library does.
+export const renameDevice = defineProcedure({
+  id: "domain:devices.rename",
+  description: "Rename one device.",
+  // ArkType's JsonSchema type has no index signature; the value is a plain JSON Schema object.
+  input: fromStandardSchema(RenameInput, { jsonSchema: RenameInput.toJsonSchema() as Record<string, unknown> }),
+  effect: "mutation",
+  tags: ["devices"],
 });
