@@ -12,7 +12,7 @@ import { z } from "zod";
 import { DEVICE_ID, DeviceRow, SORTABLE_COLUMNS } from "@/schemas";
 import { FilterInput, SortInput } from "@/schemas/zod";
 import type { Device } from "../lib/types";
-import { decommissionDevices, rebootDevices, renameDevice } from "../domain/devices";
+import { decommissionDevices, rebootDevices, renameDevice, tagDevices } from "../domain/devices";
 import { formatLastSeen } from "../lib/format";
 import { ran } from "../runs";
 
@@ -152,6 +152,12 @@ export function DevicesTable({
           ran("reboot", ids.join(","));
           onRebooted(ids);
           return { scheduled: ids.length };
+        },
+      }),
+      tagDevices.bind({
+        execute: (input) => {
+          const { ids, tag } = input as { ids: string[]; tag: string };
+          ran("tag", `${ids.join(",")}:${tag}`);
         },
       }),
       renameDevice.bind({

@@ -3,6 +3,8 @@ import * as z from "zod";
 import { DEVICE_ID } from "../schemas";
 import { RebootInput } from "../schemas/zod";
 import { RenameInput } from "../schemas/arktype";
+import { TagInput } from "../schemas/zod3";
+import { zodToJsonSchema } from "zod-to-json-schema";
 
 const DeviceIdsInput = fromJsonSchema({
   type: "object",
@@ -34,7 +36,15 @@ export const decommissionDevices = defineProcedure({
   policies: [{ name: "role", requires: "admin" }],
 });
 
-// A schema from another library, converted by the compiler as the library does.
+// Schemas from two more libraries, each converted by the compiler as the library does.
+export const tagDevices = defineProcedure({
+  id: "domain:devices.tag",
+  description: "Add a tag to devices.",
+  input: fromStandardSchema(TagInput, { jsonSchema: zodToJsonSchema(TagInput) }),
+  effect: "mutation",
+  tags: ["devices"],
+});
+
 export const renameDevice = defineProcedure({
   id: "domain:devices.rename",
   description: "Rename one device.",
