@@ -27,6 +27,10 @@ echo "==> npm ci (test-tools/valibot-oracle: pinned valibot 1.5.0 + @valibot/to-
 (cd test-tools/valibot-oracle && npm ci --no-audit --no-fund --loglevel=error)
 echo "==> npm ci (test-tools/typebox-oracle: pinned typebox 1.4.3 + @sinclair/typebox 0.34.52)"
 (cd test-tools/typebox-oracle && npm ci --no-audit --no-fund --loglevel=error)
+echo "==> npm ci (test-tools/zod3-oracle: pinned zod 3.25.76 + zod-to-json-schema 3.25.2)"
+(cd test-tools/zod3-oracle && npm ci --no-audit --no-fund --loglevel=error)
+echo "==> npm ci (test-tools/arktype-oracle: pinned arktype 2.2.9)"
+(cd test-tools/arktype-oracle && npm ci --no-audit --no-fund --loglevel=error)
 echo "==> npm ci (test-tools/sarif: the official SARIF validator)"
 (cd test-tools/sarif && npm ci --no-audit --no-fund --loglevel=error)
 

@@ -11,6 +11,7 @@ mod common;
 #[allow(dead_code)]
 mod gen;
 
+mod arktype_oracle;
 mod bad_input;
 mod bridge_cli;
 mod cli;
@@ -31,4 +32,5 @@ mod tools_cli;
 mod tsconfig;
 mod verify;
 mod watch;
+mod zod3_oracle;
 mod zod_oracle;

@@ -80,6 +80,12 @@ pub enum Val {
     Lazy(Box<swc_ecma_ast::Expr>, std::sync::Arc<crate::extract::ModuleInfo>),
     /// `Type.Optional(x)` of TypeBox: the JSON of `x`, not required in a `Type.Object`.
     TypeBoxOptional(Box<Node>),
+    /// ArkType's `type` (or `type.enumerated`, ...) not yet called (`crate::arktype`).
+    ArkFn(String),
+    /// An ArkType type.
+    Ark(std::sync::Arc<crate::arktype::ArkType>),
+    /// A method of an ArkType type not yet called (`T.describe`).
+    ArkMethod(std::sync::Arc<crate::arktype::ArkType>, String),
 }
 
 impl Val {
@@ -123,6 +129,9 @@ impl Val {
                 module && expr
             }
             (Getter(a), Getter(b)) => a == b,
+            (ArkFn(a), ArkFn(b)) => a == b,
+            (Ark(a), Ark(b)) => std::sync::Arc::ptr_eq(a, b),
+            (ArkMethod(a, m), ArkMethod(b, n)) => std::sync::Arc::ptr_eq(a, b) && m == n,
             (Json(a), Json(b)) => std::sync::Arc::ptr_eq(a, b) || a == b,
             (Valibot(a), Valibot(b)) => a == b,
             (TypeBox(a), TypeBox(b)) => a == b,
@@ -162,6 +171,8 @@ impl Val {
             Val::TypeBox(t) => t.describe(),
             Val::Lazy(..) => "a value",
             Val::TypeBoxOptional(inner) => inner.val.describe(),
+            Val::ArkFn(_) | Val::ArkMethod(..) => "an ArkType function",
+            Val::Ark(_) => "an ArkType type",
             Val::Inline(inner) => inner.val.describe(),
             Val::Json(j) => match &**j {
                 serde_json::Value::Null => "null",

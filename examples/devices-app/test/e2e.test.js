@@ -301,6 +301,32 @@ describe("the same flow through WebMCP (document.modelContext, the draft's fixtu
     assert.deepEqual(problems, []);
   });
 
+  test("a procedure declared with ArkType: its compiled schema is listed and enforced", async () => {
+    const label = await page.evaluate(() => window.__agent.tool("domain_devices_label").then((t) => t.inputSchema));
+    assert.deepEqual(label.required, ["id", "label"]);
+    assert.deepEqual(label.properties.label, { type: "string", maxLength: 64, minLength: 1 });
+    const labelled = await page.evaluate(() => window.__agent.exec("domain_devices_label", { id: "dev_r0ut3r", label: "Router" }));
+    assert.equal(labelled.status, "ok", JSON.stringify(labelled));
+    const badLabel = await page.evaluate(() => window.__agent.exec("domain_devices_label", { id: "dev_r0ut3r", label: "" }));
+    assert.equal(badLabel.error?.code, "INVALID_INPUT", JSON.stringify(badLabel));
+    const badId = await page.evaluate(() => window.__agent.exec("domain_devices_label", { id: "r0ut3r", label: "Router" }));
+    assert.equal(badId.error?.code, "INVALID_INPUT", JSON.stringify(badId));
+    assert.equal((await runs(page)).label, 1);
+  });
+
+  test("a procedure declared with zod 3 and zod-to-json-schema: its compiled schema is listed and enforced", async () => {
+    const tag = await page.evaluate(() => window.__agent.tool("domain_devices_tag").then((t) => t.inputSchema));
+    assert.deepEqual(tag.required, ["ids", "tag"]);
+    assert.equal(tag.additionalProperties, false);
+    assert.equal(tag.$schema, undefined); // draft-07's, dropped by the compiler and the page alike
+    assert.equal(tag.properties.tag.description, "The tag to add, e.g. lab");
+    const tagged = await page.evaluate(() => window.__agent.exec("domain_devices_tag", { ids: ["dev_r0ut3r"], tag: "lab" }));
+    assert.equal(tagged.status, "ok", JSON.stringify(tagged));
+    const badTag = await page.evaluate(() => window.__agent.exec("domain_devices_tag", { ids: ["dev_r0ut3r"], tag: "" }));
+    assert.equal(badTag.error?.code, "INVALID_INPUT", JSON.stringify(badTag));
+    assert.equal((await runs(page)).tag, 1);
+  });
+
   test("decommission waits for the app's dialog; Approve runs it once, Deny never", async () => {
     await page.evaluate(() => window.__agent.start("approve", "domain_devices_decommission", { ids: ["dev_cam001"] }));
     await page.locator("dialog.confirm").waitFor();

@@ -76,6 +76,20 @@ function standardPath(path: unknown): string {
     .reduce<string>((p, seg) => appendPointer(p, typeof seg === "symbol" ? (seg.description ?? "") : seg), "");
 }
 
+const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
+
+/**
+ * zod-to-json-schema (zod 3's converter) writes draft-07's root `$schema`. The subset's keywords
+ * mean the same in draft-07 and 2020-12, and the compiler drops that `$schema` from the manifest
+ * (docs/schemas.md, "zod 3 with zod-to-json-schema"); the page drops it the same way, so the
+ * JSON Schema it holds is the manifest's. Any other `$schema` is left to the subset check.
+ */
+function withoutDraft07Dialect(schema: JsonSchema): JsonSchema {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema) || schema.$schema !== DRAFT_07) return schema;
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
 /**
  * Wraps a Standard Schema (https://standardschema.dev): `parse` validates through
  * `schema["~standard"].validate` (synchronous results only) and checks the same value against
@@ -89,7 +103,7 @@ export function fromStandardSchema<T>(schema: StandardSchemaV1<unknown, T>, opti
   if (options === null || typeof options !== "object" || !Object.hasOwn(options, "jsonSchema")) {
     throw new AgentSurfaceDefinitionError("fromStandardSchema: pass { jsonSchema } explicitly (core does not convert schemas)");
   }
-  const { jsonSchema, validator } = compile(options.jsonSchema, "fromStandardSchema");
+  const { jsonSchema, validator } = compile(withoutDraft07Dialect(options.jsonSchema), "fromStandardSchema");
   const agentSchema: AgentSchema<T> = Object.freeze({
     jsonSchema,
     parse(value: unknown): T {

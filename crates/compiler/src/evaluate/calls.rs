@@ -72,6 +72,11 @@ impl Evaluator<'_> {
                 let obj = Node::new(obj.span, obj.val);
                 self.zod_member(&obj, &key, span)
             }
+            // ArkType (`crate::arktype`).
+            Val::ArkFn(_) | Val::Ark(_) => {
+                let obj = Node::new(obj.span, obj.val);
+                self.ark_member(&obj, &key, span)
+            }
             Val::Regex(r) if key == "source" => Some(Node::new(span, Val::Str(r.source))),
             Val::Valibot(v) => self.valibot_member(&v, &key, span),
             Val::TypeBox(t) => self.typebox_member(&t, &key, span),
@@ -151,14 +156,17 @@ impl Evaluator<'_> {
         match callee {
             Expr::Paren(p) => self.zod_callee(m, &p.expr),
             Expr::Ident(id) => {
-                let zod_import =
-                    m.index.imports.get(id.sym.as_str()).is_some_and(|i| crate::zod::is_zod_source(&i.source));
+                let zod_import = m
+                    .index
+                    .imports
+                    .get(id.sym.as_str())
+                    .is_some_and(|i| crate::zod::is_zod_source(&i.source) || i.source == crate::arktype::PACKAGE);
                 if !zod_import {
                     return Some(None);
                 }
                 let span = self.sp(m, id.span);
                 let v = self.eval_ident(m, id.sym.as_str(), span)?;
-                Some(matches!(v.val, Val::ZodFn(_)).then_some(v.val))
+                Some(matches!(v.val, Val::ZodFn(_) | Val::ArkFn(_)).then_some(v.val))
             }
             Expr::Member(mem) => {
                 // Only receivers that can be zod values: names, calls, member chains.
@@ -175,7 +183,10 @@ impl Evaluator<'_> {
                 }
                 let span = self.sp(m, mem.span);
                 let v = self.eval_member(m, mem, span)?;
-                Some(matches!(v.val, Val::ZodFn(_) | Val::ZodMethod(..)).then_some(v.val))
+                Some(
+                    matches!(v.val, Val::ZodFn(_) | Val::ZodMethod(..) | Val::ArkFn(_) | Val::ArkMethod(..))
+                        .then_some(v.val),
+                )
             }
             _ => Some(None),
         }
@@ -317,16 +328,21 @@ impl Evaluator<'_> {
                 let mut conversion = false;
                 if let Expr::Call(inner) = unwrap_ts(e) {
                     let Callee::Expr(callee) = &inner.callee else { return None };
-                    let is_zod =
-                        matches!(self.zod_callee(m, callee), Some(Some(Val::ZodFn(ref f))) if f == "toJSONSchema");
-                    let is_zod = is_zod || self.is_schema_lib_converter(m, callee);
+                    // zod 4's z.toJSONSchema, or zod 3's zodToJsonSchema (`crate::zod3`).
+                    // ArkType's T.toJsonSchema() (`crate::arktype`): `None` when T was refused.
+                    // Valibot's toJsonSchema (`crate::valibot`).
+                    let converter = self.zod_callee(m, callee)?;
+                    let is_zod = matches!(converter, Some(Val::ZodFn(ref f))
+                        if f == "toJSONSchema" || f == "v3.toJSONSchema" || f == crate::zod3::CONVERTER)
+                        || matches!(converter, Some(Val::ArkMethod(_, ref f)) if f == "toJsonSchema")
+                        || self.is_schema_lib_converter(m, callee);
                     conversion = is_zod;
                     if !is_zod {
                         let s = self.sp(m, inner.span);
                         return self.error(
-                            Diagnostic::new(Code::SchemaNotEvaluable, s, "only zod's `z.toJSONSchema(...)` and literal JSON Schemas are evaluated statically")
+                            Diagnostic::new(Code::SchemaNotEvaluable, s, "only the schema libraries' converters docs/schemas.md lists and literal JSON Schemas are evaluated statically")
                                 .label("a converter the compiler cannot run")
-                                .help("for valibot, arktype or another library, pass the JSON Schema literally: `fromJsonSchema({ type: \"object\", ... })`, or build the schema with zod"),
+                                .help("use a converter docs/schemas.md lists (zod, zod-to-json-schema, Valibot's toJsonSchema, ArkType's .toJsonSchema(); TypeBox values go to fromJsonSchema as they are), or pass the JSON Schema literally: `fromJsonSchema({ type: \"object\", ... })`"),
                         );
                     }
                 }

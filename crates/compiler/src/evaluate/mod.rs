@@ -23,11 +23,13 @@ use std::sync::Arc;
 use swc_common::Spanned;
 use swc_ecma_ast::*;
 
+mod ark_calls;
 mod bindings;
 mod calls;
 mod memo;
 mod projections;
 mod schema_libs;
+mod zod3_calls;
 mod zod_calls;
 
 /// The JSON Schema `emptyObjectSchema` stands for.

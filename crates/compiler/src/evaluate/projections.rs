@@ -430,6 +430,22 @@ impl Evaluator<'_> {
         }
         let what = format!("`.{method}`");
         let receiver = self.lazy_of(m, obj, 0)?;
+        // A schema library's own method of that name (ArkType's `T.filter(...)`) is the library's
+        // call, evaluated (or refused) by its own rules, not a projection over data.
+        if !matches!(
+            receiver.val,
+            Val::Array(_)
+                | Val::Lazy(..)
+                | Val::Object(_)
+                | Val::Json(_)
+                | Val::Str(_)
+                | Val::Num(_)
+                | Val::Bool(_)
+                | Val::Null
+                | Val::Undefined
+        ) {
+            return Some(None);
+        }
         let items = self.elements(receiver, &what, span)?;
         let mut out = Vec::new();
         let mut ok = true;

@@ -12,7 +12,7 @@ import { z } from "zod";
 import { DEVICE_ID, DeviceRow, SORTABLE_COLUMNS } from "@/schemas";
 import { FilterInput, SortInput } from "@/schemas/zod";
 import type { Device } from "../lib/types";
-import { rebootDevices } from "../domain/devices";
+import { labelDevice, rebootDevices, tagDevices } from "../domain/devices";
 import { decommissionDevices } from "../domain/procedures";
 import { pingDevices, renameDevice } from "../domain/maintenance";
 import { formatLastSeen } from "../lib/format";
@@ -169,6 +169,20 @@ export function DevicesTable({
           ran("ping", ids.join(","));
           const up = new Set(devices.filter((d) => d.status !== "offline").map((d) => d.id));
           return { reachable: ids.filter((id) => up.has(id)), unreachable: ids.filter((id) => !up.has(id)) };
+        },
+      }),
+      // zod 3 through zod-to-json-schema.
+      tagDevices.bind({
+        execute: (input) => {
+          const { ids, tag } = input as { ids: string[]; tag: string };
+          ran("tag", `${ids.join(",")}:${tag}`);
+        },
+      }),
+      // ArkType.
+      labelDevice.bind({
+        execute: (input) => {
+          const { id, label } = input as { id: string; label: string };
+          ran("label", `${id}:${label}`);
         },
       }),
     ],
