@@ -17,6 +17,8 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+mod http;
+
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 struct Harness {
