@@ -139,10 +139,26 @@ function serveDir(dir) {
 }
 
 /**
+ * The example app built and served on loopback: { root, http, origin, cleanup }. The page connects
+ * with `window.__bridgeConfig` ({ url, token }) when an init script sets it; `window.__agent`
+ * exposes the registry and the app's state to the tests. (The conformance harness reuses it.)
+ */
+export async function buildApp() {
+  const app = copyApp({ entry: false });
+  writeFileSync(path.join(app.root, "index.html"), HTML);
+  writeFileSync(path.join(app.root, "src/bridge-main.ts"), MAIN);
+  await build(await viteConfig(app.root, [agentSurface()]));
+  const http = await serveDir(path.join(app.root, "dist"));
+  return { root: app.root, http, origin: `http://127.0.0.1:${http.address().port}`, cleanup: app.cleanup };
+}
+
+export { BIN, CHROMIUM, chromium };
+
+/**
  * Resolves with { url, token } once the bridge printed its line (and, with `http`, its
  * `bridge: mcp http://…/mcp` line as mcpUrl); collects every stderr line.
  */
-function bridgeLine(stderr, lines, http) {
+export function bridgeLine(stderr, lines, http) {
   return new Promise((resolve, reject) => {
     let text = "";
     let found;
@@ -223,12 +239,9 @@ async function openPage() {
 }
 
 before(async () => {
-  app = copyApp({ entry: false });
-  writeFileSync(path.join(app.root, "index.html"), HTML);
-  writeFileSync(path.join(app.root, "src/bridge-main.ts"), MAIN);
-  await build(await viteConfig(app.root, [agentSurface()]));
-  http = await serveDir(path.join(app.root, "dist"));
-  origin = `http://127.0.0.1:${http.address().port}`;
+  app = await buildApp();
+  http = app.http;
+  origin = app.origin;
 
   client = new Client({ name: "bridge-e2e", version: "0.0.0" });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
