@@ -1,4 +1,5 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in package.json)
+// and the MCP Inspector CLI (below)
 // against `agent-surface bridge --http`, with the example app open in headless Chromium and
 // connected, so the bridge serves a real page's tools. Both requirement sets run:
 // `--requirements 2025-11-25` and `--requirements 2026-07-28`, each with its expected-failures
@@ -119,3 +120,47 @@ for (const revision of (process.env.CONFORMANCE_REVISIONS ?? "2025-11-25,2026-07
     assert.ok(!stderrLines.slice(1).some((l) => l.includes(bridge.token)), "the token never reaches the log");
   });
 }
+
+// The MCP Inspector CLI (@modelcontextprotocol/inspector, pinned in package.json, `--cli`) lists
+// and calls the page's tools through the same bridge, over HTTP with the bearer header in both
+// protocol eras (legacy: initialize and a session; modern: 2026-07-28, stateless), and over stdio
+// (it starts its own bridge, which no page joins: the bridge's own tools answer).
+const INSPECTOR = path.join(pkgDir, "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+
+function inspector(args, env = {}) {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [INSPECTOR, "--cli", ...args], { cwd: pkgDir, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+    let stdout = "";
+    let stderr = "";
+    p.stdout.on("data", (d) => (stdout += d));
+    p.stderr.on("data", (d) => (stderr += d));
+    p.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+for (const era of ["legacy", "modern"]) {
+  test(`MCP Inspector CLI over HTTP (${era} era): lists the page's tools and calls one`, async () => {
+    const common = [bridge.mcpUrl, "--transport", "http", "--header", `Authorization: Bearer ${bridge.token}`, "--protocol-era", era];
+    const list = await inspector([...common, "--method", "tools/list"]);
+    assert.equal(list.code, 0, list.stderr);
+    const names = JSON.parse(list.stdout).tools.map((t) => t.name);
+    assert.ok(names.includes("view_devices_table_readState") && names.includes("surface_list"), names.join(", "));
+    const call = await inspector([...common, "--method", "tools/call", "--tool-name", "view_devices_table_readState"]);
+    assert.equal(call.code, 0, call.stderr);
+    const result = JSON.parse(call.stdout);
+    assert.notEqual(result.isError, true, call.stdout);
+    assert.deepEqual(result.structuredContent.rows.map((r) => r.id), ["dev_aaaaaa", "dev_bbbbbb", "dev_cccccc"]);
+    // Without the token the Inspector is refused.
+    const refused = await inspector([bridge.mcpUrl, "--transport", "http", "--protocol-era", era, "--method", "tools/list"]);
+    assert.notEqual(refused.code, 0);
+  });
+}
+
+test("MCP Inspector CLI over stdio: starts the bridge, lists and calls its tools", async () => {
+  const list = await inspector([BIN, "bridge", "--method", "tools/list"]);
+  assert.equal(list.code, 0, list.stderr);
+  assert.deepEqual(JSON.parse(list.stdout).tools.map((t) => t.name), ["surface_list", "surface_select"]);
+  const call = await inspector([BIN, "bridge", "--method", "tools/call", "--tool-name", "surface_list"]);
+  assert.equal(call.code, 0, call.stderr);
+  assert.deepEqual(JSON.parse(call.stdout).structuredContent, { pages: [] });
+});
