@@ -10,8 +10,9 @@
 //! which never contains the token.
 
 use crate::hub::Hub;
-use crate::mcp::{truncate, BridgeServer};
+use crate::mcp::BridgeServer;
 use crate::origin::check_host;
+use crate::protocol::truncate;
 use crate::token::token_matches;
 use crate::ws::{self, Gate};
 use bytes::Bytes;

@@ -51,6 +51,42 @@ struct Catalog {
     id: u32,
     surface_version: String,
     tools: Vec<Value>,
+    /// Each tool's live state by wire name (what the page said last; see [`with_state`]).
+    states: Map<String, Value>,
+}
+
+/// The state key of a listed tool's `_meta`.
+pub const STATE_META: &str = "agent-surface/state";
+
+/// A tool entry as listed: the page's definition, plus its live state (`available`,
+/// `unavailableReason`, `note`) under `_meta["agent-surface/state"]`. The definition's own fields
+/// never change with state, so a client's cached definitions (and a model's prompt cache) stay
+/// valid; a state change only changes `_meta`, and is announced like any change of the list.
+fn with_state(tool: &Value, states: &Map<String, Value>) -> Value {
+    let Some(state) = states.get(name_of(tool)).and_then(Value::as_object) else { return tool.clone() };
+    let mut kept = Map::new();
+    for key in ["available", "unavailableReason", "note"] {
+        match (key, state.get(key)) {
+            ("available", Some(v @ Value::Bool(_))) => {
+                kept.insert(key.into(), v.clone());
+            }
+            (_, Some(Value::String(text))) if key != "available" => {
+                kept.insert(key.into(), Value::String(protocol::truncate(text, 500)));
+            }
+            _ => {}
+        }
+    }
+    if kept.is_empty() {
+        return tool.clone();
+    }
+    let mut t = tool.clone();
+    if let Some(obj) = t.as_object_mut() {
+        let meta = obj.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+        if let Some(m) = meta.as_object_mut() {
+            m.insert(STATE_META.into(), Value::Object(kept));
+        }
+    }
+    t
 }
 
 struct Page {
@@ -216,7 +252,9 @@ impl State {
         let (page, catalog) = match self.active() {
             Some((id, p)) => {
                 if let Some(c) = &p.catalog {
-                    tools.extend(c.tools.iter().filter(|t| !is_bridge_tool(name_of(t))).cloned());
+                    tools.extend(
+                        c.tools.iter().filter(|t| !is_bridge_tool(name_of(t))).map(|t| with_state(t, &c.states)),
+                    );
                 }
                 (Some(id), p.catalog.as_ref().map(|c| c.id))
             }
@@ -343,8 +381,17 @@ impl Hub {
         self.announce(&mut st);
     }
 
-    /// A page's catalog; `capabilities` (optional) maps its wire names to capability ids.
-    pub fn set_tools(&self, page: u64, catalog: u32, surface_version: String, tools: Vec<Value>, capabilities: Value) {
+    /// A page's catalog; `capabilities` (optional) maps its wire names to capability ids,
+    /// `states` (optional) gives each tool's live state.
+    pub fn set_tools(
+        &self,
+        page: u64,
+        catalog: u32,
+        surface_version: String,
+        tools: Vec<Value>,
+        capabilities: Value,
+        states: Value,
+    ) {
         let mut st = self.lock();
         if let Some(p) = st.pages.get_mut(&page) {
             // Only the names of this catalog are kept (a page cannot grow the map without bound).
@@ -357,7 +404,11 @@ impl Hub {
                     }
                 }
             }
-            p.catalog = Some(Catalog { id: catalog, surface_version, tools });
+            let states = match states {
+                Value::Object(m) => m.into_iter().filter(|(wire, _)| names.contains(wire.as_str())).collect(),
+                _ => Map::new(),
+            };
+            p.catalog = Some(Catalog { id: catalog, surface_version, tools, states });
         }
         self.announce(&mut st);
     }
@@ -441,6 +492,11 @@ impl Hub {
                     "surfaceId": p.info.surface_id,
                     "active": Some(*id) == active,
                     "tools": p.catalog.as_ref().map_or(0, |c| c.tools.len()),
+                    // The tools a model cannot use right now, and why (their state, as listed).
+                    "unavailable": p.catalog.as_ref().map_or(Vec::new(), |c| c.tools.iter().filter_map(|t| {
+                        let state = with_state(t, &c.states).pointer(&format!("/_meta/{}", STATE_META.replace('/', "~1"))).cloned()?;
+                        (state.get("available") == Some(&Value::Bool(false))).then(|| json!({"tool": name_of(t), "state": state}))
+                    }).collect()),
                     "surfaceVersion": p.catalog.as_ref().map(|c| c.surface_version.clone()),
                 })
             })

@@ -229,16 +229,7 @@ impl BridgeServer {
     }
 }
 
-pub fn truncate(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
-}
+pub use crate::protocol::truncate;
 
 impl ServerHandler for BridgeServer {
     fn get_info(&self) -> ServerConfig {

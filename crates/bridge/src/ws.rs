@@ -4,8 +4,8 @@
 //! 4401 (token) or 4403 (origin, host) and writes one `bridge: refused …` line.
 
 use crate::hub::{Hub, Outgoing};
-use crate::mcp::truncate;
 use crate::origin::{check_host, OriginPolicy};
+use crate::protocol::truncate;
 use crate::protocol::{self, PageFrame, CLOSE_BAD_PROTOCOL, CLOSE_FORBIDDEN, CLOSE_UNAUTHORIZED, HELLO_TIMEOUT_MS};
 use crate::token::token_matches;
 use futures_util::{SinkExt, StreamExt};
@@ -173,7 +173,7 @@ fn reject(hub: &Hub, label: &str, tx: &mpsc::UnboundedSender<Outgoing>, why: &st
 
 fn frame(hub: &Hub, page: u64, label: &str, tx: &mpsc::UnboundedSender<Outgoing>, text: &str) {
     match protocol::parse_page_frame(text) {
-        Ok(PageFrame::Tools { catalog, surface_version, tools, capabilities }) => {
+        Ok(PageFrame::Tools { catalog, surface_version, tools, capabilities, states }) => {
             let mut kept = Vec::with_capacity(tools.len());
             for t in tools {
                 match protocol::check_tool_entry(&t) {
@@ -181,7 +181,7 @@ fn frame(hub: &Hub, page: u64, label: &str, tx: &mpsc::UnboundedSender<Outgoing>
                     Err(e) => reject(hub, label, tx, &format!("tools: {e}; that tool is left out")),
                 }
             }
-            hub.set_tools(page, catalog, surface_version, kept, capabilities);
+            hub.set_tools(page, catalog, surface_version, kept, capabilities, states);
         }
         Ok(PageFrame::Result { id, result }) => {
             // A late answer to a cancelled or abandoned call is dropped quietly.

@@ -613,3 +613,58 @@ async fn stdio_serves_2026_07_28_without_initialize_discover_no_ping_cache_hints
     assert_eq!(changed["method"], "notifications/tools/list_changed", "{changed}");
     assert_eq!(changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 4, "{changed}");
 }
+
+#[tokio::test]
+async fn a_tools_state_is_listed_under_meta_and_a_state_only_change_is_announced_with_the_definitions_unchanged() {
+    let mut h = Harness::start(BridgeOptions::default()).await;
+    let mut page = h.page("one").await;
+    listed(&mut h, "view_t_read").await;
+    let mut frame = tools_frame(1);
+    frame["states"] = json!({"view_t_read": {"available": false, "unavailableReason": "no rows are loaded", "note": "3 filters", "extra": 1}, "ghost": {"available": false}});
+    send(&mut page, frame.clone()).await;
+    // The state-only change is announced (the client listed before it).
+    tokio::time::timeout(WAIT, async {
+        loop {
+            let m = h.from_server.recv().await.unwrap();
+            if m["method"] == "notifications/tools/list_changed" {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("list_changed for a state-only change");
+    let tool = |r: &Value| {
+        r["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "view_t_read").cloned().unwrap()
+    };
+    let r = h.request("tools/list", json!({})).await;
+    let off = tool(&r);
+    assert_eq!(
+        off["_meta"]["agent-surface/state"],
+        json!({"available": false, "unavailableReason": "no rows are loaded", "note": "3 filters"})
+    );
+    let pages = h.request("tools/call", json!({"name": "surface_list", "arguments": {}})).await;
+    assert_eq!(
+        pages["result"]["structuredContent"]["pages"][0]["unavailable"],
+        json!([{"tool": "view_t_read", "state": {"available": false, "unavailableReason": "no rows are loaded", "note": "3 filters"}}])
+    );
+    // Available again: announced again; only _meta differs from the definition listed before.
+    frame["states"] = json!({"view_t_read": {"available": true}});
+    send(&mut page, frame).await;
+    tokio::time::timeout(WAIT, async {
+        loop {
+            let m = h.from_server.recv().await.unwrap();
+            if m["method"] == "notifications/tools/list_changed" {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("list_changed when it is available again");
+    let on = tool(&h.request("tools/list", json!({})).await);
+    assert_eq!(on["_meta"]["agent-surface/state"], json!({"available": true}));
+    let strip = |mut t: Value| {
+        t.as_object_mut().unwrap().remove("_meta");
+        t
+    };
+    assert_eq!(strip(on), strip(off), "the definition itself never changes with state");
+}
