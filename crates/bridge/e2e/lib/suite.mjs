@@ -79,7 +79,7 @@ const state = {
 const visible = () => state.rows.filter((r) => r.name.includes(state.filter));
 
 const registry = core.createAgentSurfaceRegistry({ authority, environment: "development" });
-registry.register(
+const table = registry.register(
   devicesTableContract.bind({
     observations: {
       readState: { read: () => ({ rows: visible(), sort: state.sort, filter: state.filter }) },
@@ -121,7 +121,7 @@ registry.register(
 );
 const config = (window as any).__bridgeConfig;
 const bridge = config ? connectAgentBridge(registry, config) : undefined;
-(window as any).__agent = { core, registry, state, bridge };
+(window as any).__agent = { core, registry, state, bridge, table };
 document.getElementById("ready")!.textContent = "ready";
 `;
 
@@ -420,6 +420,25 @@ test("decommission: CONFIRMATION_REQUIRED; approved in the page; the retry runs 
   assert.equal(again.error.code, "CONFIRMATION_REQUIRED");
   assert.notEqual(again.error.details.confirmationId, cid);
   assert.deepEqual(await inPage(() => window.__agent.state.decommissioned), ["dev_bbbbbb"]);
+});
+
+test("a tool's state: listed under _meta, announced when only the state changed, the definition unchanged", async () => {
+  const find = async () => (await client.listTools()).tools.find((t) => t.name === "view_devices_table_sortBy");
+  const before = await find();
+  assert.deepEqual(before._meta?.["agent-surface/state"], { available: true });
+  const settled = listChanged.length;
+  await inPage(() => window.__agent.table.update({ availability: { sortBy: { available: false, reason: "the table is loading" } } }));
+  await waitFor(() => listChanged.length > settled, "list_changed for a state-only change");
+  const after = await find();
+  assert.deepEqual(after._meta["agent-surface/state"], { available: false, unavailableReason: "the table is loading" });
+  const { _meta: m1, ...def1 } = before;
+  const { _meta: m2, ...def2 } = after;
+  assert.deepEqual(def2, def1, "the definition never changes with state");
+  const { pages } = output(await call("surface_list"));
+  assert.deepEqual(pages[0].unavailable, [{ tool: "view_devices_table_sortBy", state: { available: false, unavailableReason: "the table is loading" } }]);
+  assert.equal(payload(await call("view_devices_table_sortBy", { column: "status" })).error.code, "CAPABILITY_NOT_AVAILABLE");
+  await inPage(() => window.__agent.table.update({ availability: { sortBy: { available: true } } }));
+  await waitFor(async () => (await find())._meta["agent-surface/state"].available === true, "available again");
 });
 
 test("notifications/cancelled → CANCELLED in the page", async () => {
