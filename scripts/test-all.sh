@@ -109,10 +109,20 @@ echo "==> npm ci && npm test (packages/orpc: the oRPC executor and contract gene
 (cd packages/orpc && npm ci --no-audit --no-fund --loglevel=error && npm test)
 
 # The MCP bridge end to end: the official MCP TypeScript SDK client (pinned 1.32.2 in
-# crates/bridge/e2e) drives the example app in headless Chromium through `agent-surface bridge`;
+# crates/bridge/e2e) drives the example app in headless Chromium through `agent-surface bridge`,
+# once over stdio and once over Streamable HTTP (`--http`);
 # Vite, React and playwright-core come from packages/vite (installed just above).
 echo "==> MCP bridge end to end (crates/bridge/e2e: MCP TypeScript SDK client, headless Chromium)"
 (cd crates/bridge/e2e && npm ci --no-audit --no-fund --loglevel=error && npm test)
+
+# The official MCP conformance suite (@modelcontextprotocol/conformance pinned 0.2.0-alpha.12 in
+# crates/bridge/conformance) against `agent-surface bridge --http` with the example app open in
+# headless Chromium: --requirements 2025-11-25 and 2026-07-28, each against its expected-failures
+# file (absent features only), wire-schema-valid asserted. The suite needs Node >= 22.19; it reuses
+# crates/bridge/e2e's and packages/vite's node_modules (installed above).
+echo "==> MCP conformance suite (crates/bridge/conformance: both revisions over Streamable HTTP, Node 22)"
+(cd crates/bridge/conformance && ../../../scripts/with-node.sh 22 npm ci --no-audit --no-fund --loglevel=error \
+  && ../../../scripts/with-node.sh 22 npm test)
 
 # The launcher has no dependencies to install (its optional ones are the platform packages).
 echo "==> npm test (packages/cli: the launcher and the binary lookup)"
