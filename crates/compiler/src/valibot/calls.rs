@@ -679,30 +679,31 @@ impl Evaluator<'_> {
                         )
                         .label("unsupported option")
                         .help(
-                            "pass only `target: \"draft-2020-12\"` and `typeMode: \"input\" | \"output\" | \"ignore\"`",
+                            "pass only `target: \"draft-07\" | \"draft-2020-12\"` and `typeMode: \"input\" | \"output\" | \"ignore\"`",
                         ),
                     ),
                 }
             }
         }
-        match &target {
-            Some((t, _)) if t == "draft-2020-12" => {}
-            other => {
-                let (at, what) = match other {
-                    Some((t, s)) => (*s, format!("`target: \"{t}\"`")),
-                    None => (span, "the default target, draft-07,".to_string()),
-                };
+        // draft-07 (the converter's default target) and draft 2020-12 come out alike from this
+        // converter (v.lazy's definitions go under `$defs` in both); draft-07's root `$schema` is
+        // dropped, as for zod-to-json-schema, and the page's fromStandardSchema drops it the same way.
+        let draft_07 = match &target {
+            Some((t, _)) if t == "draft-2020-12" => false,
+            None => true,
+            Some((t, _)) if t == "draft-07" => true,
+            Some((t, s)) => {
                 return self.error(
                     Diagnostic::new(
                         Code::UnsupportedValibot,
-                        at,
-                        format!("toJsonSchema with {what} writes a JSON Schema outside the supported subset (`$schema` must be draft 2020-12)"),
+                        *s,
+                        format!("toJsonSchema with `target: \"{t}\"` writes a JSON Schema outside the supported subset"),
                     )
-                    .label("not draft 2020-12")
-                    .help("convert with `toJsonSchema(S, { target: \"draft-2020-12\" })` (add `typeMode: \"input\"` for inputs)"),
+                    .label("not draft-07 or draft 2020-12")
+                    .help("convert with `toJsonSchema(S)` or `toJsonSchema(S, { target: \"draft-2020-12\" })` (add `typeMode: \"input\"` for inputs)"),
                 );
             }
-        }
+        };
         let mut resolve = |t: &Arc<Thunk>| -> Result<Arc<Schema>, Refusal> {
             let before = self.mark();
             let v = self.eval(&t.module, &t.expr);
@@ -733,6 +734,15 @@ impl Evaluator<'_> {
                         .help(r.help),
                 )
             }
+        };
+        let json = if draft_07 {
+            let mut json = json;
+            if let Some(o) = json.as_object_mut() {
+                o.remove("$schema");
+            }
+            json
+        } else {
+            json
         };
         Some(if self.keep_json { Node::new(span, Val::Json(Arc::new(json))) } else { json_to_node(&json, span) })
     }

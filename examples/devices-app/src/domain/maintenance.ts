@@ -6,7 +6,8 @@ import Type, { type Static } from "typebox";
 import * as v from "valibot";
 
 // Valibot: validated at run time by Valibot, converted by @valibot/to-json-schema (the compiler
-// computes the same JSON Schema). Inputs convert with typeMode "input".
+// computes the same JSON Schema), with the converter's default target as its docs write it.
+// Inputs convert with typeMode "input".
 export const RenameInput = v.strictObject({
   id: v.pipe(v.string(), v.regex(/^dev_[a-z0-9]{6,}$/), v.description("A device id such as dev_8f3k2a")),
   name: v.pipe(v.string(), v.minLength(1), v.maxLength(120), v.description("The new display name")),
@@ -15,7 +16,7 @@ export const RenameInput = v.strictObject({
 export const renameDevice = defineProcedure({
   id: "domain:devices.rename",
   description: "Rename a device. Only its display name changes.",
-  input: fromStandardSchema(RenameInput, { jsonSchema: toJsonSchema(RenameInput, { target: "draft-2020-12", typeMode: "input" }) }),
+  input: fromStandardSchema(RenameInput, { jsonSchema: toJsonSchema(RenameInput, { typeMode: "input" }) }),
   effect: "mutation",
   tags: ["devices"],
 });
