@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # Packs every npm package into OUT_DIR, as `npm publish` would publish it:
-#   @agent-surface/core, /vite, /react, /ai-sdk, (each from its folder through its own
-#   /orpc                                        package.json scripts: prepack copies the
-#                                                licence files and builds dist/, git-ignored;
-#                                                postpack removes the licence files)
-#   @agent-surface/cli                           (the launcher)
-#   @agent-surface/cli-<platform>                (one per --binary PLATFORM=PATH given)
-# From a fresh clone too: a package whose prepack builds with its devDependencies (tsc) and
-# has no node_modules gets `npm ci` first.
-# A platform package is staged in a temporary copy with the binary in bin/ and the licence
-# files, so the source tree gets no binaries. Platforms: linux-x64-gnu, linux-arm64-gnu,
-# darwin-x64, darwin-arm64, win32-x64-msvc (docs/releasing.md: how each binary is built).
+#   @agent-surface/core, /react, /ai-sdk, /orpc   (TypeScript: built to dist/ with tsc)
+#   @agent-surface/unplugin, /vite, /next         (plain JavaScript)
+#   @agent-surface/cli                            (the launcher)
+#   @agent-surface/cli-<platform>                 (one per --binary PLATFORM=PATH given)
+# Never writes into the source tree: each package is packed from a temporary copy (its files, the
+# licence files, dist/ built there, `npm pack --ignore-scripts`), so no dist/, licence copy or
+# binary lands in packages/. What a build needs it installs: a package whose build runs tsc and
+# has no node_modules (a fresh clone) gets `npm ci` (node_modules is git-ignored); the copy uses
+# those node_modules. Platforms: linux-x64-gnu, linux-arm64-gnu, darwin-x64, darwin-arm64,
+# win32-x64-msvc (docs/releasing.md: how each binary is built).
 #
 #   scripts/npm-pack.sh dist/npm --binary linux-x64-gnu=target/release/agent-surface
 set -euo pipefail
@@ -34,32 +33,56 @@ done
 STAGE="$(mktemp -d)"
 trap 'rm -rf "$STAGE"' EXIT
 
-pack() { # pack DIR: npm pack (its prepack script runs) into OUT, printing the tarball's name
-  (cd "$1" && npm pack --pack-destination "$OUT" --loglevel=error | tail -n 1)
+pack() { # pack DIR: npm pack of a staged copy into OUT (no lifecycle scripts), printing the tarball's name
+  (cd "$1" && npm pack --ignore-scripts --pack-destination "$OUT" --loglevel=error | tail -n 1)
 }
 
 stage() { # stage SRC NAME: a copy of a package folder with the licence files
   rm -rf "$STAGE/$2"
-  cp -R "$1" "$STAGE/$2"
-  rm -rf "$STAGE/$2/node_modules" "$STAGE/$2/test" "$STAGE/$2/platforms"
+  mkdir -p "$STAGE/$2"
+  (cd "$1" && tar --exclude=./node_modules --exclude=./dist --exclude=./test --exclude=./platforms --exclude=./bench \
+    --exclude=./LICENSE-MIT --exclude=./LICENSE-APACHE -cf - .) | (cd "$STAGE/$2" && tar -xf -)
   cp "$ROOT/LICENSE-MIT" "$ROOT/LICENSE-APACHE" "$STAGE/$2/"
   echo "$STAGE/$2"
 }
 
-deps() { # deps DIR: a fresh clone has no node_modules, and prepack's build needs tsc
+deps() { # deps DIR: a fresh clone has no node_modules, and the build needs tsc
   [ -d "$1/node_modules" ] || (cd "$1" && npm ci --no-audit --no-fund --loglevel=error >&2)
 }
 
-# core first: react, ai-sdk and orpc link ../core (file:) and build against its dist/.
-deps packages/core
-pack packages/core
-pack packages/vite
-deps packages/react
-pack packages/react
-deps packages/ai-sdk
-pack packages/ai-sdk
-deps packages/orpc
-pack packages/orpc
+built() { # built SRC NAME: a staged copy with dist/ built by its own build script (tsc)
+  local dir entry sub
+  deps "$1"
+  dir="$(stage "$1" "$2")"
+  # The copy's node_modules: links to the source's entries, except @agent-surface/core, which is
+  # the staged (built) core, so nothing is built into the source tree.
+  mkdir -p "$dir/node_modules"
+  for entry in "$ROOT/$1/node_modules"/* "$ROOT/$1/node_modules"/.bin; do
+    [ -e "$entry" ] || continue
+    case "$(basename "$entry")" in
+      @*)
+        mkdir -p "$dir/node_modules/$(basename "$entry")"
+        for sub in "$entry"/*; do ln -s "$sub" "$dir/node_modules/$(basename "$entry")/$(basename "$sub")"; done ;;
+      *) ln -s "$entry" "$dir/node_modules/$(basename "$entry")" ;;
+    esac
+  done
+  if [ -e "$dir/node_modules/@agent-surface/core" ] && [ -d "$STAGE/core/dist" ]; then
+    rm "$dir/node_modules/@agent-surface/core"
+    ln -s "$STAGE/core" "$dir/node_modules/@agent-surface/core"
+  fi
+  (cd "$dir" && npm run build --silent >&2)
+  rm -rf "$dir/node_modules"
+  echo "$dir"
+}
+
+# core first: react, ai-sdk and orpc build against its staged build.
+pack "$(built packages/core core)"
+pack "$(stage packages/unplugin unplugin)"
+pack "$(stage packages/vite vite)"
+pack "$(stage packages/next next)"
+pack "$(built packages/react react)"
+pack "$(built packages/ai-sdk ai-sdk)"
+pack "$(built packages/orpc orpc)"
 pack "$(stage packages/cli cli)"
 for spec in ${BINARIES[@]+"${BINARIES[@]}"}; do
   platform="${spec%%=*}"

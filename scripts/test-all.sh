@@ -23,6 +23,14 @@ command -v python3 >/dev/null || { echo "error: Python 3 is required (the module
 command -v node >/dev/null || { echo "error: Node.js is required (the zod differential test and the npm packages' tests)" >&2; exit 1; }
 echo "==> npm ci (test-tools/zod-oracle: pinned zod 4.6.7)"
 (cd test-tools/zod-oracle && npm ci --no-audit --no-fund --loglevel=error)
+echo "==> npm ci (test-tools/valibot-oracle: pinned valibot 1.5.0 + @valibot/to-json-schema 1.8.0)"
+(cd test-tools/valibot-oracle && npm ci --no-audit --no-fund --loglevel=error)
+echo "==> npm ci (test-tools/typebox-oracle: pinned typebox 1.4.3 + @sinclair/typebox 0.34.52)"
+(cd test-tools/typebox-oracle && npm ci --no-audit --no-fund --loglevel=error)
+echo "==> npm ci (test-tools/zod3-oracle: pinned zod 3.25.76 + zod-to-json-schema 3.25.2)"
+(cd test-tools/zod3-oracle && npm ci --no-audit --no-fund --loglevel=error)
+echo "==> npm ci (test-tools/arktype-oracle: pinned arktype 2.2.9)"
+(cd test-tools/arktype-oracle && npm ci --no-audit --no-fund --loglevel=error)
 echo "==> npm ci (test-tools/sarif: the official SARIF validator)"
 (cd test-tools/sarif && npm ci --no-audit --no-fund --loglevel=error)
 
@@ -88,6 +96,11 @@ echo "==> npm ci && npm run build (packages/core)"
 (cd packages/core && npm ci --no-audit --no-fund --loglevel=error && npm run build)
 echo "==> npm test (packages/core)"
 (cd packages/core && npm test)
+# The plugin core of every bundler (unplugin 3): its own suite builds test/app with Rollup,
+# Rolldown, webpack, Rspack and esbuild. Installed before packages/vite, which links it (file:)
+# and resolves its dependencies from here.
+echo "==> npm ci && npm test (packages/unplugin: Rollup, Rolldown, webpack, Rspack, esbuild)"
+(cd packages/unplugin && npm ci --no-audit --no-fund --loglevel=error && npm test)
 echo "==> npm ci && npm test (packages/vite)"
 (cd packages/vite && npm ci --no-audit --no-fund --loglevel=error && npm test)
 echo "==> npm ci && npm test (packages/ai-sdk: the AI SDK adapter, loops on ai 7's mock model)"
@@ -96,10 +109,20 @@ echo "==> npm ci && npm test (packages/orpc: the oRPC executor and contract gene
 (cd packages/orpc && npm ci --no-audit --no-fund --loglevel=error && npm test)
 
 # The MCP bridge end to end: the official MCP TypeScript SDK client (pinned 1.32.2 in
-# crates/bridge/e2e) drives the example app in headless Chromium through `agent-surface bridge`;
+# crates/bridge/e2e) drives the example app in headless Chromium through `agent-surface bridge`,
+# once over stdio and once over Streamable HTTP (`--http`);
 # Vite, React and playwright-core come from packages/vite (installed just above).
 echo "==> MCP bridge end to end (crates/bridge/e2e: MCP TypeScript SDK client, headless Chromium)"
 (cd crates/bridge/e2e && npm ci --no-audit --no-fund --loglevel=error && npm test)
+
+# The official MCP conformance suite (@modelcontextprotocol/conformance pinned 0.2.0-alpha.12 in
+# crates/bridge/conformance) against `agent-surface bridge --http` with the example app open in
+# headless Chromium: --requirements 2025-11-25 and 2026-07-28, each against its expected-failures
+# file (absent features only), wire-schema-valid asserted. The suite needs Node >= 22.19; it reuses
+# crates/bridge/e2e's and packages/vite's node_modules (installed above).
+echo "==> MCP conformance suite (crates/bridge/conformance: both revisions over Streamable HTTP, Node 22)"
+(cd crates/bridge/conformance && ../../../scripts/with-node.sh 22 npm ci --no-audit --no-fund --loglevel=error \
+  && ../../../scripts/with-node.sh 22 npm test)
 
 # The launcher has no dependencies to install (its optional ones are the platform packages).
 echo "==> npm test (packages/cli: the launcher and the binary lookup)"
@@ -146,3 +169,29 @@ echo "==> npm ci && npm test (examples/devices-app: the example app in headless 
 # lighthouse 13.5 need Node >= 22.19, so the suite runs on the pinned Node 22 (scripts/with-node.sh).
 echo "==> npm ci && npm test (test-tools/browser-agents: third-party browser agents through WebMCP)"
 (cd test-tools/browser-agents && npm ci --no-audit --no-fund --loglevel=error && "$ROOT/scripts/with-node.sh" 22 npm test)
+
+# Node.js LTS: the packages declare Node >= 22 (engines); their unit suites run on Node 22 and on
+# the newest LTS, 26 (pinned binaries from the npm `node` package: scripts/with-node.sh). The
+# heavy browser suites run once each (the Next.js example below on 22); the unit suites of core,
+# the plugin core, the Vite plugin's plugin/child/offsets/build tests, react and ai-sdk run on both.
+# Uses the node_modules the blocks above installed.
+for NODE_MAJOR in 22 26; do
+  echo "==> Node.js $NODE_MAJOR: unit suites of core, unplugin, vite, react, ai-sdk (scripts/with-node.sh)"
+  (cd packages/core && bash ../../scripts/with-node.sh "$NODE_MAJOR" npx --no-install vitest run)
+  (cd packages/unplugin && bash ../../scripts/with-node.sh "$NODE_MAJOR" npm test)
+  (cd packages/vite && bash ../../scripts/with-node.sh "$NODE_MAJOR" npx --no-install vitest run test/plugin.test.js test/child.test.js test/offsets.test.js test/build.test.js)
+  (cd packages/react && bash ../../scripts/with-node.sh "$NODE_MAJOR" npx --no-install vitest run)
+  (cd packages/ai-sdk && bash ../../scripts/with-node.sh "$NODE_MAJOR" npx --no-install vitest run)
+done
+
+# Next.js 16 (examples/next-app, through @agent-surface/next): next build + next start and
+# next dev, each with webpack and with Turbopack, in headless Chromium (WebMCP: register,
+# invoke, confirm), on Node 22. Links packages/core and packages/react (built above).
+echo "==> npm ci && npm test (examples/next-app: Next.js 16, webpack and Turbopack, dev and production)"
+(cd packages/next && npm ci --no-audit --no-fund --loglevel=error && bash ../../scripts/with-node.sh 22 npm test)
+(cd examples/next-app && npm ci --no-audit --no-fund --loglevel=error && bash ../../scripts/with-node.sh 22 npm test)
+
+# Rsbuild 2 (examples/rsbuild-app, through @agent-surface/unplugin/rsbuild): rsbuild build, in
+# headless Chromium (WebMCP: register, invoke, confirm), on Node 22.
+echo "==> npm ci && npm test (examples/rsbuild-app: Rsbuild 2 on Rspack)"
+(cd examples/rsbuild-app && npm ci --no-audit --no-fund --loglevel=error && bash ../../scripts/with-node.sh 22 npm test)

@@ -16,7 +16,10 @@
 #  4. Turborepo 2.11 from npm runs the compile task (through `--cache-dir`) with docs/ci.md's
 #     inputs and outputs: the second run is a cache hit that restores the manifest, an edit is a
 #     miss;
-#  5. a bad id fails check and build, and Neovim shows it (scripts/test-neovim.sh).
+#  5. a bad id fails check and build, and Neovim shows it (scripts/test-neovim.sh);
+#  6. a fresh Next.js app in create-next-app's layout (App Router, TypeScript, next.config.ts)
+#     installs core, react, ai-sdk, /next and the CLI by name from the local registry: compile,
+#     `next build` (Turbopack) carrying the manifest and the provenance, a bad id failing it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -320,7 +323,7 @@ node -e '
     if (e.link || e.version !== version || e.integrity !== integrity || (e.resolved && !e.resolved.startsWith(registry)))
       throw new Error(name + " is not " + file + " from " + registry + ": " + JSON.stringify(e));
   }' "http://127.0.0.1:$PORT/" "$TGZ" "$(node -p 'require("'"$ROOT"'/packages/core/package.json").version')" \
-  @agent-surface/core @agent-surface/cli @agent-surface/vite @agent-surface/react @agent-surface/ai-sdk \
+  @agent-surface/core @agent-surface/cli @agent-surface/unplugin @agent-surface/vite @agent-surface/react @agent-surface/ai-sdk \
   @agent-surface/orpc "@agent-surface/cli-$PLATFORM"
 npm ls --all @agent-surface/core @agent-surface/react @agent-surface/ai-sdk @agent-surface/orpc ai >"$WORK/npm-ls" \
   || { cat "$WORK/npm-ls" >&2; fail "npm ls: the tree is invalid"; }
@@ -384,5 +387,163 @@ echo "$out" | grep -q "src/agent/ids.ts:1:.*AS0101" || { echo "$out"; fail "vite
 
 echo "--> Neovim shows the diagnostic (docs/editors.md's configuration)"
 PATH="$APP/node_modules/.bin:$PATH" bash "$ROOT/scripts/test-neovim.sh" "$APP" src/agent/ids.ts AS0101
+
+echo "--> a fresh Next.js app (create-next-app's App Router + TypeScript layout)"
+NEXT_APP="$WORK/next-project"
+mkdir -p "$NEXT_APP/app" "$NEXT_APP/public"
+cd "$NEXT_APP"
+echo "@agent-surface:registry=http://127.0.0.1:$PORT/" >.npmrc
+cat >package.json <<'JSON'
+{
+  "name": "next-project",
+  "version": "0.1.0",
+  "private": true,
+  "scripts": {
+    "dev": "next dev",
+    "build": "next build",
+    "start": "next start"
+  },
+  "dependencies": {
+    "@agent-surface/ai-sdk": "^0.1.0",
+    "@agent-surface/core": "^0.1.0",
+    "@agent-surface/react": "^0.1.0",
+    "ai": "7.0.173",
+    "next": "16.4.6",
+    "react": "19.3.1",
+    "react-dom": "19.3.1"
+  },
+  "devDependencies": {
+    "@agent-surface/cli": "^0.1.0",
+    "@agent-surface/next": "^0.1.0",
+    "@types/node": "22.20.7",
+    "@types/react": "19.3.3",
+    "@types/react-dom": "19.3.0",
+    "typescript": "5.9.3"
+  }
+}
+JSON
+cat >tsconfig.json <<'JSON'
+{
+  "compilerOptions": {
+    "target": "ES2017",
+    "lib": ["dom", "dom.iterable", "esnext"],
+    "allowJs": true,
+    "skipLibCheck": true,
+    "strict": true,
+    "noEmit": true,
+    "esModuleInterop": true,
+    "module": "esnext",
+    "moduleResolution": "bundler",
+    "resolveJsonModule": true,
+    "isolatedModules": true,
+    "jsx": "react-jsx",
+    "incremental": true,
+    "plugins": [{ "name": "next" }],
+    "paths": { "@/*": ["./*"] }
+  },
+  "include": ["next-env.d.ts", "**/*.ts", "**/*.tsx", ".next/types/**/*.ts", ".next/dev/types/**/*.ts"],
+  "exclude": ["node_modules"]
+}
+JSON
+cat >next.config.ts <<'TS'
+import type { NextConfig } from "next";
+import { withAgentSurface } from "@agent-surface/next";
+
+const nextConfig: NextConfig = {
+  /* config options here */
+};
+
+export default withAgentSurface(nextConfig);
+TS
+printf '%s\n' '{ "include": ["app/**/*.ts", "app/**/*.tsx"] }' >agent-surface.config.json
+cat >app/layout.tsx <<'TSX'
+import type { Metadata } from "next";
+
+export const metadata: Metadata = { title: "Create Next App" };
+
+export default function RootLayout({ children }: Readonly<{ children: React.ReactNode }>) {
+  return (
+    <html lang="en">
+      <body>{children}</body>
+    </html>
+  );
+}
+TSX
+cat >app/page.tsx <<'TSX'
+import { DevicesPanel } from "./devices-panel";
+
+export default function Home() {
+  return <DevicesPanel />;
+}
+TSX
+cat >app/ids.ts <<'TS'
+export const DEVICES_PANEL = "devices.panel";
+TS
+cat >app/devices-panel.tsx <<'TSX'
+"use client";
+import { createAgentSurfaceRegistry, createAgentToolset, defineAgentComponentContract } from "@agent-surface/core";
+import { aiSdkTools } from "@agent-surface/ai-sdk";
+import { AgentSurfaceProvider, useAgentComponent } from "@agent-surface/react";
+import authority from "@agent-surface/next/authority";
+import type { ToolSet } from "ai";
+import { DEVICES_PANEL } from "./ids";
+
+export const devicesPanelContract = defineAgentComponentContract({
+  type: DEVICES_PANEL,
+  description: "The devices of the account, one row each.",
+});
+
+const registry = createAgentSurfaceRegistry({ authority });
+const tools: ToolSet = aiSdkTools(createAgentToolset(registry, { consumer: { kind: "embedded", id: "assistant" }, topology: "embedded" }));
+
+function Panel() {
+  const { status } = useAgentComponent(devicesPanelContract, {});
+  return <section data-agent-id={devicesPanelContract.id} data-status={status} data-tools={Object.keys(tools).length}>{authority.manifest.manifestHash}</section>;
+}
+
+export function DevicesPanel() {
+  return (
+    <AgentSurfaceProvider registry={registry}>
+      <Panel />
+    </AgentSurfaceProvider>
+  );
+}
+TSX
+
+echo "--> npm install (@agent-surface/* from the local registry)"
+npm install --no-audit --no-fund --loglevel=error
+node -e '
+  const { createHash } = require("node:crypto");
+  const { readFileSync } = require("node:fs");
+  const [registry, tgz, version, ...names] = process.argv.slice(1);
+  const lock = require("./package-lock.json").packages;
+  for (const name of names) {
+    const e = lock["node_modules/" + name] ?? {};
+    const file = tgz + "/" + name.replace("@", "").replace("/", "-") + "-" + version + ".tgz";
+    const integrity = "sha512-" + createHash("sha512").update(readFileSync(file)).digest("base64");
+    if (e.link || e.version !== version || e.integrity !== integrity || (e.resolved && !e.resolved.startsWith(registry)))
+      throw new Error(name + " is not " + file + " from " + registry + ": " + JSON.stringify(e));
+  }' "http://127.0.0.1:$PORT/" "$TGZ" "$(node -p 'require("'"$ROOT"'/packages/core/package.json").version')" \
+  @agent-surface/core @agent-surface/cli @agent-surface/unplugin @agent-surface/next @agent-surface/react @agent-surface/ai-sdk \
+  "@agent-surface/cli-$PLATFORM"
+if grep -q '"file:' package.json package-lock.json; then fail "a file: dependency in the Next.js app"; fi
+
+echo "--> npx agent-surface compile; next build (Turbopack, the default)"
+npx agent-surface compile
+grep -q '"view:devices.panel"' agent-surface.manifest.json || fail "the Next.js app's manifest lacks view:devices.panel"
+NEXT_HASH="$(node -e 'console.log(JSON.parse(require("fs").readFileSync("agent-surface.manifest.json","utf8")).manifestHash)')"
+NEXT_TELEMETRY_DISABLED=1 npx next build
+grep -rqF "$NEXT_HASH" .next/static/ || fail "the Next.js client bundle does not carry the manifest ($NEXT_HASH)"
+grep -rqE '"?contractHash"?:"blake3:[0-9a-f]{64}","?id"?:"view:devices.panel"' .next/static/ \
+  || fail "the Next.js client bundle lacks the panel's provenance"
+
+echo "--> a bad id fails next build, with its location"
+sed -i 's/"devices.panel"/"Devices.Panel"/' app/ids.ts
+set +e
+out="$(NEXT_TELEMETRY_DISABLED=1 npx next build 2>&1)"; code=$?
+set -e
+[ "$code" != 0 ] || fail "next build passed with a bad id"
+echo "$out" | grep -q "app/ids.ts:1:.*AS0101" || { echo "$out"; fail "next build did not report AS0101 at app/ids.ts"; }
+sed -i 's/"Devices.Panel"/"devices.panel"/' app/ids.ts
 
 echo "npm distribution: ok"

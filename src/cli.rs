@@ -52,7 +52,12 @@ pub struct LspArgs {
 
 #[derive(Args, Debug)]
 pub struct BridgeArgs {
-    /// The WebSocket port pages connect to (0 picks a free one; the stderr line says which)
+    /// Serve MCP over Streamable HTTP at http://HOST:PORT/mcp (the pages' port) instead of
+    /// stdio; clients send the bridge's token as `Authorization: Bearer <token>`
+    #[arg(long)]
+    pub http: bool,
+    /// The port pages connect to, and with --http MCP clients too (0 picks a free one; the
+    /// stderr lines say which)
     #[arg(long, default_value_t = 0)]
     pub port: u16,
     /// The address to listen on (keep it loopback)
@@ -214,11 +219,20 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Serve(_) | Command::Lsp(_) => Some(None),
         // The bridge runs its own (tokio) threads and parses nothing.
         Command::Bridge(args) => {
-            return agent_surface_bridge::run_stdio(agent_surface_bridge::BridgeOptions {
+            // A token kept in a client's configuration comes from the environment, never from
+            // the command line (argv is visible to every user of the machine).
+            let token = std::env::var(agent_surface_bridge::TOKEN_ENV).ok().filter(|t| !t.is_empty());
+            let options = agent_surface_bridge::BridgeOptions {
                 host: args.host.clone(),
                 port: args.port,
                 allow_origins: args.allow_origin.clone(),
-            })
+                token,
+            };
+            return if args.http {
+                agent_surface_bridge::run_http(options)
+            } else {
+                agent_surface_bridge::run_stdio(options)
+            };
         }
         // One file, one manifest, one completion script: nothing to do in parallel, and a pool
         // of workers costs more to start (about 1.4 ms) than `check --stdin-filepath` takes.

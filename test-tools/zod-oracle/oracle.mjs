@@ -19,6 +19,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createRequire } from "node:module";
 import { z } from "zod";
 
@@ -346,4 +347,5 @@ function main() {
   process.exit(stats.inconsistent ? 1 : 0);
 }
 
-main();
+// Run only as a script: the other oracles import checkSubset and lowerEnums from here.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -9,6 +9,7 @@ fn start(args: &[&str]) -> (std::process::Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
         .arg("bridge")
         .args(args)
+        .env_remove("AGENT_SURFACE_BRIDGE_TOKEN")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -62,4 +63,40 @@ impl WaitRef for std::process::Child {
         assert!(status.code().is_some(), "exited by itself: {status:?}");
         out
     }
+}
+
+#[test]
+fn http_prints_the_mcp_url_takes_the_token_from_the_environment_and_stops_on_sigterm() {
+    let token = "t0ken-from-the-environment_0123456789";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
+        .args(["bridge", "--http"])
+        .env("AGENT_SURFACE_BRIDGE_TOKEN", token)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let (mut first, mut second) = (String::new(), String::new());
+    err.read_line(&mut first).unwrap();
+    err.read_line(&mut second).unwrap();
+    let rest = first.trim_end().strip_prefix("bridge: ws://127.0.0.1:").unwrap_or_else(|| panic!("{first:?}"));
+    let (port, shown) = rest.split_once(" token=").unwrap();
+    assert_eq!(shown, token);
+    assert_eq!(second.trim_end(), format!("bridge: mcp http://127.0.0.1:{port}/mcp"));
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output_ref();
+    assert!(out.is_empty(), "nothing on stdout: {out:?}");
+    // A token too weak to keep: exit 2, the message says why without repeating it.
+    let weak = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
+        .args(["bridge", "--http"])
+        .env("AGENT_SURFACE_BRIDGE_TOKEN", "hunter2")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(weak.status.code(), Some(2));
+    let msg = String::from_utf8_lossy(&weak.stderr);
+    assert!(msg.contains("AGENT_SURFACE_BRIDGE_TOKEN") && msg.contains("32 to 256 characters"), "{msg}");
+    assert!(!msg.contains("hunter2"), "{msg}");
 }

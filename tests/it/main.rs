@@ -11,6 +11,7 @@ mod common;
 #[allow(dead_code)]
 mod gen;
 
+mod arktype_oracle;
 mod bad_input;
 mod bridge_cli;
 mod cli;
@@ -25,9 +26,11 @@ mod locations;
 mod lsp;
 mod man;
 mod provenance;
+mod schema_libs_oracle;
 mod serve;
 mod tools_cli;
 mod tsconfig;
 mod verify;
 mod watch;
+mod zod3_oracle;
 mod zod_oracle;

@@ -1,6 +1,11 @@
 //! The bridge's state: the connected pages, their tool catalogs, which page is active, the
-//! calls in flight and what the MCP client last listed. Every method takes the one lock
+//! calls in flight and what each MCP client last listed. Every method takes the one lock
 //! briefly and never awaits under it.
+//!
+//! MCP clients: one per stdio connection or Streamable HTTP session (2025-11-25 and older), and
+//! one per client implementation (`clientInfo` name and version) for the stateless requests of
+//! 2026-07-28. Each has its own listing and its own change notifications: a session's `Peer`
+//! (legacy revisions) or its open `subscriptions/listen` streams (2026-07-28).
 //!
 //! Addressing (docs/bridge.md): `tools/list` answers the tools of the **active page** — the one
 //! that connected or gained focus most recently, or that `surface_select` chose — plus the
@@ -10,9 +15,10 @@
 
 use crate::protocol::{self, PageInfo};
 use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
+use rmcp::service::SubscriptionSink;
 use rmcp::{Peer, RoleServer};
 use serde_json::{json, Map, Value};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::{mpsc, oneshot};
 
@@ -45,6 +51,42 @@ struct Catalog {
     id: u32,
     surface_version: String,
     tools: Vec<Value>,
+    /// Each tool's live state by wire name (what the page said last; see [`with_state`]).
+    states: Map<String, Value>,
+}
+
+/// The state key of a listed tool's `_meta`.
+pub const STATE_META: &str = "agent-surface/state";
+
+/// A tool entry as listed: the page's definition, plus its live state (`available`,
+/// `unavailableReason`, `note`) under `_meta["agent-surface/state"]`. The definition's own fields
+/// never change with state, so a client's cached definitions (and a model's prompt cache) stay
+/// valid; a state change only changes `_meta`, and is announced like any change of the list.
+fn with_state(tool: &Value, states: &Map<String, Value>) -> Value {
+    let Some(state) = states.get(name_of(tool)).and_then(Value::as_object) else { return tool.clone() };
+    let mut kept = Map::new();
+    for key in ["available", "unavailableReason", "note"] {
+        match (key, state.get(key)) {
+            ("available", Some(v @ Value::Bool(_))) => {
+                kept.insert(key.into(), v.clone());
+            }
+            (_, Some(Value::String(text))) if key != "available" => {
+                kept.insert(key.into(), Value::String(protocol::truncate(text, 500)));
+            }
+            _ => {}
+        }
+    }
+    if kept.is_empty() {
+        return tool.clone();
+    }
+    let mut t = tool.clone();
+    if let Some(obj) = t.as_object_mut() {
+        let meta = obj.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+        if let Some(m) = meta.as_object_mut() {
+            m.insert(STATE_META.into(), Value::Object(kept));
+        }
+    }
+    t
 }
 
 struct Page {
@@ -72,22 +114,52 @@ struct View {
     text: String,
 }
 
+/// Where a client hears `notifications/tools/list_changed`.
+#[derive(Clone)]
+pub enum Notifier {
+    /// A session of a legacy revision (2025-11-25 and older): unsolicited notifications.
+    Peer(Peer<RoleServer>),
+    /// An open `subscriptions/listen` request that opted in to `toolsListChanged` (2026-07-28).
+    Subscription(SubscriptionSink),
+}
+
+impl Notifier {
+    async fn tools_changed(self) {
+        let _ = match self {
+            Notifier::Peer(p) => p.notify_tool_list_changed().await.map_err(|_| ()),
+            Notifier::Subscription(s) => s.notify_tool_list_changed().await.map_err(|_| ()),
+        };
+    }
+}
+
+/// What one MCP client last listed and how it hears of changes.
+#[derive(Default)]
+struct Client {
+    listed: Option<View>,
+    /// Tools of the last tools/list that declare an `outputSchema` (clients validate
+    /// `structuredContent` against it, even on errors).
+    listed_output_schemas: HashSet<String>,
+    /// The names of the last tools/list (a call of another name is an unknown tool).
+    listed_names: HashSet<String>,
+    /// The listed page's capability ids by wire name, as of the last tools/list.
+    listed_capability_ids: HashMap<String, String>,
+    announced: Option<View>,
+    notifiers: BTreeMap<u64, Notifier>,
+    seen: u64,
+}
+
+/// How many clients the hub remembers (stateless clients are never told goodbye).
+const MAX_CLIENTS: usize = 64;
+
 #[derive(Default)]
 struct State {
     next_page: u64,
     next_call: u64,
+    next_notifier: u64,
     clock: u64,
     pages: BTreeMap<u64, Page>,
     calls: HashMap<String, Pending>,
-    listed: Option<View>,
-    /// Tools of the last tools/list that declare an `outputSchema` (clients validate
-    /// `structuredContent` against it, even on errors).
-    listed_output_schemas: std::collections::HashSet<String>,
-    /// The names of the last tools/list (a call of another name is an unknown tool).
-    listed_names: std::collections::HashSet<String>,
-    /// The listed page's capability ids by wire name, as of the last tools/list.
-    listed_capability_ids: HashMap<String, String>,
-    announced: Option<View>,
+    clients: HashMap<String, Client>,
     dispatched: HashMap<String, u64>,
     dispatched_order: VecDeque<String>,
 }
@@ -113,9 +185,9 @@ pub struct Dispatched {
 pub struct Hub {
     state: Mutex<State>,
     pub log: Log,
-    /// Names this MCP session in invocation ids (two bridges never collide in one page).
+    /// Names this bridge in invocation ids (two bridges never collide in one page).
     pub session: String,
-    peer: Mutex<Option<Peer<RoleServer>>>,
+    connections: std::sync::atomic::AtomicU64,
 }
 
 /// An `AgentInvocationResult` with an error, made by the bridge (same shape as the page's).
@@ -180,7 +252,9 @@ impl State {
         let (page, catalog) = match self.active() {
             Some((id, p)) => {
                 if let Some(c) = &p.catalog {
-                    tools.extend(c.tools.iter().filter(|t| !is_bridge_tool(name_of(t))).cloned());
+                    tools.extend(
+                        c.tools.iter().filter(|t| !is_bridge_tool(name_of(t))).map(|t| with_state(t, &c.states)),
+                    );
                 }
                 (Some(id), p.catalog.as_ref().map(|c| c.id))
             }
@@ -193,12 +267,26 @@ impl State {
 
     /// The capability id behind a wire name: as that page said, else as the client's listing
     /// said, else the wire name itself.
-    fn capability_id(&self, page: Option<u64>, name: &str) -> String {
+    fn capability_id(&self, client: &str, page: Option<u64>, name: &str) -> String {
         page.and_then(|p| self.pages.get(&p))
             .and_then(|p| p.capability_ids.get(name))
-            .or_else(|| self.listed_capability_ids.get(name))
+            .or_else(|| self.clients.get(client).and_then(|c| c.listed_capability_ids.get(name)))
             .cloned()
             .unwrap_or_else(|| name.to_string())
+    }
+
+    /// The client's state, created on first use; the least recently seen is forgotten past
+    /// [`MAX_CLIENTS`].
+    fn client(&mut self, key: &str) -> &mut Client {
+        let t = self.tick();
+        if !self.clients.contains_key(key) && self.clients.len() >= MAX_CLIENTS {
+            if let Some(old) = self.clients.iter().min_by_key(|(_, c)| c.seen).map(|(k, _)| k.clone()) {
+                self.clients.remove(&old);
+            }
+        }
+        let c = self.clients.entry(key.to_string()).or_default();
+        c.seen = t;
+        c
     }
 }
 
@@ -212,7 +300,12 @@ pub fn is_bridge_tool(name: &str) -> bool {
 
 impl Hub {
     pub fn new(log: Log, session: String) -> Arc<Hub> {
-        Arc::new(Hub { state: Mutex::default(), log, session, peer: Mutex::default() })
+        Arc::new(Hub { state: Mutex::default(), log, session, connections: Default::default() })
+    }
+
+    /// A fresh number for an MCP connection (or a stateless request).
+    pub fn next_connection(&self) -> u64 {
+        self.connections.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -223,24 +316,42 @@ impl Hub {
         (self.log)(line)
     }
 
-    pub fn set_peer(&self, peer: Peer<RoleServer>) {
-        *self.peer.lock().unwrap_or_else(|e| e.into_inner()) = Some(peer);
+    /// A client will hear of changes through `notifier` (until [`Hub::remove_notifier`]).
+    /// Returns the id to remove it with. A change since the client's last listing is announced
+    /// at once.
+    pub fn add_notifier(&self, client: &str, notifier: Notifier) -> u64 {
         let mut st = self.lock();
+        st.next_notifier += 1;
+        let id = st.next_notifier;
+        st.client(client).notifiers.insert(id, notifier);
         self.announce(&mut st);
+        id
     }
 
-    /// Sends `notifications/tools/list_changed` when the list differs from what the client
-    /// last listed and from what was last announced (one notification per change).
+    pub fn remove_notifier(&self, client: &str, id: u64) {
+        if let Some(c) = self.lock().clients.get_mut(client) {
+            c.notifiers.remove(&id);
+        }
+    }
+
+    /// A session ended: its listing and notifiers are forgotten.
+    pub fn forget_client(&self, client: &str) {
+        self.lock().clients.remove(client);
+    }
+
+    /// Sends `notifications/tools/list_changed` to every client whose last listing differs
+    /// from the list now and that was not told of this list yet (one notification per change).
     fn announce(&self, st: &mut State) {
         let (view, _) = st.view();
-        if st.listed.as_ref() == Some(&view) || st.announced.as_ref() == Some(&view) {
-            return;
+        for c in st.clients.values_mut() {
+            if c.notifiers.is_empty() || c.listed.as_ref() == Some(&view) || c.announced.as_ref() == Some(&view) {
+                continue;
+            }
+            c.announced = Some(view.clone());
+            for n in c.notifiers.values().cloned() {
+                tokio::spawn(n.tools_changed());
+            }
         }
-        let Some(peer) = self.peer.lock().unwrap_or_else(|e| e.into_inner()).clone() else { return };
-        st.announced = Some(view);
-        tokio::spawn(async move {
-            let _ = peer.notify_tool_list_changed().await;
-        });
     }
 
     /// A page passed the hello: it becomes the active page. Returns its id and label.
@@ -270,8 +381,17 @@ impl Hub {
         self.announce(&mut st);
     }
 
-    /// A page's catalog; `capabilities` (optional) maps its wire names to capability ids.
-    pub fn set_tools(&self, page: u64, catalog: u32, surface_version: String, tools: Vec<Value>, capabilities: Value) {
+    /// A page's catalog; `capabilities` (optional) maps its wire names to capability ids,
+    /// `states` (optional) gives each tool's live state.
+    pub fn set_tools(
+        &self,
+        page: u64,
+        catalog: u32,
+        surface_version: String,
+        tools: Vec<Value>,
+        capabilities: Value,
+        states: Value,
+    ) {
         let mut st = self.lock();
         if let Some(p) = st.pages.get_mut(&page) {
             // Only the names of this catalog are kept (a page cannot grow the map without bound).
@@ -284,7 +404,11 @@ impl Hub {
                     }
                 }
             }
-            p.catalog = Some(Catalog { id: catalog, surface_version, tools });
+            let states = match states {
+                Value::Object(m) => m.into_iter().filter(|(wire, _)| names.contains(wire.as_str())).collect(),
+                _ => Map::new(),
+            };
+            p.catalog = Some(Catalog { id: catalog, surface_version, tools, states });
         }
         self.announce(&mut st);
     }
@@ -329,27 +453,28 @@ impl Hub {
         }
     }
 
-    /// `tools/list`: what the client sees from now on (and where its calls go).
-    pub fn list(&self) -> Vec<Value> {
+    /// `tools/list` for one client: what it sees from now on (and where its calls go).
+    pub fn list(&self, client: &str) -> Vec<Value> {
         let mut st = self.lock();
         let (view, tools) = st.view();
-        st.listed = Some(view);
-        st.listed_output_schemas =
-            tools.iter().filter(|t| t.get("outputSchema").is_some()).map(|t| name_of(t).to_string()).collect();
-        st.listed_names = tools.iter().map(|t| name_of(t).to_string()).collect();
         let ids = st.active().map(|(_, p)| p.capability_ids.clone()).unwrap_or_default();
-        st.listed_capability_ids = ids.into_iter().filter(|(wire, _)| st.listed_names.contains(wire)).collect();
+        let c = st.client(client);
+        c.listed = Some(view);
+        c.listed_output_schemas =
+            tools.iter().filter(|t| t.get("outputSchema").is_some()).map(|t| name_of(t).to_string()).collect();
+        c.listed_names = tools.iter().map(|t| name_of(t).to_string()).collect();
+        c.listed_capability_ids = ids.into_iter().filter(|(wire, _)| c.listed_names.contains(wire)).collect();
         tools
     }
 
     /// The capability id the bridge's errors name for a tool of the client's listing.
-    pub fn listed_capability_id(&self, name: &str) -> String {
-        self.lock().capability_id(None, name)
+    pub fn listed_capability_id(&self, client: &str, name: &str) -> String {
+        self.lock().capability_id(client, None, name)
     }
 
     /// Whether the client's last tools/list gave `name` an `outputSchema`.
-    pub fn listed_output_schema(&self, name: &str) -> bool {
-        self.lock().listed_output_schemas.contains(name)
+    pub fn listed_output_schema(&self, client: &str, name: &str) -> bool {
+        self.lock().clients.get(client).is_some_and(|c| c.listed_output_schemas.contains(name))
     }
 
     /// `surface_list`'s answer.
@@ -367,6 +492,11 @@ impl Hub {
                     "surfaceId": p.info.surface_id,
                     "active": Some(*id) == active,
                     "tools": p.catalog.as_ref().map_or(0, |c| c.tools.len()),
+                    // The tools a model cannot use right now, and why (their state, as listed).
+                    "unavailable": p.catalog.as_ref().map_or(Vec::new(), |c| c.tools.iter().filter_map(|t| {
+                        let state = with_state(t, &c.states).pointer(&format!("/_meta/{}", STATE_META.replace('/', "~1"))).cloned()?;
+                        (state.get("available") == Some(&Value::Bool(false))).then(|| json!({"tool": name_of(t), "state": state}))
+                    }).collect()),
                     "surfaceVersion": p.catalog.as_ref().map(|c| c.surface_version.clone()),
                 })
             })
@@ -389,16 +519,25 @@ impl Hub {
 
     /// Forwards a tools/call to the page (and catalog) the client last listed, or refuses it:
     /// an unknown tool, or a fault with the envelope the client gets.
-    pub fn dispatch(&self, name: &str, input: &Map<String, Value>, invocation_id: &str) -> Result<Dispatched, Refused> {
+    pub fn dispatch(
+        &self,
+        client: &str,
+        name: &str,
+        input: &Map<String, Value>,
+        invocation_id: &str,
+    ) -> Result<Dispatched, Refused> {
         let mut st = self.lock();
         let earlier = st.dispatched.get(invocation_id).copied();
-        let listed = st.listed.clone();
+        let c = st.client(client);
+        let listed = c.listed.clone();
+        let listed_output_schema = c.listed_output_schemas.contains(name);
+        let listed_has = c.listed_names.contains(name);
         // An unknown tool: not in the client's last listing of a page, or (when it listed no
         // page) not in the active page's catalog. With no catalog to check against, the
         // faults below say why (no page, no tools yet). A repeated request id goes on to its page.
         if earlier.is_none() {
             let unknown = match (&listed, st.active()) {
-                (Some(View { page: Some(_), .. }), _) => !st.listed_names.contains(name),
+                (Some(View { page: Some(_), .. }), _) => !listed_has,
                 (_, Some((_, p))) => p.catalog.as_ref().is_some_and(|c| !c.tools.iter().any(|t| name_of(t) == name)),
                 _ => false,
             };
@@ -407,7 +546,7 @@ impl Hub {
             }
         }
         let target = earlier.or_else(|| listed.as_ref().and_then(|v| v.page)).or_else(|| st.active().map(|(id, _)| id));
-        let capability_id = st.capability_id(target, name);
+        let capability_id = st.capability_id(client, target, name);
         let refuse = |code, message: &str, details: &[(&str, Value)]| {
             Err(Refused::Envelope(error_envelope(invocation_id, &capability_id, code, message, details, "")))
         };
@@ -452,7 +591,7 @@ impl Hub {
                 &[("reason", json!("no-tools-yet"))],
             );
         };
-        let has_output_schema = st.listed_output_schemas.contains(name)
+        let has_output_schema = listed_output_schema
             || p.catalog
                 .as_ref()
                 .and_then(|c| c.tools.iter().find(|t| name_of(t) == name))

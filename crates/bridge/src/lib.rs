@@ -1,4 +1,5 @@
-//! `agent-surface bridge`: an MCP server over stdio whose tools are those of live pages.
+//! `agent-surface bridge`: an MCP server (stdio, or Streamable HTTP with `--http`) whose tools
+//! are those of live pages.
 //!
 //! A page runs the engine in its own registry; `connectAgentBridge(registry, { url, token })`
 //! (`@agent-surface/core/bridge`) connects it to this process over a loopback WebSocket and
@@ -8,9 +9,11 @@
 //! applies to calls from the MCP client.
 //!
 //! Modules, each importing only those before it: [`token`], [`origin`], [`protocol`] (the
-//! page protocol), [`hub`] (pages, catalogs, calls in flight), [`mcp`] (the rmcp server),
-//! [`ws`] (the listener). docs/bridge.md describes the protocol and how clients address pages.
+//! page protocol), [`hub`] (pages, catalogs, clients, calls in flight), [`mcp`] (the rmcp
+//! server), [`ws`] (a page's socket), [`http`] (the listener: page upgrades and `/mcp`).
+//! docs/bridge.md describes the protocol and how clients address pages.
 
+pub mod http;
 pub mod hub;
 pub mod mcp;
 pub mod origin;
@@ -23,6 +26,9 @@ use rmcp::ServiceExt;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
+/// The environment variable that fixes the bridge's token (else a fresh one per start).
+pub const TOKEN_ENV: &str = "AGENT_SURFACE_BRIDGE_TOKEN";
+
 /// The command line's options.
 #[derive(Clone, Debug)]
 pub struct BridgeOptions {
@@ -31,18 +37,22 @@ pub struct BridgeOptions {
     pub port: u16,
     /// Exact origins; empty means `http://localhost:*` and `http://127.0.0.1:*`.
     pub allow_origins: Vec<String>,
+    /// A token given by the user ([`TOKEN_ENV`]); `None` draws a fresh one.
+    pub token: Option<String>,
 }
 
 impl Default for BridgeOptions {
     fn default() -> Self {
-        BridgeOptions { host: "127.0.0.1".into(), port: 0, allow_origins: Vec::new() }
+        BridgeOptions { host: "127.0.0.1".into(), port: 0, allow_origins: Vec::new(), token: None }
     }
 }
 
-/// A bridge whose WebSocket listener is bound (the MCP side not yet served).
+/// A bridge whose listener is bound (nothing served yet).
 pub struct Bridge {
     /// `ws://HOST:PORT`
     pub url: String,
+    /// `http://HOST:PORT/mcp` (served by [`Bridge::serve_http`]).
+    pub mcp_url: String,
     pub token: String,
     pub port: u16,
     pub hub: Arc<Hub>,
@@ -55,9 +65,13 @@ fn is_loopback(host: &str) -> bool {
 }
 
 impl Bridge {
-    /// Binds the listener and draws a fresh token. `log` receives every `bridge: …` line.
+    /// Binds the listener and draws a fresh token (unless `options.token` gives one). `log`
+    /// receives every `bridge: …` line.
     pub async fn bind(options: BridgeOptions, log: Log) -> std::io::Result<Bridge> {
-        let token = token::new_token()?;
+        let token = match options.token {
+            Some(t) => token::check_given(&t).map_err(std::io::Error::other)?,
+            None => token::new_token()?,
+        };
         let session = token::new_session_id()?;
         let listener = match options.host.parse::<IpAddr>() {
             Ok(ip) => tokio::net::TcpListener::bind(SocketAddr::new(ip, options.port)).await?,
@@ -74,12 +88,25 @@ impl Bridge {
             host: shown.clone(),
             port,
         });
-        Ok(Bridge { url: format!("ws://{shown}:{port}"), token, port, hub: Hub::new(log, session), listener, gate })
+        Ok(Bridge {
+            url: format!("ws://{shown}:{port}"),
+            mcp_url: format!("http://{shown}:{port}{}", http::MCP_PATH),
+            token,
+            port,
+            hub: Hub::new(log, session),
+            listener,
+            gate,
+        })
     }
 
-    /// The one line the binary prints on stderr: `bridge: ws://127.0.0.1:PORT token=TOKEN`.
+    /// The line the binary prints on stderr: `bridge: ws://127.0.0.1:PORT token=TOKEN`.
     pub fn banner(&self) -> String {
         format!("bridge: {} token={}", self.url, self.token)
+    }
+
+    /// The second line with `--http`: `bridge: mcp http://127.0.0.1:PORT/mcp`.
+    pub fn http_banner(&self) -> String {
+        format!("bridge: mcp {}", self.mcp_url)
     }
 
     /// Serves pages on the listener and MCP on `transport` until the MCP client goes away.
@@ -88,34 +115,51 @@ impl Bridge {
         T: rmcp::transport::IntoTransport<rmcp::RoleServer, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let pages = tokio::spawn(ws::serve(self.listener, self.hub.clone(), self.gate));
-        let server = mcp::BridgeServer { hub: self.hub.clone() };
+        let pages = tokio::spawn(http::serve(self.listener, self.hub.clone(), self.gate, None));
+        let server = mcp::BridgeServer::new(self.hub.clone(), false);
         let running =
             server.serve(transport).await.map_err(|e| std::io::Error::other(format!("MCP initialization: {e}")))?;
-        self.hub.set_peer(running.peer().clone());
         let _ = running.waiting().await;
         pages.abort();
         Ok(())
     }
+
+    /// Serves pages and MCP Streamable HTTP (`/mcp`) on the listener until the task is aborted.
+    pub async fn serve_http(self) {
+        let mcp = http::mcp_service(self.hub.clone());
+        http::serve(self.listener, self.hub, self.gate, Some(mcp)).await
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, std::process::ExitCode> {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().map_err(|e| {
+        eprintln!("error: bridge: cannot start the runtime: {e}");
+        std::process::ExitCode::from(1)
+    })
+}
+
+async fn bind_or_exit(options: &BridgeOptions) -> Result<Bridge, std::process::ExitCode> {
+    let log: Log = Arc::new(|line: &str| eprintln!("{line}"));
+    Bridge::bind(options.clone(), log).await.map_err(|e| {
+        if options.token.is_some() && e.kind() == std::io::ErrorKind::Other {
+            eprintln!("error: bridge: {TOKEN_ENV}: {e}");
+        } else {
+            eprintln!("error: bridge: cannot listen on {}:{}: {e}", options.host, options.port);
+        }
+        std::process::ExitCode::from(2)
+    })
 }
 
 /// `agent-surface bridge`: the MCP server on stdin/stdout, log lines on stderr.
 pub fn run_stdio(options: BridgeOptions) -> std::process::ExitCode {
-    let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let rt = match runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: bridge: cannot start the runtime: {e}");
-            return std::process::ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
     rt.block_on(async move {
-        let log: Log = Arc::new(|line: &str| eprintln!("{line}"));
-        let bridge = match Bridge::bind(options.clone(), log).await {
+        let bridge = match bind_or_exit(&options).await {
             Ok(b) => b,
-            Err(e) => {
-                eprintln!("error: bridge: cannot listen on {}:{}: {e}", options.host, options.port);
-                return std::process::ExitCode::from(2);
-            }
+            Err(code) => return code,
         };
         eprintln!("{}", bridge.banner());
         match bridge.run(rmcp::transport::stdio()).await {
@@ -126,4 +170,40 @@ pub fn run_stdio(options: BridgeOptions) -> std::process::ExitCode {
             }
         }
     })
+}
+
+/// `agent-surface bridge --http`: MCP Streamable HTTP on `/mcp` of the pages' port, log lines
+/// on stderr, until SIGINT or SIGTERM (stdin is not read).
+pub fn run_http(options: BridgeOptions) -> std::process::ExitCode {
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    rt.block_on(async move {
+        let bridge = match bind_or_exit(&options).await {
+            Ok(b) => b,
+            Err(code) => return code,
+        };
+        eprintln!("{}", bridge.banner());
+        eprintln!("{}", bridge.http_banner());
+        let served = tokio::spawn(bridge.serve_http());
+        shutdown_signal().await;
+        served.abort();
+        std::process::ExitCode::SUCCESS
+    })
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

@@ -4,8 +4,14 @@
 //!   where declared) and the bridge's `surface_list` / `surface_select`;
 //!   `notifications/tools/list_changed` when that list changes.
 //! - `tools/call` → the page's `tool.execute(input, { toolCallId })` with the invocation id
-//!   `mcp_<session>_<n|s><JSON-RPC id>`: a repeated request id dedupes in the page, two bridges
-//!   (two clients) never collide.
+//!   `mcp_<bridge>_c<connection>_<n|s><JSON-RPC id>` for a stdio connection or an HTTP session:
+//!   a repeated request id dedupes in the page, two bridges or two clients never collide. A
+//!   stateless HTTP request (2026-07-28) has no connection to repeat in: `mcp_<bridge>_r<n>`.
+//! - Revisions: every revision rmcp knows, negotiated per client (`initialize` for 2025-11-25
+//!   and older; `server/discover` and per-request metadata for 2026-07-28, where rmcp answers
+//!   `ping` with -32601, adds `resultType`, `ttlMs` and `cacheScope`). `tools.listChanged` is
+//!   announced to a legacy session as a notification, and under 2026-07-28 only on the
+//!   client's `subscriptions/listen` streams that opted in to `toolsListChanged`.
 //! - An action with no output answers empty `content` (no text `"null"`).
 //! - A tool the client was not listed is a JSON-RPC error (-32602, `Unknown tool: <name>`).
 //! - Failures are `isError: true` results carrying the envelope (as text, under
@@ -13,14 +19,16 @@
 //!   `outputSchema`, which clients validate `structuredContent` against even on errors).
 //! - `notifications/cancelled` → a `cancel` frame: the page aborts the call (CANCELLED).
 
+use crate::hub::Notifier;
 use crate::hub::{error_envelope, is_bridge_tool, Hub, Outcome, Refused, SURFACE_LIST, SURFACE_SELECT};
 use crate::protocol::MAX_ARGUMENTS_BYTES;
 use agent_surface_model::errors::ErrorCode;
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult, MetaObject,
     NumberOrString, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -29,16 +37,67 @@ use std::time::Duration;
 /// A backstop: the page's own timeouts (30 s for a procedure by default) settle long before.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// One MCP connection: a stdio client or a Streamable HTTP session (rmcp makes one server per
+/// session, and one per stateless request). Its listing is forgotten when it goes.
+struct Connection {
+    hub: Arc<Hub>,
+    /// `c<n>`: names the connection's client in the hub and in invocation ids.
+    key: String,
+    /// Served over Streamable HTTP (where a request without a session is stateless).
+    http: bool,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.hub.forget_client(&self.key);
+    }
+}
+
 #[derive(Clone)]
 pub struct BridgeServer {
     pub hub: Arc<Hub>,
+    conn: Arc<Connection>,
 }
 
-/// `mcp_<session>_n42` for a numeric JSON-RPC id, `mcp_<session>_s<text>` for a string one.
-pub fn invocation_id(session: &str, id: &NumberOrString) -> String {
+/// Who asks, as the hub knows it: the key of its listing and the invocation id of this request.
+struct Caller {
+    key: String,
+    invocation: String,
+}
+
+/// `mcp_<bridge>_c1_n42` for a numeric JSON-RPC id, `mcp_<bridge>_c1_s<text>` for a string one.
+pub fn invocation_id(session: &str, connection: &str, id: &NumberOrString) -> String {
     match id {
-        NumberOrString::Number(n) => format!("mcp_{session}_n{n}"),
-        NumberOrString::String(s) => format!("mcp_{session}_s{s}"),
+        NumberOrString::Number(n) => format!("mcp_{session}_{connection}_n{n}"),
+        NumberOrString::String(s) => format!("mcp_{session}_{connection}_s{s}"),
+    }
+}
+
+impl BridgeServer {
+    /// The server of one new MCP connection (`http`: a Streamable HTTP session or request).
+    pub fn new(hub: Arc<Hub>, http: bool) -> BridgeServer {
+        let key = format!("c{}", hub.next_connection());
+        BridgeServer { conn: Arc::new(Connection { hub: hub.clone(), key, http }), hub }
+    }
+
+    /// The connection's client, or for a stateless HTTP request (no `Mcp-Session-Id`: the
+    /// 2026-07-28 revision) the client implementation its `_meta` names.
+    fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
+        let stateless = self.conn.http
+            && context
+                .extensions
+                .get::<http::request::Parts>()
+                .is_some_and(|parts| !parts.headers.contains_key("mcp-session-id"));
+        if stateless {
+            let who = context.client_info().map(|i| format!("{}/{}", i.name, i.version)).unwrap_or_default();
+            let key = format!("info:{}", truncate(&who, 200));
+            Caller { key, invocation: format!("mcp_{}_r{}", self.hub.session, self.hub.next_connection()) }
+        } else {
+            Caller {
+                key: self.conn.key.clone(),
+                invocation: invocation_id(&self.hub.session, &self.conn.key, &context.id),
+            }
+        }
     }
 }
 
@@ -108,6 +167,7 @@ impl BridgeServer {
     /// the client's cancellation, or the backstop timeout. `Err`: an unknown tool.
     pub async fn call(
         &self,
+        client: &str,
         name: &str,
         input: Map<String, Value>,
         invocation: String,
@@ -120,17 +180,17 @@ impl BridgeServer {
         if size > MAX_ARGUMENTS_BYTES {
             let e = error_envelope(
                 &invocation,
-                &self.hub.listed_capability_id(name),
+                &self.hub.listed_capability_id(client, name),
                 ErrorCode::InvalidInput,
                 &format!("the arguments are {size} bytes; the bridge forwards at most {MAX_ARGUMENTS_BYTES}"),
                 &[("limitBytes", json!(MAX_ARGUMENTS_BYTES))],
                 "",
             );
-            return Ok(to_mcp(&e, self.hub.listed_output_schema(name), None));
+            return Ok(to_mcp(&e, self.hub.listed_output_schema(client, name), None));
         }
-        let d = match self.hub.dispatch(name, &input, &invocation) {
+        let d = match self.hub.dispatch(client, name, &input, &invocation) {
             Ok(d) => d,
-            Err(Refused::Envelope(e)) => return Ok(to_mcp(&e, self.hub.listed_output_schema(name), None)),
+            Err(Refused::Envelope(e)) => return Ok(to_mcp(&e, self.hub.listed_output_schema(client, name), None)),
             Err(Refused::UnknownTool) => {
                 return Err(McpError::invalid_params(format!("Unknown tool: {}", truncate(name, 200)), None))
             }
@@ -169,16 +229,7 @@ impl BridgeServer {
     }
 }
 
-pub fn truncate(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
-}
+pub use crate::protocol::truncate;
 
 impl ServerHandler for BridgeServer {
     fn get_info(&self) -> ServerConfig {
@@ -190,10 +241,11 @@ impl ServerHandler for BridgeServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        let caller = self.caller(&context);
         let mut tools = Vec::new();
-        for entry in self.hub.list() {
+        for entry in self.hub.list(&caller.key) {
             match serde_json::from_value::<Tool>(entry.clone()) {
                 Ok(t) => tools.push(t),
                 Err(e) => self.hub.log(&format!(
@@ -212,8 +264,30 @@ impl ServerHandler for BridgeServer {
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
         let input = request.arguments.unwrap_or_default();
-        let invocation = invocation_id(&self.hub.session, &context.id);
+        let caller = self.caller(&context);
         let ct = context.ct.clone();
-        self.call(&name, input, invocation, async move { ct.cancelled().await }).await.map(Into::into)
+        self.call(&caller.key, &name, input, caller.invocation, async move { ct.cancelled().await })
+            .await
+            .map(Into::into)
+    }
+
+    /// A legacy session (stdio or HTTP, after `initialize`) hears of changes as notifications.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.hub.add_notifier(&self.conn.key, Notifier::Peer(context.peer));
+    }
+
+    /// 2026-07-28: `toolsListChanged` is the one category the bridge has.
+    fn accepted_subscription_filter(&self, _requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    /// 2026-07-28: the stream stays open until the client cancels it; every change of the tool
+    /// list is announced on it.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let caller = self.caller(context.request_context());
+        let id = self.hub.add_notifier(&caller.key, Notifier::Subscription(context.sink().clone()));
+        context.cancelled().await;
+        self.hub.remove_notifier(&caller.key, id);
+        Ok(())
     }
 }

@@ -38,6 +38,11 @@ pub enum PageFrame {
         /// "view:devices.table.select"}`), so the bridge's own errors name the capability.
         #[serde(default)]
         capabilities: Value,
+        /// Optional: each tool's live state by wire name (`{"available": false,
+        /// "unavailableReason": "…", "note": "…"}`), listed under the tool's
+        /// `_meta["agent-surface/state"]` so the definitions themselves stay byte-stable.
+        #[serde(default)]
+        states: Value,
     },
     Result {
         id: String,
@@ -88,6 +93,18 @@ pub fn check_tool_entry(tool: &Value) -> Result<&str, String> {
         return Err(format!("tool {name} has no inputSchema object"));
     }
     Ok(name)
+}
+
+/// `s` cut to at most `max` bytes (at a character boundary), with `…` when cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
 }
 
 pub fn welcome(page: &str) -> String {

@@ -9,6 +9,20 @@ pub fn new_token() -> std::io::Result<String> {
     Ok(hex(&bytes))
 }
 
+/// A token the user chose (to keep one in a client's configuration): at least 32 characters
+/// of `[A-Za-z0-9_-]`, so it is as hard to guess as a drawn one and fits a header unquoted.
+pub fn check_given(token: &str) -> Result<String, String> {
+    let ok_chars = token.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if token.len() < 32 || token.len() > 256 || !ok_chars {
+        return Err(format!(
+            "a token is 32 to 256 characters of [A-Za-z0-9_-] (this one has {} characters{})",
+            token.len(),
+            if ok_chars { "" } else { ", some outside that set" }
+        ));
+    }
+    Ok(token.to_string())
+}
+
 /// A short random id (64 bits) naming this bridge's MCP session in invocation ids.
 pub fn new_session_id() -> std::io::Result<String> {
     let mut bytes = [0u8; 8];
@@ -41,6 +55,14 @@ mod tests {
         assert_eq!(a.len(), 32);
         assert!(a.bytes().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
         assert_ne!(a, b);
+    }
+
+    #[test]
+    fn given_tokens() {
+        assert!(check_given(&"a".repeat(32)).is_ok());
+        assert!(check_given(&"a".repeat(31)).unwrap_err().contains("31 characters"));
+        let bad = check_given(&format!("{} x", "a".repeat(32))).unwrap_err();
+        assert!(bad.contains("outside") && !bad.contains("aaaa"));
     }
 
     #[test]

@@ -1,20 +1,19 @@
-//! The page side: a WebSocket listener on loopback. Each connection is checked (Host, Origin),
-//! authenticated by its first frame (`hello` with the token), then serves frames both ways
-//! until it closes. Every refusal closes the socket with 4401 (token) or 4403 (origin, host)
-//! and writes one `bridge: refused …` line.
+//! The page side: one WebSocket per page, upgraded by the listener ([`crate::http`]). Each
+//! connection is checked (Host, Origin), authenticated by its first frame (`hello` with the
+//! token), then serves frames both ways until it closes. Every refusal closes the socket with
+//! 4401 (token) or 4403 (origin, host) and writes one `bridge: refused …` line.
 
 use crate::hub::{Hub, Outgoing};
-use crate::mcp::truncate;
 use crate::origin::{check_host, OriginPolicy};
+use crate::protocol::truncate;
 use crate::protocol::{self, PageFrame, CLOSE_BAD_PROTOCOL, CLOSE_FORBIDDEN, CLOSE_UNAUTHORIZED, HELLO_TIMEOUT_MS};
 use crate::token::token_matches;
 use futures_util::{SinkExt, StreamExt};
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
-use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
@@ -24,6 +23,7 @@ use tokio_tungstenite::WebSocketStream;
 const PING_EVERY: Duration = Duration::from_secs(10);
 const SILENT_FOR: Duration = Duration::from_secs(35);
 
+/// What every connection to the listener is checked against.
 pub struct Gate {
     pub token: String,
     pub origins: OriginPolicy,
@@ -31,43 +31,29 @@ pub struct Gate {
     pub port: u16,
 }
 
-pub async fn serve(listener: TcpListener, hub: Arc<Hub>, gate: Arc<Gate>) {
-    loop {
-        let Ok((stream, addr)) = listener.accept().await else { continue };
-        let (hub, gate) = (hub.clone(), gate.clone());
-        tokio::spawn(async move { connection(stream, addr, hub, gate).await });
-    }
-}
-
-fn config() -> WebSocketConfig {
+pub fn config() -> WebSocketConfig {
     WebSocketConfig::default()
         .max_message_size(Some(protocol::MAX_FRAME_BYTES))
         .max_frame_size(Some(protocol::MAX_FRAME_BYTES))
 }
 
-async fn close(ws: &mut WebSocketStream<TcpStream>, code: u16, reason: &str) {
+async fn close<S: AsyncRead + AsyncWrite + Unpin>(ws: &mut WebSocketStream<S>, code: u16, reason: &str) {
     let frame = CloseFrame { code: CloseCode::from(code), reason: reason.to_string().into() };
     let _ = tokio::time::timeout(Duration::from_secs(2), ws.close(Some(frame))).await;
 }
 
-async fn connection(stream: TcpStream, addr: SocketAddr, hub: Arc<Hub>, gate: Arc<Gate>) {
-    let headers: Arc<Mutex<(Option<String>, Option<String>)>> = Arc::default();
-    let seen = headers.clone();
-    // The error type is tungstenite's handshake response; the callback never fails.
-    #[allow(clippy::result_large_err)]
-    let callback = move |req: &Request, resp: Response| {
-        let get = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-        *seen.lock().unwrap_or_else(|e| e.into_inner()) = (get("origin"), get("host"));
-        Ok(resp)
-    };
-    let mut ws = match tokio_tungstenite::accept_hdr_async_with_config(stream, callback, Some(config())).await {
-        Ok(ws) => ws,
-        Err(e) => {
-            hub.log(&format!("bridge: refused {addr}: not a WebSocket handshake ({e})"));
-            return;
-        }
-    };
-    let (origin, host) = headers.lock().unwrap_or_else(|e| e.into_inner()).clone();
+/// One page's socket after the WebSocket handshake; `origin` and `host` are the handshake's
+/// headers.
+pub async fn page<S>(
+    mut ws: WebSocketStream<S>,
+    addr: SocketAddr,
+    origin: Option<String>,
+    host: Option<String>,
+    hub: Arc<Hub>,
+    gate: Arc<Gate>,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send,
+{
     if let Err(why) =
         check_host(host.as_deref(), &gate.host, gate.port).and_then(|()| gate.origins.check(origin.as_deref()))
     {
@@ -167,7 +153,7 @@ async fn connection(stream: TcpStream, addr: SocketAddr, hub: Arc<Hub>, gate: Ar
 }
 
 /// The next text frame (pings skipped); `Err` for anything else.
-async fn next_text(ws: &mut WebSocketStream<TcpStream>) -> Option<Result<String, String>> {
+async fn next_text<S: AsyncRead + AsyncWrite + Unpin>(ws: &mut WebSocketStream<S>) -> Option<Result<String, String>> {
     loop {
         return match ws.next().await? {
             Ok(Message::Text(t)) => Some(Ok(t.as_str().to_string())),
@@ -187,7 +173,7 @@ fn reject(hub: &Hub, label: &str, tx: &mpsc::UnboundedSender<Outgoing>, why: &st
 
 fn frame(hub: &Hub, page: u64, label: &str, tx: &mpsc::UnboundedSender<Outgoing>, text: &str) {
     match protocol::parse_page_frame(text) {
-        Ok(PageFrame::Tools { catalog, surface_version, tools, capabilities }) => {
+        Ok(PageFrame::Tools { catalog, surface_version, tools, capabilities, states }) => {
             let mut kept = Vec::with_capacity(tools.len());
             for t in tools {
                 match protocol::check_tool_entry(&t) {
@@ -195,7 +181,7 @@ fn frame(hub: &Hub, page: u64, label: &str, tx: &mpsc::UnboundedSender<Outgoing>
                     Err(e) => reject(hub, label, tx, &format!("tools: {e}; that tool is left out")),
                 }
             }
-            hub.set_tools(page, catalog, surface_version, kept, capabilities);
+            hub.set_tools(page, catalog, surface_version, kept, capabilities, states);
         }
         Ok(PageFrame::Result { id, result }) => {
             // A late answer to a cancelled or abandoned call is dropped quietly.

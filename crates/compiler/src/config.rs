@@ -49,6 +49,9 @@ pub struct Config {
     /// Every tsconfig file read (or looked for, as an `extends` candidate): a change to one of
     /// them changes the configuration.
     pub inputs: Vec<PathBuf>,
+    /// The major version of `zod` the root `package.json` declares (`"zod": "^3.25.0"` → 3):
+    /// with 3, imports from `"zod"` are zod 3's API (`crate::zod3`). `None`: not declared.
+    pub zod_major: Option<u64>,
 }
 
 /// A configuration problem: the file and the reason (exit code 2).
@@ -78,6 +81,7 @@ impl Config {
             ts_projects: Vec::new(),
             source: None,
             inputs: Vec::new(),
+            zod_major: None,
         }
     }
 
@@ -110,7 +114,15 @@ impl Config {
             let text = read(&config_path)?;
             let parsed: ConfigFile = serde_json::from_str(&text).map_err(|e| json_error(&config_path, &e))?;
             file_config = Some((config_path, parsed));
-        } else {
+        }
+        let package_json = root.join("package.json");
+        if package_json.is_file() {
+            // An unreadable package.json is reported below only when it holds the configuration.
+            let declared: Option<serde_json::Value> =
+                std::fs::read_to_string(&package_json).ok().and_then(|t| serde_json::from_str(&t).ok());
+            config.zod_major = declared.as_ref().and_then(declared_zod_major);
+        }
+        if file_config.is_none() {
             let package_json = root.join("package.json");
             if package_json.is_file() {
                 let text = read(&package_json)?;
@@ -169,6 +181,18 @@ impl Config {
         }
         Ok(config)
     }
+}
+
+/// The major version in the `zod` range of `dependencies`, `devDependencies` or
+/// `peerDependencies` (`"3.25.76"`, `"^3.25.0"`, `"~3.24"`, `">=3.25 <4"`, `"npm:zod@^3"`).
+fn declared_zod_major(package: &serde_json::Value) -> Option<u64> {
+    ["dependencies", "devDependencies", "peerDependencies"].iter().find_map(|section| {
+        let range = package.get(section)?.get("zod")?.as_str()?;
+        let range = range.rsplit_once('@').map_or(range, |(_, r)| r);
+        let digits: String =
+            range.trim_start_matches(|c: char| !c.is_ascii_digit()).chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    })
 }
 
 fn read(path: &Path) -> Result<String, ConfigError> {
@@ -723,6 +747,17 @@ fn utf8_len(first: u8) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_declared_zod_major_is_read_from_package_json() {
+        let major = |v: serde_json::Value| declared_zod_major(&v);
+        assert_eq!(major(serde_json::json!({"dependencies": {"zod": "^3.25.0"}})), Some(3));
+        assert_eq!(major(serde_json::json!({"devDependencies": {"zod": "~3.24"}})), Some(3));
+        assert_eq!(major(serde_json::json!({"peerDependencies": {"zod": ">=3.25 <4"}})), Some(3));
+        assert_eq!(major(serde_json::json!({"dependencies": {"zod": "npm:zod@^3.25.1"}})), Some(3));
+        assert_eq!(major(serde_json::json!({"dependencies": {"zod": "4.6.7"}})), Some(4));
+        assert_eq!(major(serde_json::json!({"dependencies": {"react": "19"}})), None);
+    }
 
     #[test]
     fn jsonc_comments_and_trailing_commas_are_dropped() {

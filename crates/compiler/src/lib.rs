@@ -24,6 +24,7 @@
 //! - [`provenance`] (edits for the Vite plugin), [`render`] (pretty, JSON, GitHub, SARIF) and
 //!   [`emit`] (atomic manifest writes) at the edges.
 
+pub mod arktype;
 pub mod cache;
 pub mod compile;
 pub mod config;
@@ -45,5 +46,8 @@ pub mod provenance;
 pub mod render;
 pub mod rules;
 pub mod source;
+pub mod typebox;
+pub mod valibot;
 pub mod value;
 pub mod zod;
+pub mod zod3;

@@ -71,6 +71,21 @@ pub enum Val {
     Function(Option<Box<swc_ecma_ast::Expr>>, Option<std::sync::Arc<crate::extract::ModuleInfo>>),
     /// A getter of an object literal (zod shapes use them for recursion): a deferred schema.
     Getter(ThunkId),
+    /// A Valibot namespace, function, schema or action ([`crate::valibot`]).
+    Valibot(crate::valibot::VbVal),
+    /// A TypeBox namespace or builder ([`crate::typebox`]).
+    TypeBox(crate::typebox::TbVal),
+    /// An expression not evaluated yet (an element of constant data a projection reads
+    /// field by field, [`crate::evaluate`]'s projections); never outlives the projection.
+    Lazy(Box<swc_ecma_ast::Expr>, std::sync::Arc<crate::extract::ModuleInfo>),
+    /// `Type.Optional(x)` of TypeBox: the JSON of `x`, not required in a `Type.Object`.
+    TypeBoxOptional(Box<Node>),
+    /// ArkType's `type` (or `type.enumerated`, ...) not yet called (`crate::arktype`).
+    ArkFn(String),
+    /// An ArkType type.
+    Ark(std::sync::Arc<crate::arktype::ArkType>),
+    /// A method of an ArkType type not yet called (`T.describe`).
+    ArkMethod(std::sync::Arc<crate::arktype::ArkType>, String),
 }
 
 impl Val {
@@ -114,7 +129,17 @@ impl Val {
                 module && expr
             }
             (Getter(a), Getter(b)) => a == b,
+            (ArkFn(a), ArkFn(b)) => a == b,
+            (Ark(a), Ark(b)) => std::sync::Arc::ptr_eq(a, b),
+            (ArkMethod(a, m), ArkMethod(b, n)) => std::sync::Arc::ptr_eq(a, b) && m == n,
             (Json(a), Json(b)) => std::sync::Arc::ptr_eq(a, b) || a == b,
+            (Valibot(a), Valibot(b)) => a == b,
+            (TypeBox(a), TypeBox(b)) => a == b,
+            (Lazy(a, m), Lazy(b, n)) => {
+                use swc_common::Spanned;
+                std::sync::Arc::ptr_eq(m, n) && a.span() == b.span()
+            }
+            (TypeBoxOptional(a), TypeBoxOptional(b)) => a.same_with_via(b),
             _ => false,
         }
     }
@@ -142,6 +167,12 @@ impl Val {
             Val::Regex(_) => "a regular expression",
             Val::Function(..) => "a function",
             Val::Getter(_) => "a getter",
+            Val::Valibot(v) => v.describe(),
+            Val::TypeBox(t) => t.describe(),
+            Val::Lazy(..) => "a value",
+            Val::TypeBoxOptional(inner) => inner.val.describe(),
+            Val::ArkFn(_) | Val::ArkMethod(..) => "an ArkType function",
+            Val::Ark(_) => "an ArkType type",
             Val::Inline(inner) => inner.val.describe(),
             Val::Json(j) => match &**j {
                 serde_json::Value::Null => "null",
@@ -183,7 +214,9 @@ impl Node {
             Val::Object(props) => props.iter().find(|p| &p.key == first).map(|p| &p.value),
             Val::Array(items) => first.parse::<usize>().ok().and_then(|i| items.get(i)),
             Val::Schema(inner) | Val::Inline(inner) => return inner.use_site(pointer),
-            Val::Observation(inner) | Val::Action(inner) => return inner.use_site(pointer),
+            Val::Observation(inner) | Val::Action(inner) | Val::TypeBoxOptional(inner) => {
+                return inner.use_site(pointer)
+            }
             _ => None,
         }?;
         child.use_site(rest)
@@ -260,6 +293,7 @@ impl Node {
                 Value::Object(map)
             }
             Val::Inline(inner) => return inner.to_json(),
+            Val::TypeBoxOptional(inner) => return inner.to_json(),
             Val::Json(j) => (**j).clone(),
             _ => return Err(self),
         })
@@ -273,7 +307,9 @@ impl Node {
             Val::Object(props) => props.iter().find(|p| &p.key == first).map(|p| &p.value),
             Val::Array(items) => first.parse::<usize>().ok().and_then(|i| items.get(i)),
             Val::Schema(inner) | Val::Inline(inner) => return inner.at_pointer(pointer),
-            Val::Observation(inner) | Val::Action(inner) => return inner.at_pointer(pointer),
+            Val::Observation(inner) | Val::Action(inner) | Val::TypeBoxOptional(inner) => {
+                return inner.at_pointer(pointer)
+            }
             _ => None,
         };
         match child {
@@ -291,7 +327,7 @@ impl Node {
         }
         let node: &Node = match &node.val {
             Val::Schema(inner) | Val::Inline(inner) => inner,
-            Val::Observation(inner) | Val::Action(inner) => inner,
+            Val::Observation(inner) | Val::Action(inner) | Val::TypeBoxOptional(inner) => inner,
             _ => node,
         };
         node.get(last).map(|p| p.key_span)

@@ -39,13 +39,14 @@ export function App() {
   // Decommissioned on the oRPC server (src/registry.ts): the device leaves the list.
   useEffect(() => onDecommissioned((ids) => setDevices((ds) => ds.filter((d) => !ids.includes(d.id)))), []);
   const onRebooted = useCallback((ids: string[]) => setDevices((ds) => ds.map((d) => (ids.includes(d.id) ? { ...d, status: "offline" } : d))), []);
+  const onRenamed = useCallback((id: string, name: string) => setDevices((ds) => ds.map((d) => (d.id === id ? { ...d, name } : d))), []);
 
   let page;
   if (path === "/devices") {
     page = (
       <>
         <h1>Devices</h1>
-        <DevicesTable devices={devices} onRebooted={onRebooted} />
+        <DevicesTable devices={devices} onRebooted={onRebooted} onRenamed={onRenamed} />
       </>
     );
   } else if (path.startsWith("/devices/")) {

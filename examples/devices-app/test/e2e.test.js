@@ -301,6 +301,32 @@ describe("the same flow through WebMCP (document.modelContext, the draft's fixtu
     assert.deepEqual(problems, []);
   });
 
+  test("a procedure declared with ArkType: its compiled schema is listed and enforced", async () => {
+    const label = await page.evaluate(() => window.__agent.tool("domain_devices_label").then((t) => t.inputSchema));
+    assert.deepEqual(label.required, ["id", "label"]);
+    assert.deepEqual(label.properties.label, { type: "string", maxLength: 64, minLength: 1 });
+    const labelled = await page.evaluate(() => window.__agent.exec("domain_devices_label", { id: "dev_r0ut3r", label: "Router" }));
+    assert.equal(labelled.status, "ok", JSON.stringify(labelled));
+    const badLabel = await page.evaluate(() => window.__agent.exec("domain_devices_label", { id: "dev_r0ut3r", label: "" }));
+    assert.equal(badLabel.error?.code, "INVALID_INPUT", JSON.stringify(badLabel));
+    const badId = await page.evaluate(() => window.__agent.exec("domain_devices_label", { id: "r0ut3r", label: "Router" }));
+    assert.equal(badId.error?.code, "INVALID_INPUT", JSON.stringify(badId));
+    assert.equal((await runs(page)).label, 1);
+  });
+
+  test("a procedure declared with zod 3 and zod-to-json-schema: its compiled schema is listed and enforced", async () => {
+    const tag = await page.evaluate(() => window.__agent.tool("domain_devices_tag").then((t) => t.inputSchema));
+    assert.deepEqual(tag.required, ["ids", "tag"]);
+    assert.equal(tag.additionalProperties, false);
+    assert.equal(tag.$schema, undefined); // draft-07's, dropped by the compiler and the page alike
+    assert.equal(tag.properties.tag.description, "The tag to add, e.g. lab");
+    const tagged = await page.evaluate(() => window.__agent.exec("domain_devices_tag", { ids: ["dev_r0ut3r"], tag: "lab" }));
+    assert.equal(tagged.status, "ok", JSON.stringify(tagged));
+    const badTag = await page.evaluate(() => window.__agent.exec("domain_devices_tag", { ids: ["dev_r0ut3r"], tag: "" }));
+    assert.equal(badTag.error?.code, "INVALID_INPUT", JSON.stringify(badTag));
+    assert.equal((await runs(page)).tag, 1);
+  });
+
   test("decommission waits for the app's dialog; Approve runs it once, Deny never", async () => {
     await page.evaluate(() => window.__agent.start("approve", "domain_devices_decommission", { ids: ["dev_cam001"] }));
     await page.locator("dialog.confirm").waitFor();
@@ -347,6 +373,26 @@ describe("the same flow through WebMCP (document.modelContext, the draft's fixtu
     assert.equal(nav.status, "ok");
     await page.waitForFunction(async () => (await window.__agent.names()).includes("view_devices_table_readState"));
     assert.equal((await page.evaluate(() => window.__agent.exec("view_devices_table_readState", {}))).status, "ok");
+    assert.deepEqual(problems, []);
+  });
+
+  test("the Valibot and TypeBox contracts: rename (Valibot) and ping (TypeBox) run with their compiled schemas", async () => {
+    const renamed = await page.evaluate(() => window.__agent.exec("domain_devices_rename", { id: "dev_pr1nt1", name: "Front desk printer" }));
+    assert.equal(renamed.status, "ok", JSON.stringify(renamed));
+    assert.match(await page.textContent('tr[data-id="dev_pr1nt1"] td:nth-child(2)'), /^Front desk printer dev_pr1nt1$/);
+    assert.equal((await runs(page)).rename, 1);
+    // minLength 1 from Valibot's v.minLength(1), compiled into the manifest's input schema
+    const empty = await page.evaluate(() => window.__agent.exec("domain_devices_rename", { id: "dev_pr1nt1", name: "" }));
+    assert.equal(empty.error?.code, "INVALID_INPUT", JSON.stringify(empty));
+    // additionalProperties: false from v.strictObject
+    const extra = await page.evaluate(() => window.__agent.exec("domain_devices_rename", { id: "dev_pr1nt1", name: "x", color: "red" }));
+    assert.equal(extra.error?.code, "INVALID_INPUT", JSON.stringify(extra));
+    assert.equal((await runs(page)).rename, 1);
+    const ping = await page.evaluate(() => window.__agent.exec("domain_devices_ping", { ids: ["dev_pr1nt2", "dev_pr1nt1", "dev_nope00"] }));
+    assert.equal(ping.status, "ok", JSON.stringify(ping));
+    assert.deepEqual(ping.output, { reachable: ["dev_pr1nt2"], unreachable: ["dev_pr1nt1", "dev_nope00"] });
+    const tooMany = await page.evaluate(() => window.__agent.exec("domain_devices_ping", { ids: ["dev_pr1nt1"], attempts: 9 }));
+    assert.equal(tooMany.error?.code, "INVALID_INPUT", JSON.stringify(tooMany));
     assert.deepEqual(problems, []);
   });
 });

@@ -120,14 +120,17 @@ export function connectAgentBridge(registry: AgentSurfaceRegistry, options: Agen
     if (ws && ws.readyState === OPEN && ws === socket) ws.send(JSON.stringify(frame));
   };
 
-  /** Sends the catalog when its id (a route moved) or its MCP block (what a client sees) changed. */
+  /** Sends the catalog when its id (a route moved), its MCP block or a tool's state changed. */
   const publish = (force = false) => {
     if (status !== "connected") return;
     const tools = toolset.tools();
     const catalog = catalogIdOf(tools);
     if (catalog === undefined) return;
     const block = (toolset as typeof toolset & { toolBlock(provider: "mcp"): unknown[] }).toolBlock("mcp");
-    const text = JSON.stringify(block);
+    // Each tool's live state (available, unavailableReason, note) travels beside the block, so a
+    // state-only change is published without touching the definitions clients cache.
+    const states = Object.fromEntries(tools.map((t) => [t.name, t.state as unknown as JsonValue]));
+    const text = JSON.stringify([block, states]);
     if (!force && sent && sent.catalog === catalog && sent.text === text) return;
     catalogs.delete(catalog);
     catalogs.set(catalog, tools);
@@ -136,7 +139,7 @@ export function connectAgentBridge(registry: AgentSurfaceRegistry, options: Agen
     // `capabilities` (wire name -> capability id) lets the bridge name the capability in the
     // errors it makes itself (a page gone mid-call): wire names cannot be decoded.
     const capabilities = Object.fromEntries(toolset.wireNameMap());
-    send(socket, { type: "tools", catalog, surfaceVersion: registry.getVersion(), tools: block as JsonValue, capabilities });
+    send(socket, { type: "tools", catalog, surfaceVersion: registry.getVersion(), tools: block as JsonValue, capabilities, states });
   };
   let scheduled = false;
   const schedule = () => {

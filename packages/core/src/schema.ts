@@ -51,7 +51,13 @@ function check(validator: Validator, value: unknown): unknown {
  * indexed access keeps it from being inferred backwards from where the schema is used.)
  */
 export function fromJsonSchema<T = never, const S extends JsonSchema = JsonSchema>(schema: S): AgentSchema<{ t: T; s: FromJsonSchema<S> }[[T] extends [never] ? "s" : "t"]>;
-export function fromJsonSchema<T = JsonValue>(schema: JsonSchema): AgentSchema<T> {
+/**
+ * A JSON Schema typed by a schema library as an interface (TypeBox's `TObject`, Valibot's
+ * `JSONSchema7`): not a `Record<string, unknown>` to TypeScript, the same object at run time.
+ * The value type is `T` (TypeBox: `fromJsonSchema<Static<typeof T>>(T)`).
+ */
+export function fromJsonSchema<T = JsonValue>(schema: object): AgentSchema<T>;
+export function fromJsonSchema<T = JsonValue>(schema: object): AgentSchema<T> {
   const { jsonSchema, validator } = compile(schema, "fromJsonSchema");
   return Object.freeze({
     jsonSchema,
@@ -70,12 +76,26 @@ function standardPath(path: unknown): string {
     .reduce<string>((p, seg) => appendPointer(p, typeof seg === "symbol" ? (seg.description ?? "") : seg), "");
 }
 
+const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
+
+/**
+ * zod-to-json-schema (zod 3's converter) writes draft-07's root `$schema`. The subset's keywords
+ * mean the same in draft-07 and 2020-12, and the compiler drops that `$schema` from the manifest
+ * (docs/schemas.md, "zod 3 with zod-to-json-schema"); the page drops it the same way, so the
+ * JSON Schema it holds is the manifest's. Any other `$schema` is left to the subset check.
+ */
+function withoutDraft07Dialect(schema: JsonSchema): JsonSchema {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema) || schema.$schema !== DRAFT_07) return schema;
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
 /**
  * Wraps a Standard Schema (https://standardschema.dev): `parse` validates through
  * `schema["~standard"].validate` (synchronous results only) and checks the same value against
  * the explicit, agent-visible JSON Schema; it returns the library's output value.
  */
-export function fromStandardSchema<T>(schema: StandardSchemaV1<unknown, T>, options: { jsonSchema: JsonSchema }): AgentSchema<T> {
+export function fromStandardSchema<T>(schema: StandardSchemaV1<unknown, T>, options: { jsonSchema: JsonSchema | object }): AgentSchema<T> {
   const std = (schema as Partial<StandardSchemaV1<unknown, T>> | null | undefined)?.["~standard"];
   if (std === null || typeof std !== "object" || typeof std.validate !== "function") {
     throw new AgentSurfaceDefinitionError('fromStandardSchema: not a Standard Schema (no "~standard".validate)');
@@ -83,7 +103,7 @@ export function fromStandardSchema<T>(schema: StandardSchemaV1<unknown, T>, opti
   if (options === null || typeof options !== "object" || !Object.hasOwn(options, "jsonSchema")) {
     throw new AgentSurfaceDefinitionError("fromStandardSchema: pass { jsonSchema } explicitly (core does not convert schemas)");
   }
-  const { jsonSchema, validator } = compile(options.jsonSchema, "fromStandardSchema");
+  const { jsonSchema, validator } = compile(withoutDraft07Dialect(options.jsonSchema), "fromStandardSchema");
   const agentSchema: AgentSchema<T> = Object.freeze({
     jsonSchema,
     parse(value: unknown): T {

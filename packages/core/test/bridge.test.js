@@ -201,6 +201,17 @@ test("a destructive call: CONFIRMATION_REQUIRED; the bridge cannot approve; the 
   expect(state.decommissioned).toEqual(["dev_aaaaaa"]);
 });
 
+test("a state-only change publishes the tools frame again: the same block, the tool's new state beside it", async () => {
+  const ws = await welcomed();
+  const [first] = ws.of("tools");
+  expect(first.states.view_devices_table_sortBy).toEqual({ available: true });
+  table.update({ availability: { sortBy: { available: false, reason: "the table is loading" } } });
+  const [, second] = await until(() => ws.of("tools").length === 2 && ws.of("tools"), "a second tools frame");
+  expect(second.states.view_devices_table_sortBy).toMatchObject({ available: false, unavailableReason: "the table is loading" });
+  expect(second.tools).toEqual(first.tools);
+  expect(Object.keys(second.states).sort()).toEqual(second.tools.map((t) => t.name).sort());
+});
+
 test("cancel aborts the running call: CANCELLED", async () => {
   const ws = await welcomed();
   const { catalog } = ws.of("tools")[0];

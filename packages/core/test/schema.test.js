@@ -145,6 +145,13 @@ describe("fromJsonSchema", () => {
 });
 
 describe("fromStandardSchema", () => {
+  it("zod-to-json-schema's draft-07 $schema is dropped, as the compiler drops it; any other dialect is refused", () => {
+    const num = { "~standard": { version: 1, vendor: "t", validate: (v) => (typeof v === "number" ? { value: v } : { issues: [{ message: "nan" }] }) } };
+    const s = fromStandardSchema(num, { jsonSchema: { type: "number", $schema: "http://json-schema.org/draft-07/schema#" } });
+    expect(s.jsonSchema).toEqual({ type: "number" });
+    expect(s.parse(2)).toBe(2);
+    expect(() => fromStandardSchema(num, { jsonSchema: { type: "number", $schema: "https://json-schema.org/draft/2019-09/schema#" } })).toThrow(AgentSurfaceDefinitionError);
+  });
   // A hand-made Standard Schema v1 (what Zod, Valibot and ArkType expose as "~standard").
   const positive = {
     "~standard": {

@@ -70,8 +70,10 @@ describe("handshake", () => {
   });
 
   test("no handshake: a timeout error", async () => {
-    const err = await fakeClient("silent", { handshakeTimeoutMs: 300 }).request("scan").catch((e) => e);
-    expect(err.message).toMatch(/sent no agent-surface-serve handshake within 300 ms/);
+    // Long enough for the fake server's Node to start and write its stderr line on a loaded CI
+    // machine (300 ms was not), so the error can be checked to carry that tail.
+    const err = await fakeClient("silent", { handshakeTimeoutMs: 3000 }).request("scan").catch((e) => e);
+    expect(err.message).toMatch(/sent no agent-surface-serve handshake within 3000 ms/);
     expect(err.message).toMatch(/fake server \(silent\) started/); // the stderr tail
   });
 

@@ -17,6 +17,8 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+mod http;
+
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 struct Harness {
@@ -563,4 +565,106 @@ async fn the_bridges_errors_name_the_capability_id_not_the_wire_name() {
     let e = envelope(&h.answer(&json!(4)).await);
     assert_eq!(e["error"]["details"]["reason"], "malformed-result");
     assert_eq!(e["capabilityId"], "view:t.read");
+}
+
+#[tokio::test]
+async fn stdio_serves_2026_07_28_without_initialize_discover_no_ping_cache_hints_and_subscriptions() {
+    let log: Log = Arc::new(|_: &str| {});
+    let bridge = Bridge::bind(BridgeOptions::default(), log).await.unwrap();
+    let token = bridge.token.clone();
+    let url = bridge.url.clone();
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let (r, w) = tokio::io::split(server);
+    tokio::spawn(async move { bridge.run((r, w)).await });
+    let (client_read, mut to_server) = tokio::io::split(client);
+    let mut lines = BufReader::new(client_read).lines();
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let mut ask = async |id: u64, method: &str, mut params: Value| -> Value {
+        params["_meta"] = meta.clone();
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string() + "\n";
+        to_server.write_all(line.as_bytes()).await.unwrap();
+        loop {
+            let l = tokio::time::timeout(WAIT, lines.next_line()).await.unwrap().unwrap().unwrap();
+            let v: Value = serde_json::from_str(&l).unwrap();
+            if v["id"] == json!(id) || v.get("id").is_none() {
+                return v;
+            }
+        }
+    };
+    let d = ask(1, "server/discover", json!({})).await;
+    assert!(d["result"]["supportedVersions"].as_array().unwrap().contains(&json!("2026-07-28")), "{d}");
+    let list = ask(3, "tools/list", json!({})).await;
+    assert_eq!(list["result"]["resultType"], "complete", "{list}");
+    assert!(list["result"]["ttlMs"].is_u64() && list["result"]["cacheScope"].is_string(), "{list}");
+    // Once the first request chose the 2026-07-28 lifecycle, ping is gone. (Before any request
+    // but server/discover, rmcp 3.11 answers a ping on stdio whatever its _meta says: a legacy
+    // client may ping before initialize.)
+    assert_eq!(ask(2, "ping", json!({})).await["error"]["code"], -32601);
+    // subscriptions/listen: acknowledged with toolsListChanged, then a page's tools are announced on it.
+    let ack = ask(4, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}})).await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    let mut req = url.as_str().into_client_request().unwrap();
+    req.headers_mut().insert("origin", "http://localhost:5173".parse().unwrap());
+    let mut page = tokio_tungstenite::connect_async(req).await.unwrap().0;
+    send(&mut page, json!({"type": "hello", "protocol": 1, "token": token, "page": {"title": "t"}})).await;
+    assert_eq!(recv(&mut page).await["type"], "welcome");
+    let changed = tokio::time::timeout(WAIT, lines.next_line()).await.unwrap().unwrap().unwrap();
+    let changed: Value = serde_json::from_str(&changed).unwrap();
+    assert_eq!(changed["method"], "notifications/tools/list_changed", "{changed}");
+    assert_eq!(changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 4, "{changed}");
+}
+
+#[tokio::test]
+async fn a_tools_state_is_listed_under_meta_and_a_state_only_change_is_announced_with_the_definitions_unchanged() {
+    let mut h = Harness::start(BridgeOptions::default()).await;
+    let mut page = h.page("one").await;
+    listed(&mut h, "view_t_read").await;
+    let mut frame = tools_frame(1);
+    frame["states"] = json!({"view_t_read": {"available": false, "unavailableReason": "no rows are loaded", "note": "3 filters", "extra": 1}, "ghost": {"available": false}});
+    send(&mut page, frame.clone()).await;
+    // The state-only change is announced (the client listed before it).
+    tokio::time::timeout(WAIT, async {
+        loop {
+            let m = h.from_server.recv().await.unwrap();
+            if m["method"] == "notifications/tools/list_changed" {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("list_changed for a state-only change");
+    let tool = |r: &Value| {
+        r["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "view_t_read").cloned().unwrap()
+    };
+    let r = h.request("tools/list", json!({})).await;
+    let off = tool(&r);
+    assert_eq!(
+        off["_meta"]["agent-surface/state"],
+        json!({"available": false, "unavailableReason": "no rows are loaded", "note": "3 filters"})
+    );
+    let pages = h.request("tools/call", json!({"name": "surface_list", "arguments": {}})).await;
+    assert_eq!(
+        pages["result"]["structuredContent"]["pages"][0]["unavailable"],
+        json!([{"tool": "view_t_read", "state": {"available": false, "unavailableReason": "no rows are loaded", "note": "3 filters"}}])
+    );
+    // Available again: announced again; only _meta differs from the definition listed before.
+    frame["states"] = json!({"view_t_read": {"available": true}});
+    send(&mut page, frame).await;
+    tokio::time::timeout(WAIT, async {
+        loop {
+            let m = h.from_server.recv().await.unwrap();
+            if m["method"] == "notifications/tools/list_changed" {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("list_changed when it is available again");
+    let on = tool(&h.request("tools/list", json!({})).await);
+    assert_eq!(on["_meta"]["agent-surface/state"], json!({"available": true}));
+    let strip = |mut t: Value| {
+        t.as_object_mut().unwrap().remove("_meta");
+        t
+    };
+    assert_eq!(strip(on), strip(off), "the definition itself never changes with state");
 }

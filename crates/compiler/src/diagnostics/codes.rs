@@ -128,6 +128,11 @@ declare_codes! {
     DuplicateComponentType = "AS0501", "duplicate-component-type", Uniqueness, Error, "a component type is declared more than once", "rename one, or import the existing contract";
     DuplicateCapabilityName = "AS0502", "duplicate-capability-name", Uniqueness, Error, "a capability name is used twice in one component", "give the observation and the action different names";
     DuplicateOperationId = "AS0503", "duplicate-operation-id", Uniqueness, Error, "a procedure or external tool id is declared more than once", "rename one, or import the existing contract";
+    // Schema libraries other than zod 4 (issue 29): AS06xx (Valibot, TypeBox).
+    UnsupportedValibot = "AS0601", "unsupported-valibot-construct", Schema, Error, "a Valibot construct that its converter refuses or whose JSON Schema leaves the supported subset", "rewrite it with the supported Valibot API listed in docs/schemas.md";
+    UnsupportedTypeBox = "AS0602", "unsupported-typebox-construct", Schema, Error, "a TypeBox construct whose JSON Schema leaves the supported subset", "rewrite it with the supported TypeBox API listed in docs/schemas.md";
+    // Schema libraries other than zod (issue 29, ArkType: crates/compiler/src/arktype).
+    UnsupportedArkType = "AS0701", "unsupported-arktype-construct", Schema, Error, "an ArkType construct whose JSON Schema leaves the supported subset, or that is not evaluated statically", "rewrite it with the supported ArkType definitions listed in docs/schemas.md";
 }
 
 #[cfg(test)]

@@ -22,14 +22,30 @@ impl Evaluator<'_> {
     }
 
     pub(super) fn eval_ident_inner(&mut self, m: &M, name: &str, use_span: Span) -> Option<Node> {
+        if let Some(local) = self.local(m, name) {
+            return Some(local);
+        }
         if let Some(binding) = m.index.bindings.get(name).cloned() {
             return self.eval_binding(m, name, &binding, use_span);
         }
         if let Some(import) = m.index.imports.get(name).cloned() {
+            if let Some(flavor) = crate::typebox::flavor_of(&import.source) {
+                return Some(self.typebox_import(flavor, &import.kind, use_span));
+            }
+            if crate::valibot::is_valibot_source(&import.source) {
+                return Some(self.valibot_import(&import.kind, use_span));
+            }
+            // ArkType (`crate::arktype`).
+            if import.source == crate::arktype::PACKAGE {
+                return match &import.kind {
+                    ImportKind::Named(n) => self.ark_import(Some(n), use_span),
+                    _ => self.ark_import(None, use_span),
+                };
+            }
             if crate::zod::is_zod_source(&import.source) {
                 return Some(match &import.kind {
-                    ImportKind::Named(n) => self.zod_import(Some(n), use_span),
-                    ImportKind::Default | ImportKind::Namespace => self.zod_import(None, use_span),
+                    ImportKind::Named(n) => self.zod_import_from(&import.source, Some(n), use_span),
+                    ImportKind::Default | ImportKind::Namespace => self.zod_import_from(&import.source, None, use_span),
                 });
             }
             let path = match self.resolve_import_source(m, &import.source, use_span, name)? {

@@ -37,6 +37,9 @@ impl Evaluator<'_> {
                 return self.not_static(self.sp(m, p.span), "private fields are not static values")
             }
         };
+        if matches!(obj.val, Val::Lazy(..)) {
+            return self.lazy_member(obj, &key, span);
+        }
         match obj.val {
             Val::Object(props) => match props.iter().position(|p| p.key == key) {
                 Some(i) => Some(props.into_iter().nth(i).expect("index in range").value),
@@ -69,7 +72,14 @@ impl Evaluator<'_> {
                 let obj = Node::new(obj.span, obj.val);
                 self.zod_member(&obj, &key, span)
             }
+            // ArkType (`crate::arktype`).
+            Val::ArkFn(_) | Val::Ark(_) => {
+                let obj = Node::new(obj.span, obj.val);
+                self.ark_member(&obj, &key, span)
+            }
             Val::Regex(r) if key == "source" => Some(Node::new(span, Val::Str(r.source))),
+            Val::Valibot(v) => self.valibot_member(&v, &key, span),
+            Val::TypeBox(t) => self.typebox_member(&t, &key, span),
             other => self.not_static(key_span, format!("cannot read `{key}` of {}", other.describe())),
         }
     }
@@ -78,6 +88,12 @@ impl Evaluator<'_> {
         let Callee::Expr(callee) = &call.callee else {
             return self.not_static(span, "this call is not evaluated statically");
         };
+        if let Some(result) = self.eval_projection(m, call, span) {
+            return result;
+        }
+        if let Some(lib) = self.schema_lib_callee(m, callee)? {
+            return self.schema_lib_call(m, lib, call, span);
+        }
         if let Some(z) = self.zod_callee(m, callee)? {
             return self.zod_call(m, z, call, span);
         }
@@ -140,14 +156,17 @@ impl Evaluator<'_> {
         match callee {
             Expr::Paren(p) => self.zod_callee(m, &p.expr),
             Expr::Ident(id) => {
-                let zod_import =
-                    m.index.imports.get(id.sym.as_str()).is_some_and(|i| crate::zod::is_zod_source(&i.source));
+                let zod_import = m
+                    .index
+                    .imports
+                    .get(id.sym.as_str())
+                    .is_some_and(|i| crate::zod::is_zod_source(&i.source) || i.source == crate::arktype::PACKAGE);
                 if !zod_import {
                     return Some(None);
                 }
                 let span = self.sp(m, id.span);
                 let v = self.eval_ident(m, id.sym.as_str(), span)?;
-                Some(matches!(v.val, Val::ZodFn(_)).then_some(v.val))
+                Some(matches!(v.val, Val::ZodFn(_) | Val::ArkFn(_)).then_some(v.val))
             }
             Expr::Member(mem) => {
                 // Only receivers that can be zod values: names, calls, member chains.
@@ -164,7 +183,10 @@ impl Evaluator<'_> {
                 }
                 let span = self.sp(m, mem.span);
                 let v = self.eval_member(m, mem, span)?;
-                Some(matches!(v.val, Val::ZodFn(_) | Val::ZodMethod(..)).then_some(v.val))
+                Some(
+                    matches!(v.val, Val::ZodFn(_) | Val::ZodMethod(..) | Val::ArkFn(_) | Val::ArkMethod(..))
+                        .then_some(v.val),
+                )
             }
             _ => Some(None),
         }
@@ -296,6 +318,7 @@ impl Evaluator<'_> {
             );
         };
         self.set_last_converted(None);
+        self.last_valibot = None;
         let json = match json_expr {
             JsonSchemaExpr::Ident(id) => {
                 let s = self.sp(m, id.span);
@@ -305,15 +328,21 @@ impl Evaluator<'_> {
                 let mut conversion = false;
                 if let Expr::Call(inner) = unwrap_ts(e) {
                     let Callee::Expr(callee) = &inner.callee else { return None };
-                    let is_zod =
-                        matches!(self.zod_callee(m, callee), Some(Some(Val::ZodFn(ref f))) if f == "toJSONSchema");
+                    // zod 4's z.toJSONSchema, or zod 3's zodToJsonSchema (`crate::zod3`).
+                    // ArkType's T.toJsonSchema() (`crate::arktype`): `None` when T was refused.
+                    // Valibot's toJsonSchema (`crate::valibot`).
+                    let converter = self.zod_callee(m, callee)?;
+                    let is_zod = matches!(converter, Some(Val::ZodFn(ref f))
+                        if f == "toJSONSchema" || f == "v3.toJSONSchema" || f == crate::zod3::CONVERTER)
+                        || matches!(converter, Some(Val::ArkMethod(_, ref f)) if f == "toJsonSchema")
+                        || self.is_schema_lib_converter(m, callee);
                     conversion = is_zod;
                     if !is_zod {
                         let s = self.sp(m, inner.span);
                         return self.error(
-                            Diagnostic::new(Code::SchemaNotEvaluable, s, "only zod's `z.toJSONSchema(...)` and literal JSON Schemas are evaluated statically")
+                            Diagnostic::new(Code::SchemaNotEvaluable, s, "only the schema libraries' converters docs/schemas.md lists and literal JSON Schemas are evaluated statically")
                                 .label("a converter the compiler cannot run")
-                                .help("for valibot, arktype or another library, pass the JSON Schema literally: `fromJsonSchema({ type: \"object\", ... })`, or build the schema with zod"),
+                                .help("use a converter docs/schemas.md lists (zod, zod-to-json-schema, Valibot's toJsonSchema, ArkType's .toJsonSchema(); TypeBox values go to fromJsonSchema as they are), or pass the JSON Schema literally: `fromJsonSchema({ type: \"object\", ... })`"),
                         );
                     }
                 }
@@ -353,6 +382,7 @@ impl Evaluator<'_> {
                 }
             }
         }
+        self.check_valibot_pair(m, call, json.span)?;
         // Remember an output-mode conversion on the schema itself, for the `input` warning.
         let output_mode = self.observe_output_mode(json.span);
         let mut schema = Node::new(span, Val::Schema(std::sync::Arc::new(json)));

@@ -201,6 +201,11 @@ impl<'p> Evaluator<'p> {
     }
 
     fn json_schemas_equal(&self, a: &ZodId, b: &ZodId, io: Io) -> bool {
+        if a.v3 || b.v3 {
+            // zod 3 (`crate::zod3`): both must be zod 3 and convert alike.
+            let convert = |z: &ZodId| crate::zod3::to_json_schema(&self.targets, z, Default::default()).ok();
+            return a.v3 && b.v3 && convert(a) == convert(b);
+        }
         crate::zod::emit::to_json_schema(&self.targets, a, io).ok()
             == crate::zod::emit::to_json_schema(&self.targets, b, io).ok()
     }

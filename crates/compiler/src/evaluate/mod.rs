@@ -23,9 +23,13 @@ use std::sync::Arc;
 use swc_common::Spanned;
 use swc_ecma_ast::*;
 
+mod ark_calls;
 mod bindings;
 mod calls;
 mod memo;
+mod projections;
+mod schema_libs;
+mod zod3_calls;
 mod zod_calls;
 
 /// The JSON Schema `emptyObjectSchema` stands for.
@@ -72,6 +76,13 @@ pub struct Evaluator<'p> {
     pub(crate) keep_json: bool,
     /// Computing a memo entry: what the evaluation does is recorded, not reported.
     frame: Option<Vec<Event>>,
+    /// The Valibot schema and mode the `jsonSchema` of the `fromStandardSchema` being evaluated
+    /// was converted from (set only for a conversion written there directly).
+    pub(crate) last_valibot: Option<(Arc<crate::valibot::Schema>, crate::valibot::convert::TypeMode)>,
+    /// The parameters of the projections being evaluated (`xs.map((x) => ...)`).
+    locals: Vec<projections::Local>,
+    /// Reading a missing property gives `undefined` (in a `filter` predicate) instead of an error.
+    lenient: bool,
     /// The memo cannot reproduce what evaluating alone would do here (a cycle through a
     /// constant, a replay that does not fit): the file must be evaluated alone.
     diverged: bool,
@@ -109,6 +120,9 @@ impl<'p> Evaluator<'p> {
             home: None,
             keep_json: false,
             frame,
+            last_valibot: None,
+            locals: Vec::new(),
+            lenient: false,
             diverged: false,
         }
     }

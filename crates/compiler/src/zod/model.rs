@@ -23,7 +23,7 @@ impl ZodId {
 
     /// A node of `kind` with no checks, parent or metadata.
     pub fn of(kind: Kind, span: Span) -> ZodId {
-        ZodId::new(ZNode { kind, checks: Vec::new(), parent: None, meta: Vec::new(), span })
+        ZodId::new(ZNode { kind, checks: Vec::new(), parent: None, meta: Vec::new(), span, v3: false })
     }
 
     /// A clone with `parent` (what zod's check methods, `.describe` and `.meta` return), its
@@ -295,4 +295,7 @@ pub struct ZNode {
     pub meta: Vec<(String, Json)>,
     /// The expression that built it.
     pub span: Span,
+    /// Built with zod 3's API (`crate::zod3`): converted by `zodToJsonSchema`, never by
+    /// `z.toJSONSchema`.
+    pub v3: bool,
 }

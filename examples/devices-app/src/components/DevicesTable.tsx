@@ -12,8 +12,9 @@ import { z } from "zod";
 import { DEVICE_ID, DeviceRow, SORTABLE_COLUMNS } from "@/schemas";
 import { FilterInput, SortInput } from "@/schemas/zod";
 import type { Device } from "../lib/types";
-import { rebootDevices } from "../domain/devices";
+import { labelDevice, rebootDevices, tagDevices } from "../domain/devices";
 import { decommissionDevices } from "../domain/procedures";
+import { pingDevices, renameDevice } from "../domain/maintenance";
 import { formatLastSeen } from "../lib/format";
 import { onDecommissioned } from "../registry";
 import { ran } from "../runs";
@@ -93,7 +94,15 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-export function DevicesTable({ devices, onRebooted }: { devices: Device[]; onRebooted: (ids: string[]) => void }) {
+export function DevicesTable({
+  devices,
+  onRebooted,
+  onRenamed,
+}: {
+  devices: Device[];
+  onRebooted: (ids: string[]) => void;
+  onRenamed: (id: string, name: string) => void;
+}) {
   const [filter, setFilter] = useState("");
   const [status, setStatus] = useState<Status | "">("");
   const [sort, setSort] = useState<{ column: Column; direction: "asc" | "desc" }>({ column: "name", direction: "asc" });
@@ -143,6 +152,37 @@ export function DevicesTable({ devices, onRebooted }: { devices: Device[]; onReb
           ran("reboot", ids.join(","));
           onRebooted(ids);
           return { scheduled: ids.length };
+        },
+      }),
+      // Valibot validates the input after the JSON Schema (fromStandardSchema).
+      renameDevice.bind({
+        execute: (input) => {
+          const { id, name } = input as { id: string; name: string };
+          ran("rename", `${id}=${name}`);
+          onRenamed(id, name);
+        },
+      }),
+      // TypeBox: a read, answered from the devices the table holds.
+      pingDevices.bind({
+        execute: (input) => {
+          const { ids } = input as { ids: string[] };
+          ran("ping", ids.join(","));
+          const up = new Set(devices.filter((d) => d.status !== "offline").map((d) => d.id));
+          return { reachable: ids.filter((id) => up.has(id)), unreachable: ids.filter((id) => !up.has(id)) };
+        },
+      }),
+      // zod 3 through zod-to-json-schema.
+      tagDevices.bind({
+        execute: (input) => {
+          const { ids, tag } = input as { ids: string[]; tag: string };
+          ran("tag", `${ids.join(",")}:${tag}`);
+        },
+      }),
+      // ArkType.
+      labelDevice.bind({
+        execute: (input) => {
+          const { id, label } = input as { id: string; label: string };
+          ran("label", `${id}:${label}`);
         },
       }),
     ],

@@ -271,8 +271,18 @@ function rehash(m) {
   m.manifestHash = manifestHash(m);
 }
 const reverseKeys = (v) => (Array.isArray(v) ? v.map(reverseKeys) : isObj(v) ? Object.fromEntries(Object.keys(v).reverse().map((k) => [k, reverseKeys(v[k])])) : v);
-const shuffleKeys = (v) =>
-  Array.isArray(v) ? v.map(shuffleKeys) : isObj(v) ? Object.fromEntries(Object.keys(v).sort(() => rand() - 0.5).map((k) => [k, shuffleKeys(v[k])])) : v;
+// Fisher-Yates on the seeded stream: a random comparator given to sort() draws as many numbers as
+// the engine's sort makes comparisons, which changed between V8 versions (Node 26 drew a
+// different stream, hence other cases, from the same seed).
+function shuffled(xs) {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = int(i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+const shuffleKeys = (v) => (Array.isArray(v) ? v.map(shuffleKeys) : isObj(v) ? Object.fromEntries(shuffled(Object.keys(v)).map((k) => [k, shuffleKeys(v[k])])) : v);
 
 const TOTAL_WEIGHT = MUTATIONS.reduce((n, [, w]) => n + w, 0);
 function weighted() {

@@ -13,7 +13,14 @@ use swc_common::Spanned;
 use swc_ecma_ast::*;
 
 impl Evaluator<'_> {
-    pub(super) fn zod_method(&mut self, m: &M, id: ZodId, name: &str, call: &CallExpr, span: Span) -> Option<Node> {
+    pub(in crate::evaluate) fn zod_method(
+        &mut self,
+        m: &M,
+        id: ZodId,
+        name: &str,
+        call: &CallExpr,
+        span: Span,
+    ) -> Option<Node> {
         let kind = id.kind.clone();
         let is_string = matches!(kind, Kind::String);
         let is_number = matches!(kind, Kind::Number);
@@ -63,6 +70,17 @@ impl Evaluator<'_> {
                 Some(Node::new(span, Val::Zod(c)))
             }
             "brand" => Some(Node::new(span, Val::Zod(id))),
+            // The wrapped schema (zod's `.unwrap()`; `.removeDefault()` of a default).
+            "unwrap" | "removeDefault" => match &kind {
+                Kind::Optional(i) | Kind::ExactOptional(i) | Kind::Nullable(i) | Kind::NonOptional(i) => {
+                    Some(Node::new(span, Val::Zod(i.clone())))
+                }
+                Kind::Default { inner, .. } | Kind::Prefault { inner, .. } | Kind::Catch { inner, .. } => {
+                    Some(Node::new(span, Val::Zod(inner.clone())))
+                }
+                Kind::Array { element } if name == "unwrap" => Some(Node::new(span, Val::Zod(element.clone()))),
+                _ => self.not_static(span, format!(".{name}() is evaluated on optional, nullable, default and array schemas")),
+            },
             n if OPAQUE_METHODS.contains(&n) => with(self, Check::Opaque),
             "check" => {
                 let mut cur = id;
@@ -265,6 +283,9 @@ impl Evaluator<'_> {
     pub(super) fn convert_to_json_schema(&mut self, m: &M, call: &CallExpr, span: Span) -> Option<Node> {
         let keep_json = std::mem::take(&mut self.keep_json);
         let root = self.arg_schema(m, call, 0, "z.toJSONSchema")?;
+        if root.v3 {
+            return self.zod3_wrong_converter(&root, span);
+        }
         let io = match self.arg(m, call, 1)? {
             None => Io::Output,
             Some(opts) => {
@@ -330,7 +351,7 @@ impl Evaluator<'_> {
     }
 
     /// Evaluates every getter and `z.lazy` reachable from `root` (once each).
-    pub(super) fn resolve_thunks(&mut self, root: &ZodId) -> Option<()> {
+    pub(in crate::evaluate) fn resolve_thunks(&mut self, root: &ZodId) -> Option<()> {
         let mut stack = vec![root.clone()];
         let mut visited = std::collections::HashSet::new();
         while let Some(n) = stack.pop() {

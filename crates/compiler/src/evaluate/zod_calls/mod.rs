@@ -97,7 +97,7 @@ fn unsupported_string_method(name: &str) -> Option<(&'static str, &'static str)>
     })
 }
 
-fn unsupported(construct: String, (message, help): (&str, &str)) -> Kind {
+pub(super) fn unsupported(construct: String, (message, help): (&str, &str)) -> Kind {
     Kind::Unsupported { construct, message: message.to_string(), help: help.to_string() }
 }
 
@@ -113,6 +113,8 @@ impl Evaluator<'_> {
     /// `obj.key` where `obj` is a zod value.
     pub(crate) fn zod_member(&mut self, obj: &Node, key: &str, span: Span) -> Option<Node> {
         match &obj.val {
+            // zod 3's namespace (`crate::zod3`): its own builders.
+            Val::ZodNs(ns) if ns.starts_with("v3") => Some(self.zod3_member(ns, key, span)),
             Val::ZodNs(ns) => {
                 let path = if ns.is_empty() { key.to_string() } else { format!("{ns}.{key}") };
                 let val = match path.as_str() {
@@ -148,6 +150,33 @@ impl Evaluator<'_> {
                         return Some(Node::new(span, Val::Object(props)));
                     }
                 }
+                // `.options` and `.enum` of an enum, `.options` of a union, `.element` of an array.
+                match (key, &id.kind) {
+                    ("options", Kind::Enum(values)) => {
+                        let items = values.iter().map(|v| crate::evaluate::json_to_node(v, span)).collect();
+                        return Some(Node::new(span, Val::Array(items)));
+                    }
+                    ("enum", Kind::Enum(values)) => {
+                        let props = values
+                            .iter()
+                            .filter_map(|v| {
+                                let key = match v {
+                                    Json::String(s) => s.clone(),
+                                    Json::Number(n) => n.to_string(),
+                                    _ => return None,
+                                };
+                                Some(Prop { key, key_span: span, value: crate::evaluate::json_to_node(v, span) })
+                            })
+                            .collect();
+                        return Some(Node::new(span, Val::Object(props)));
+                    }
+                    ("options", Kind::Union { options }) => {
+                        let items = options.iter().map(|o| Node::new(span, Val::Zod(o.clone()))).collect();
+                        return Some(Node::new(span, Val::Array(items)));
+                    }
+                    ("element", Kind::Array { element }) => return Some(Node::new(span, Val::Zod(element.clone()))),
+                    _ => {}
+                }
                 Some(Node::new(span, Val::ZodMethod(id, key.to_string())))
             }
             _ => None,
@@ -157,20 +186,27 @@ impl Evaluator<'_> {
     /// Evaluates a call of a zod function or method.
     pub(crate) fn zod_call(&mut self, m: &M, callee: Val, call: &CallExpr, span: Span) -> Option<Node> {
         match callee {
+            // ArkType (`crate::arktype`).
+            Val::ArkFn(_) | Val::ArkMethod(..) => self.ark_call(m, callee, call, span),
+            // zod 3's API and its converter (`crate::zod3`).
+            Val::ZodFn(name) if name.starts_with("v3.") || name == crate::zod3::CONVERTER => {
+                self.zod3_builder(m, &name, call, span)
+            }
+            Val::ZodMethod(id, name) if id.v3 => self.zod3_method(m, id, &name, call, span),
             Val::ZodFn(name) => self.zod_builder(m, &name, call, span),
             Val::ZodMethod(id, name) => self.zod_method(m, id, &name, call, span),
             other => self.not_static(span, format!("{} cannot be called", other.describe())),
         }
     }
 
-    fn arg(&mut self, m: &M, call: &CallExpr, i: usize) -> Option<Option<Node>> {
+    pub(super) fn arg(&mut self, m: &M, call: &CallExpr, i: usize) -> Option<Option<Node>> {
         match call.args.get(i) {
             None => Some(None),
             Some(a) => self.eval(m, &a.expr).map(Some),
         }
     }
 
-    fn arg_schema(&mut self, m: &M, call: &CallExpr, i: usize, what: &str) -> Option<ZodId> {
+    pub(super) fn arg_schema(&mut self, m: &M, call: &CallExpr, i: usize, what: &str) -> Option<ZodId> {
         let span = call.args.get(i).map(|a| self.sp(m, a.expr.span())).unwrap_or_else(|| self.sp(m, call.span));
         let v = self.arg(m, call, i)?;
         match v.map(|n| n.val) {
@@ -188,7 +224,7 @@ impl Evaluator<'_> {
         }
     }
 
-    fn new_node(&mut self, kind: Kind, span: Span) -> Option<Node> {
+    pub(super) fn new_node(&mut self, kind: Kind, span: Span) -> Option<Node> {
         let id = crate::zod::model::ZodId::of(kind, span);
         Some(Node::new(span, Val::Zod(id)))
     }
@@ -200,13 +236,14 @@ impl Evaluator<'_> {
             parent: None,
             meta: Vec::new(),
             span,
+            v3: false,
         });
         Some(Node::new(span, Val::Zod(id)))
     }
 
     /// The span of a call's function name (`discriminatedUnion` in `z.discriminatedUnion(...)`),
     /// where a refusal points instead of the whole, possibly multi-line, call.
-    fn name_span(&self, m: &M, call: &CallExpr, span: Span) -> Span {
+    pub(super) fn name_span(&self, m: &M, call: &CallExpr, span: Span) -> Span {
         match &call.callee {
             Callee::Expr(e) => match &**e {
                 Expr::Member(MemberExpr { prop: MemberProp::Ident(p), .. }) => self.sp(m, p.span),
@@ -216,7 +253,7 @@ impl Evaluator<'_> {
         }
     }
 
-    fn zod_builder(&mut self, m: &M, name: &str, call: &CallExpr, span: Span) -> Option<Node> {
+    pub(super) fn zod_builder(&mut self, m: &M, name: &str, call: &CallExpr, span: Span) -> Option<Node> {
         if let Some(u) = unsupported_builder(name) {
             let at = self.name_span(m, call, span);
             return self.new_node(unsupported(format!("z.{name}()"), u), at);

@@ -1,4 +1,6 @@
-// End to end: the official MCP TypeScript SDK client starts `agent-surface bridge` over stdio;
+// End to end: the official MCP TypeScript SDK client talks to `agent-surface bridge` over stdio
+// (it starts the bridge) or over Streamable HTTP (`bridge --http`, the bearer token, the SDK's
+// StreamableHTTPClientTransport); test/stdio.test.mjs and test/http.test.mjs run this suite once each;
 // the example app (fixtures/devices-app's contracts, built with Vite and the agent-surface
 // plugin exactly as packages/vite/test/runtime-browser.test.js builds it) runs in headless
 // Chromium and connects with connectAgentBridge. The client lists the page's tools, reads the
@@ -14,13 +16,15 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { spawn } from "node:child_process";
+import { createServer, request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -75,7 +79,7 @@ const state = {
 const visible = () => state.rows.filter((r) => r.name.includes(state.filter));
 
 const registry = core.createAgentSurfaceRegistry({ authority, environment: "development" });
-registry.register(
+const table = registry.register(
   devicesTableContract.bind({
     observations: {
       readState: { read: () => ({ rows: visible(), sort: state.sort, filter: state.filter }) },
@@ -117,7 +121,7 @@ registry.register(
 );
 const config = (window as any).__bridgeConfig;
 const bridge = config ? connectAgentBridge(registry, config) : undefined;
-(window as any).__agent = { core, registry, state, bridge };
+(window as any).__agent = { core, registry, state, bridge, table };
 document.getElementById("ready")!.textContent = "ready";
 `;
 
@@ -134,11 +138,31 @@ function serveDir(dir) {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
-/** Resolves with { url, token } once the bridge printed its line; collects every stderr line. */
-function bridgeLine(stderr, lines) {
+/**
+ * The example app built and served on loopback: { root, http, origin, cleanup }. The page connects
+ * with `window.__bridgeConfig` ({ url, token }) when an init script sets it; `window.__agent`
+ * exposes the registry and the app's state to the tests. (The conformance harness reuses it.)
+ */
+export async function buildApp() {
+  const app = copyApp({ entry: false });
+  writeFileSync(path.join(app.root, "index.html"), HTML);
+  writeFileSync(path.join(app.root, "src/bridge-main.ts"), MAIN);
+  await build(await viteConfig(app.root, [agentSurface()]));
+  const http = await serveDir(path.join(app.root, "dist"));
+  return { root: app.root, http, origin: `http://127.0.0.1:${http.address().port}`, cleanup: app.cleanup };
+}
+
+export { BIN, CHROMIUM, chromium };
+
+/**
+ * Resolves with { url, token } once the bridge printed its line (and, with `http`, its
+ * `bridge: mcp http://…/mcp` line as mcpUrl); collects every stderr line.
+ */
+export function bridgeLine(stderr, lines, http) {
   return new Promise((resolve, reject) => {
     let text = "";
-    const timer = setTimeout(() => reject(new Error(`no bridge line on stderr: ${text}`)), 20_000);
+    let found;
+    const timer = setTimeout(() => reject(new Error(`no bridge line on stderr: ${lines.join("\n")}${text}`)), 20_000);
     stderr.setEncoding("utf8");
     stderr.on("data", (chunk) => {
       text += chunk;
@@ -147,9 +171,12 @@ function bridgeLine(stderr, lines) {
       for (const line of all) {
         lines.push(line);
         const m = line.match(/^bridge: (ws:\/\/127\.0\.0\.1:\d+) token=([0-9a-f]{32})$/);
-        if (m) {
+        if (m) found = { url: m[1], token: m[2] };
+        const h = line.match(/^bridge: mcp (http:\/\/127\.0\.0\.1:\d+\/mcp)$/);
+        if (h && found) found.mcpUrl = h[1];
+        if (found && (!http || found.mcpUrl)) {
           clearTimeout(timer);
-          resolve({ url: m[1], token: m[2] });
+          resolve(found);
         }
       }
     });
@@ -179,7 +206,8 @@ function output(result) {
   return JSON.parse(result.content[0].text);
 }
 
-let app, http, browser, page, userDataDir, client, transport, bridge, origin;
+export function bridgeSuite(kind) {
+let app, http, browser, page, userDataDir, client, transport, bridge, origin, child;
 const stderrLines = [];
 const listChanged = [];
 const problems = [];
@@ -204,28 +232,35 @@ async function openPage() {
         super.send(data);
       }
     };
-  }, bridge);
+  }, { url: bridge.url, token: bridge.token });
   await p.goto(origin + "/");
   await p.waitForFunction(() => window.__agent?.bridge?.status === "connected", null, { timeout: 15_000 });
   return p;
 }
 
 before(async () => {
-  app = copyApp({ entry: false });
-  writeFileSync(path.join(app.root, "index.html"), HTML);
-  writeFileSync(path.join(app.root, "src/bridge-main.ts"), MAIN);
-  await build(await viteConfig(app.root, [agentSurface()]));
-  http = await serveDir(path.join(app.root, "dist"));
-  origin = `http://127.0.0.1:${http.address().port}`;
+  app = await buildApp();
+  http = app.http;
+  origin = app.origin;
 
-  transport = new StdioClientTransport({ command: BIN, args: ["bridge", "--port", "0"], stderr: "pipe" });
-  const line = bridgeLine(transport.stderr, stderrLines);
   client = new Client({ name: "bridge-e2e", version: "0.0.0" });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     listChanged.push(Date.now());
   });
-  await client.connect(transport);
-  bridge = await line;
+  if (kind === "stdio") {
+    transport = new StdioClientTransport({ command: BIN, args: ["bridge", "--port", "0"], stderr: "pipe" });
+    const line = bridgeLine(transport.stderr, stderrLines, false);
+    await client.connect(transport);
+    bridge = await line;
+  } else {
+    child = spawn(BIN, ["bridge", "--http", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.on("data", (d) => problems.push(`stdout: ${d}`));
+    bridge = await bridgeLine(child.stderr, stderrLines, true);
+    transport = new StreamableHTTPClientTransport(new URL(bridge.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${bridge.token}` } },
+    });
+    await client.connect(transport);
+  }
 
   userDataDir = mkdtempSync(path.join(tmpdir(), "agent-surface-bridge-chromium-"));
   browser = await chromium.launchPersistentContext(userDataDir, {
@@ -238,6 +273,7 @@ before(async () => {
 
 after(async () => {
   await client?.close();
+  child?.kill("SIGTERM");
   await browser?.close();
   await new Promise((r) => (http ? http.close(r) : r()));
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
@@ -252,6 +288,55 @@ test("the bridge printed one line with a loopback URL and a 128-bit token; the p
   await waitFor(() => stderrLines.some((l) => /^bridge: page p1 connected \(http:\/\/127\.0\.0\.1:\d+, "devices"\)$/.test(l)), "the connected line");
   assert.ok(!stderrLines.some((l) => l.includes("refused")), stderrLines.join("\n"));
 });
+
+/** One raw POST to the bridge's /mcp (node:http, so the Host header can be anything). */
+function rawPost(url, headers) {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode, text, auth: res.headers["www-authenticate"] }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+if (kind === "http") {
+  test("HTTP: no token, a wrong one, another scheme, a foreign Origin, a rebinding Host: refused, one stderr line each, never the token", async () => {
+    const port = new URL(bridge.mcpUrl).port;
+    const bearer = { authorization: `Bearer ${bridge.token}` };
+    const wrong = bridge.token.replace(/^./, (c) => (c === "0" ? "1" : "0"));
+    const cases = [
+      [{}, 401, /no Authorization header/],
+      [{ authorization: `Bearer ${wrong}` }, 401, /wrong bearer token/],
+      [{ authorization: `Basic ${bridge.token}` }, 401, /not a Bearer token/],
+      [{ ...bearer, origin: "http://evil.example" }, 403, /origin "http:\/\/evil\.example" is not allowed/],
+      [{ ...bearer, host: `rebind.evil.example:${port}` }, 403, /Host "rebind\.evil\.example:\d+" is not this bridge's loopback address/],
+    ];
+    for (const [headers, status, reason] of cases) {
+      const before = stderrLines.length;
+      const r = await rawPost(bridge.mcpUrl, headers);
+      assert.equal(r.status, status, `${JSON.stringify(headers)}: ${r.text}`);
+      assert.match(r.text, reason);
+      if (status === 401) assert.match(r.auth, /^Bearer /);
+      const line = await waitFor(() => stderrLines.slice(before).find((l) => l.startsWith("bridge: refused")), "the refusal line");
+      assert.match(line, /^bridge: refused 127\.0\.0\.1:\d+ \(POST \/mcp\): /);
+      assert.match(line, reason);
+      assert.ok(!r.text.includes(bridge.token), r.text);
+    }
+    assert.ok(!stderrLines.filter((l) => l.startsWith("bridge: refused")).some((l) => l.includes(bridge.token)));
+    // A page's origin with the token is an MCP client like any other (browsers send Origin).
+    const ok = await rawPost(bridge.mcpUrl, { ...bearer, origin, "mcp-protocol-version": "2025-11-25" });
+    assert.notEqual(ok.status, 401);
+    assert.notEqual(ok.status, 403);
+    // The SDK client with a wrong token: it fails to connect, it never reaches the tools.
+    const intruder = new Client({ name: "intruder", version: "0.0.0" });
+    await assert.rejects(intruder.connect(new StreamableHTTPClientTransport(new URL(bridge.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${wrong}` } } })));
+  });
+}
 
 test("tools/list: the page's toolset with explicit MCP annotations and outputSchema, plus surface_list / surface_select", async () => {
   const tools = await waitFor(async () => {
@@ -294,7 +379,7 @@ test("reads the table, filters, reads again: the page's own state changed", asyn
   assert.deepEqual(r.structuredContent, state, "validated by the SDK against outputSchema");
   assert.deepEqual(state.rows.map((row) => row.id), ["dev_aaaaaa", "dev_bbbbbb", "dev_cccccc"]);
   const meta = r._meta["agent-surface/invocation"];
-  assert.match(meta.invocationId, /^mcp_[0-9a-f]{16}_n\d+$/, "derived from the MCP session and the JSON-RPC id");
+  assert.match(meta.invocationId, /^mcp_[0-9a-f]{16}_c\d+_n\d+$/, "derived from the bridge, the MCP connection and the JSON-RPC id");
   assert.equal(meta.page, "p1");
   // An action with no output: empty content, not the text "null".
   const filtered = await call("view_devices_table_filter", { text: "ter" });
@@ -335,6 +420,25 @@ test("decommission: CONFIRMATION_REQUIRED; approved in the page; the retry runs 
   assert.equal(again.error.code, "CONFIRMATION_REQUIRED");
   assert.notEqual(again.error.details.confirmationId, cid);
   assert.deepEqual(await inPage(() => window.__agent.state.decommissioned), ["dev_bbbbbb"]);
+});
+
+test("a tool's state: listed under _meta, announced when only the state changed, the definition unchanged", async () => {
+  const find = async () => (await client.listTools()).tools.find((t) => t.name === "view_devices_table_sortBy");
+  const before = await find();
+  assert.deepEqual(before._meta?.["agent-surface/state"], { available: true });
+  const settled = listChanged.length;
+  await inPage(() => window.__agent.table.update({ availability: { sortBy: { available: false, reason: "the table is loading" } } }));
+  await waitFor(() => listChanged.length > settled, "list_changed for a state-only change");
+  const after = await find();
+  assert.deepEqual(after._meta["agent-surface/state"], { available: false, unavailableReason: "the table is loading" });
+  const { _meta: m1, ...def1 } = before;
+  const { _meta: m2, ...def2 } = after;
+  assert.deepEqual(def2, def1, "the definition never changes with state");
+  const { pages } = output(await call("surface_list"));
+  assert.deepEqual(pages[0].unavailable, [{ tool: "view_devices_table_sortBy", state: { available: false, unavailableReason: "the table is loading" } }]);
+  assert.equal(payload(await call("view_devices_table_sortBy", { column: "status" })).error.code, "CAPABILITY_NOT_AVAILABLE");
+  await inPage(() => window.__agent.table.update({ availability: { sortBy: { available: true } } }));
+  await waitFor(async () => (await find())._meta["agent-surface/state"].available === true, "available again");
 });
 
 test("notifications/cancelled → CANCELLED in the page", async () => {
@@ -475,3 +579,4 @@ test("the page is killed mid-call: a clear error, never a hang; nothing runs twi
   assert.equal(await inPage(() => window.__agent.state.rebootStarted), 0);
   assert.deepEqual(problems, []);
 });
+}

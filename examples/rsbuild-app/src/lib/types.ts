@@ -1,0 +1,6 @@
+export type Device = {
+  id: string;
+  name: string;
+  status: "online" | "offline" | "maintenance";
+  lastSeen: string | null;
+};

@@ -1,0 +1,1 @@
+export default ["csv", "pdf", "xlsx"] as const;

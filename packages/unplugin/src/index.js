@@ -1,0 +1,464 @@
+// @agent-surface/unplugin: the one plugin core behind every bundler (unplugin 3). See README.md.
+//
+// One long-lived `agent-surface serve --stdio` child per plugin instance (per build, or per dev
+// server), the compiler's provenance inserted with a source map, the verified authority as the
+// module `virtual:agent-surface/authority`, diagnostics as build errors located at the contract.
+// Vite additionally gets the dev server hooks (overlay, HMR: a changed manifest reloads the page).
+
+import path from "node:path";
+import { findBinary } from "@agent-surface/cli";
+import MagicString from "magic-string";
+import { createUnplugin } from "unplugin";
+import { AgentSurfaceServeError, PROTOCOL, PROTOCOL_VERSION, ServeClient, checkHandshake } from "./child.js";
+import { codeFrame, diagnosticKey, errorsToRollupError, formatDiagnostic, toError, toRollupLog } from "./diagnostics.js";
+import { byteOffsetToIndex, byteOffsetsToIndices } from "./offsets.js";
+
+export { AgentSurfaceServeError, PROTOCOL, PROTOCOL_VERSION, ServeClient, checkHandshake, byteOffsetToIndex, byteOffsetsToIndices, codeFrame, formatDiagnostic, errorsToRollupError, toRollupLog, toError };
+
+export const VIRTUAL_AUTHORITY_ID = "virtual:agent-surface/authority";
+export const RESOLVED_AUTHORITY_ID = "\0" + VIRTUAL_AUTHORITY_ID;
+export const CORE = "@agent-surface/core";
+export const PLUGIN_NAME = "agent-surface";
+
+const TS_FILE = /\.(?:ts|tsx|mts|cts)$/;
+/** Hook filter: TS files, with or without a query (the handler looks at the query). */
+export const TS_ID_FILTER = /\.(?:ts|tsx|mts|cts)(?:\?.*)?$/;
+/** Queries that turn a file into something other than its own module text. */
+const NON_MODULE_QUERY = /(?:^|&)(?:raw|url|inline|worker|sharedworker)(?:[&=]|$)/;
+const CONFIG_FILES = new Set(["agent-surface.config.json"]);
+/** Bundlers whose plugin context's `error` throws (Rollup's semantics). */
+const THROWING_ERROR = new Set(["vite", "rollup", "rolldown"]);
+
+/**
+ * Where the compiler binary is: `options.binary`, then AGENT_SURFACE_BINARY, then the binary of
+ * this platform's package, installed with @agent-surface/cli (a dependency of this plugin),
+ * then `agent-surface` on PATH.
+ * @param {{ binary?: string }} [options]
+ * @param {string} [root] relative `options.binary` is resolved against it
+ * @param {NodeJS.ProcessEnv} [env]
+ * @param {() => ({ path: string } | undefined)} [packaged] the installed platform package's binary (tests)
+ */
+export function resolveBinary(options = {}, root = process.cwd(), env = process.env, packaged = () => findBinary({ env: {} })) {
+  if (options.binary) return path.resolve(root, options.binary);
+  if (env.AGENT_SURFACE_BINARY) return path.resolve(env.AGENT_SURFACE_BINARY);
+  return packaged()?.path ?? "agent-surface";
+}
+
+/** Splits a module id into file and query. */
+export function splitId(id) {
+  const q = id.indexOf("?");
+  return q === -1 ? [id, ""] : [id.slice(0, q), id.slice(q + 1)];
+}
+
+function isInside(root, file) {
+  const rel = path.relative(root, file);
+  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+}
+
+/**
+ * Whether `transform` sends this module to the compiler: a .ts/.tsx/.mts/.cts file under the
+ * project root, outside node_modules, not a virtual module, whose text mentions
+ * "@agent-surface/core".
+ * @param {string} id
+ * @param {string} code
+ * @param {string} root
+ * @returns {string | null} the file path when it should be transformed
+ */
+export function transformTarget(id, code, root) {
+  if (id.startsWith("\0") || id.startsWith("virtual:") || id.startsWith("/@")) return null;
+  const [file, query] = splitId(id);
+  if (query && NON_MODULE_QUERY.test(query)) return null;
+  if (!TS_FILE.test(file) || !path.isAbsolute(file)) return null;
+  if (file.includes("/node_modules/") || file.includes("\\node_modules\\")) return null;
+  if (!isInside(root, file)) return null;
+  if (!code.includes(CORE)) return null;
+  return file;
+}
+
+/** Files whose change can change the manifest. */
+export function affectsManifest(file, root) {
+  if (file.includes("/node_modules/")) return false;
+  if (!isInside(root, file)) return false;
+  return TS_FILE.test(file) || CONFIG_FILES.has(path.basename(file));
+}
+
+/**
+ * Applies the compiler's insertion edits (UTF-8 byte offsets) with magic-string.
+ * @returns {{ code: string, map: import("magic-string").SourceMap } | null}
+ */
+export function applyEdits(code, edits, file) {
+  if (!edits || edits.length === 0) return null;
+  const sorted = [...edits].sort((a, b) => a.offset - b.offset);
+  const indices = byteOffsetsToIndices(
+    code,
+    sorted.map((e) => e.offset),
+  );
+  const s = new MagicString(code);
+  sorted.forEach((e, i) => s.appendLeft(indices[i], e.text));
+  return { code: s.toString(), map: s.generateMap({ hires: true, source: file, includeContent: true }) };
+}
+
+/** The authority module's code for a manifest. */
+export function authorityModule(manifest) {
+  return `import { createCapabilityAuthority } from ${JSON.stringify(CORE)};\nexport default createCapabilityAuthority(${JSON.stringify(manifest)});\n`;
+}
+
+/**
+ * An Error for a diagnostic log whose message also carries the code frame: bundlers other than
+ * Rollup's family print only an error's message.
+ */
+export function toFramedError(log) {
+  const err = toError(log);
+  if (log.frame) {
+    err.message = `${log.message}\n\n${log.frame}`;
+    err.stack = `${err.name}: ${err.message}`;
+  }
+  return err;
+}
+
+/**
+ * The compiler session of one plugin instance: the child, the latest scan (reused until a file
+ * notification bumps the generation), the warnings already reported.
+ * @param {{ binary?: string, onStderr?: (text: string) => void }} options
+ * @param {() => string} getRoot
+ */
+export function createSession(options, getRoot) {
+  /** @type {ServeClient | null} */
+  let client = null;
+  let generation = 0;
+  /** @type {{ generation: number, promise: Promise<any> } | null} */
+  let scanCache = null;
+  /** manifestHash of the latest completed scan */
+  let lastHash = null;
+  const reported = new Set();
+
+  const session = {
+    get client() {
+      return client;
+    },
+    get lastHash() {
+      return lastHash;
+    },
+    getClient() {
+      if (!client) {
+        const root = getRoot();
+        client = new ServeClient({ binary: resolveBinary(options, root), root, onStderr: options.onStderr });
+      }
+      return client;
+    },
+    /** The scan of the current generation (shared by concurrent callers). */
+    scan() {
+      if (scanCache && scanCache.generation === generation) return scanCache.promise;
+      const gen = generation;
+      const promise = session
+        .getClient()
+        .request("scan")
+        .then((result) => {
+          if (gen === generation) lastHash = result.manifestHash;
+          return result;
+        });
+      scanCache = { generation: gen, promise };
+      promise.catch(() => {
+        if (scanCache && scanCache.promise === promise) scanCache = null;
+      });
+      return promise;
+    },
+    /** Forgets the cached scan: the next one reads the files again. */
+    invalidate() {
+      generation++;
+    },
+    close() {
+      const c = client;
+      client = null;
+      scanCache = null;
+      return c ? c.close() : Promise.resolve();
+    },
+    /** Warnings once each (per build, or per dev server until the file changes). */
+    warnOnce(warn, diagnostics, sources) {
+      for (const d of diagnostics) {
+        if (d.severity === "error") continue;
+        const key = diagnosticKey(d);
+        if (reported.has(key)) continue;
+        reported.add(key);
+        warn(toRollupLog(d, { sources }));
+      }
+    },
+    forgetReported(file) {
+      for (const key of reported) if (key.startsWith(file + "\0")) reported.delete(key);
+    },
+    clearReported() {
+      reported.clear();
+    },
+    /**
+     * The transform of one module: provenance edits applied, warnings reported, errors thrown
+     * through `fail`. Null when the module is not the compiler's or nothing changes.
+     */
+    async transform(code, id, { warn, fail }) {
+      const root = getRoot();
+      const file = transformTarget(id, code, root);
+      if (!file) return null;
+      const result = await session.getClient().request("transform", { file, code });
+      const sources = new Map([[file, code]]);
+      session.warnOnce(warn, result.diagnostics, sources);
+      const errors = errorsOf(result.diagnostics);
+      if (errors.length) fail(errorsToRollupError(errors, { sources }));
+      return applyEdits(code, result.edits, file);
+    },
+  };
+  return session;
+}
+
+export function errorsOf(diagnostics) {
+  return diagnostics.filter((d) => d.severity === "error");
+}
+
+/**
+ * The unplugin factory.
+ * @param {import("./index.d.ts").AgentSurfaceOptions} [options]
+ * @param {import("unplugin").UnpluginContextMeta} [meta]
+ */
+export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
+  const framework = meta.framework;
+  /** @type {import("vite").ResolvedConfig | undefined} */
+  let config;
+  let root = options.root ? path.resolve(options.root) : process.cwd();
+  // Vite says in configResolved; Rollup and Rolldown in this.meta.watchMode; webpack and Rspack
+  // through their compiler. A one-off build closes the child at its end.
+  let isBuild = true;
+  /** @type {import("vite").ViteDevServer | undefined} */
+  let server;
+  const session = createSession(options, () => root);
+  /** the dev server's first scan, if started */
+  let baseline = null;
+  /** the rescan shared by the hotUpdate calls (one per environment) of one file event */
+  let rescan = null;
+
+  /** Reports a diagnostic error the way this bundler shows it, and throws. */
+  function fail(ctx, log) {
+    if (THROWING_ERROR.has(framework) && ctx && typeof ctx.error === "function") ctx.error(toError(log));
+    throw toFramedError(log);
+  }
+
+  function warner(ctx) {
+    return (log) => {
+      if (THROWING_ERROR.has(framework)) ctx.warn(log);
+      else ctx.warn(log.frame ? { ...log, message: `${log.message}\n\n${log.frame}` } : log);
+    };
+  }
+
+  function closeClient() {
+    rescan = null;
+    return session.close();
+  }
+
+  function overlayError(diagnostics) {
+    const errors = errorsOf(diagnostics);
+    if (!server || errors.length === 0) return;
+    const log = errorsToRollupError(errors);
+    server.ws.send({ type: "error", err: { message: log.message, stack: "", id: log.id, frame: log.frame, loc: log.loc, plugin: PLUGIN_NAME } });
+  }
+
+  /** webpack and Rspack: watch mode keeps the child; a one-off build closes it when done. */
+  function webpackLike(compiler) {
+    compiler.hooks.done.tapPromise(PLUGIN_NAME, async () => {
+      if (!compiler.watchMode) await closeClient();
+    });
+    compiler.hooks.watchClose.tap(PLUGIN_NAME, () => {
+      closeClient();
+    });
+    compiler.hooks.shutdown?.tapPromise(PLUGIN_NAME, () => closeClient());
+  }
+
+  // The hooks with their filters. Vite 7+ applies the filters itself and gets these objects as
+  // they are (its `vite` entry below); unplugin wraps them for the other bundlers.
+  const resolveId = {
+    filter: { id: /^(?:\0?virtual:agent-surface\/authority|@agent-surface\/core)$/ },
+    handler(id, importer) {
+      if (id === VIRTUAL_AUTHORITY_ID || id === RESOLVED_AUTHORITY_ID) return RESOLVED_AUTHORITY_ID;
+      // Rollup resolves a virtual module's imports from nowhere: the authority's import of
+      // @agent-surface/core is the project's (resolved from its root).
+      if (id === CORE && importer === RESOLVED_AUTHORITY_ID && (framework === "rollup" || framework === "rolldown") && this?.resolve) {
+        return this.resolve(CORE, path.join(root, "package.json"), { skipSelf: true });
+      }
+      return null;
+    },
+  };
+
+  const load = {
+    filter: { id: /^\0virtual:agent-surface\/authority$/ },
+    async handler(id) {
+      if (id !== RESOLVED_AUTHORITY_ID) return null;
+      const result = await session.scan();
+      const errors = errorsOf(result.diagnostics);
+      if (errors.length) fail(this, errorsToRollupError(errors));
+      return { code: authorityModule(result.manifest), moduleSideEffects: true };
+    },
+  };
+
+  const transform = {
+    filter: { id: TS_ID_FILTER, code: CORE },
+    handler(code, id) {
+      return session.transform(code, id, { warn: warner(this), fail: (log) => fail(this, log) });
+    },
+  };
+
+  return {
+    name: PLUGIN_NAME,
+    enforce: "pre",
+
+    options(inputOptions) {
+      // Rolldown's `cwd` is the project's directory (Rollup has none: process.cwd()).
+      if (framework === "rolldown" && options.root === undefined && inputOptions?.cwd) root = path.resolve(inputOptions.cwd);
+    },
+
+    async buildStart() {
+      session.clearReported();
+      if (framework === "rollup" || framework === "rolldown") isBuild = !this?.meta?.watchMode;
+      if (framework !== "vite" || isBuild) {
+        // Every diagnostic of the project, also of files the bundle never imports.
+        const result = await session.scan();
+        session.warnOnce(warner(this), result.diagnostics);
+        const errors = errorsOf(result.diagnostics);
+        if (errors.length) fail(this, errorsToRollupError(errors));
+      } else if (server) {
+        // The baseline for HMR decisions, and start-up errors for the overlay (buffered by Vite
+        // until a browser connects). Not awaited: the server starts meanwhile.
+        baseline = session.scan().then(
+          (result) => overlayError(result.diagnostics),
+          (err) => config?.logger.error(`[${PLUGIN_NAME}] ${err.message}`, { error: err }),
+        );
+      }
+    },
+
+    resolveId,
+    load,
+    transform,
+
+    watchChange(id, change) {
+      const [file] = splitId(id);
+      if (!affectsManifest(file, root)) return;
+      session.invalidate();
+      session.forgetReported(file);
+      // A fresh child reads the disk anyway; only a running one holds texts to drop.
+      const client = session.client;
+      if (client && client.running) {
+        const method = change?.event === "delete" ? "didRemove" : "didChange";
+        return client.request(method, { files: [file] }).then(
+          () => {},
+          () => {},
+        );
+      }
+    },
+
+    async buildEnd() {
+      if (framework === "vite" || framework === "rollup" || framework === "rolldown") {
+        if (isBuild) await closeClient();
+      } else if (framework === "esbuild") {
+        // esbuild tells no plugin which files a rebuild saw change: the next build's fresh
+        // child reads them all again.
+        await closeClient();
+      }
+    },
+
+    async closeBundle() {
+      await closeClient();
+    },
+
+    vite: {
+      // copies: unplugin replaces the handlers of the objects above with its filtering wrappers
+      resolveId: { ...resolveId },
+      load: { ...load },
+      transform: { ...transform },
+
+      configResolved(resolved) {
+        config = resolved;
+        root = options.root ? path.resolve(resolved.root, options.root) : resolved.root;
+        isBuild = resolved.command === "build";
+      },
+
+      configureServer(devServer) {
+        server = devServer;
+        devServer.httpServer?.once("close", () => {
+          closeClient();
+        });
+      },
+
+      async hotUpdate({ type, file, modules, timestamp }) {
+        if (!affectsManifest(file, root)) return;
+        const key = `${type}\0${file}\0${timestamp}`;
+        if (!rescan || rescan.key !== key) {
+          const before = baseline;
+          const promise = (async () => {
+            if (before) await before;
+            const previous = session.lastHash;
+            session.invalidate(); // also when watchChange did not run (files changed outside the watcher)
+            let result;
+            try {
+              result = await session.scan();
+            } catch (err) {
+              config?.logger.error(`[${PLUGIN_NAME}] ${err.message}`, { error: err });
+              return { changed: false };
+            }
+            return { changed: previous !== null && previous !== result.manifestHash, result };
+          })();
+          rescan = { key, promise };
+        }
+        const { changed } = await rescan.promise;
+        if (!changed) return; // no contract changed: regular HMR
+        const env = this.environment;
+        const authority = env.moduleGraph.getModuleById(RESOLVED_AUTHORITY_ID);
+        if (authority) env.moduleGraph.invalidateModule(authority);
+        if (env.name === "client") {
+          env.hot.send({ type: "full-reload", path: "*", triggeredBy: file });
+          return [];
+        }
+        return authority ? [...modules, authority] : undefined;
+      },
+    },
+
+    webpack(compiler) {
+      if (options.root === undefined && compiler.options.context) root = compiler.options.context;
+      // webpack reads `virtual:` as a URL scheme before any resolver plugin sees the request.
+      compiler.hooks.normalModuleFactory.tap(PLUGIN_NAME, (factory) => {
+        factory.hooks.beforeResolve.tap(PLUGIN_NAME, (data) => {
+          if (data.request === VIRTUAL_AUTHORITY_ID) data.request = RESOLVED_AUTHORITY_ID;
+        });
+      });
+      webpackLike(compiler);
+    },
+
+    rspack(compiler) {
+      if (options.root === undefined && compiler.options.context) root = compiler.options.context;
+      webpackLike(compiler);
+    },
+
+    esbuild: {
+      setup(build) {
+        const initial = build.initialOptions;
+        if (options.root === undefined && initial.absWorkingDir) root = initial.absWorkingDir;
+        // The authority module lives in this plugin's namespace, where esbuild has no directory
+        // to resolve its import of @agent-surface/core from: resolve it from the project root.
+        build.onResolve({ filter: /^@agent-surface\/core$/, namespace: PLUGIN_NAME }, (args) => build.resolve(args.path, { kind: args.kind, resolveDir: root }));
+        build.onDispose?.(() => {
+          closeClient();
+        });
+      },
+    },
+
+    /** For tests and tools: the plugin's compiler client (started lazily). */
+    api: {
+      get client() {
+        return session.client;
+      },
+      get root() {
+        return root;
+      },
+      scan: () => session.scan(),
+      close: closeClient,
+    },
+  };
+}
+
+export const unplugin = /* #__PURE__ */ createUnplugin(unpluginFactory);
+
+export default unplugin;

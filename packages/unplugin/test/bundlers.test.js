@@ -1,0 +1,87 @@
+// End to end, per bundler: a build of test/app with the plugin carries the compiler's provenance
+// (with a source map back to the contract), the verified authority module, and fails at a
+// contract's diagnostic with its file:line:column and code frame.
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { TraceMap, originalPositionFor } from "@jridgewell/trace-mapping";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { builders } from "./builders.js";
+import { compileManifest, copyApp, runBundle } from "./helpers.js";
+
+/** Every generated position (1-based line, 0-based column) of `needle` in `text`. */
+function positionsOf(text, needle) {
+  const found = [];
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) {
+    const before = text.slice(0, at).split("\n");
+    found.push({ line: before.length, column: before[before.length - 1].length });
+  }
+  return found;
+}
+
+describe.each(Object.keys(builders))("%s", (name) => {
+  const build = builders[name];
+  let app;
+  let manifest;
+
+  beforeAll(() => {
+    app = copyApp();
+    manifest = compileManifest(app.root);
+  });
+  afterAll(() => app?.cleanup());
+
+  test("the bundle carries the compiler's provenance, verified by the authority module", async () => {
+    await build(app.root);
+    const bundle = path.join(app.root, "dist/main.js");
+    const report = await runBundle(bundle);
+    expect(manifest.contracts.map((c) => c.id).sort()).toEqual(["domain:devices.reboot", "external:reports.export"]);
+    expect(report.manifestHash).toBe(manifest.manifestHash);
+    const expected = ["domain:devices.reboot", "external:reports.export"].map((id) => {
+      const c = manifest.contracts.find((m) => m.id === id);
+      return { contractHash: c.contractHash, id };
+    });
+    expect(report.provenance).toEqual(expected);
+    expect(report.verified).toBe(true);
+
+    // The contract's own text maps back to its line in the source, past the inserted provenance.
+    const text = readFileSync(bundle, "utf8");
+    const map = new TraceMap(JSON.parse(readFileSync(bundle + ".map", "utf8")));
+    // (The description is in the manifest too: one of its places is the contract's own.)
+    const places = positionsOf(text, '"Export the devices report and email it to the signed-in user."').map((at) => originalPositionFor(map, at));
+    const own = places.filter((o) => /src\/external\/reports\.ts$/.test(o.source ?? ""));
+    expect(own, JSON.stringify(places)).toHaveLength(1);
+    expect(own[0].line).toBe(6);
+  });
+
+  test("without the plugin the contracts carry no provenance (the virtual module is the plugin's)", async () => {
+    const entry = path.join(app.root, "src/main.ts");
+    const original = readFileSync(entry, "utf8");
+    writeFileSync(entry, 'import { exportReport } from "./external/reports";\n(globalThis as any).agentSurfaceReport = JSON.stringify({ provenance: (exportReport as any).provenance ?? null });\n');
+    try {
+      rmSync(path.join(app.root, "dist"), { recursive: true, force: true });
+      await build(app.root, { plugin: false });
+      expect(await runBundle(path.join(app.root, "dist/main.js"))).toEqual({ provenance: null });
+    } finally {
+      writeFileSync(entry, original);
+    }
+  });
+
+  test("an invalid contract fails the build at its file:line:column, with a code frame", async () => {
+    const file = path.join(app.root, "src/external/reports.ts");
+    const original = readFileSync(file, "utf8");
+    writeFileSync(file, original.replace('effect: "external-side-effect"', 'effect: "local-state"'));
+    try {
+      const err = await build(app.root).then(
+        () => null,
+        (e) => e,
+      );
+      expect(err, "the build must fail").not.toBeNull();
+      // Rollup and Rolldown keep the frame and location apart from the message (and print them).
+      const message = `${err.message}\n${err.frame ?? ""}`;
+      expect(message).toContain("src/external/reports.ts:12:11: error AS0401");
+      expect(message).toContain('> 12 |   effect: "local-state",');
+      if (name === "rollup") expect(err.loc).toEqual({ file, line: 12, column: 11 });
+    } finally {
+      writeFileSync(file, original);
+    }
+  });
+});
