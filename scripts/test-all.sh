@@ -165,8 +165,8 @@ echo "==> npm ci && npm test (examples/devices-app: the example app in headless 
 # served on loopback, on one headless Chromium with WebMCP: @playwright/mcp driven by the
 # official MCP TypeScript SDK client (governance counted from the page's side, self-approval
 # refused under the host's policy), puppeteer-core's page.webmcp, Lighthouse's Agentic Browsing
-# category. puppeteer-core 25 and lighthouse 13.5 need Node >= 22.19, so the suite runs on the
-# pinned Node 22 (scripts/with-node.sh).
+# category, web-platform-tests webmcp/ (vendored unmodified in its wpt/). puppeteer-core 25 and
+# lighthouse 13.5 need Node >= 22.19, so the suite runs on the pinned Node 22 (scripts/with-node.sh).
 echo "==> npm ci && npm test (test-tools/browser-agents: third-party browser agents through WebMCP)"
 (cd test-tools/browser-agents && npm ci --no-audit --no-fund --loglevel=error && "$ROOT/scripts/with-node.sh" 22 npm test)
 

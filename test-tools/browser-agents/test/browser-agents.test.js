@@ -1,5 +1,6 @@
 // Third-party browser agents against the built example app (examples/devices-app/dist) served
-// on loopback, all on one headless Chromium with WebMCP (see harness.js).
+// on loopback, all on one headless Chromium with WebMCP (see harness.js); and web-platform-tests'
+// webmcp/ files (vendored in wpt/) in that same browser.
 import { after, before } from "node:test";
 import puppeteer from "puppeteer-core";
 import { launchChromium, serveApp } from "./harness.js";
@@ -7,6 +8,7 @@ import { lighthouseSuite } from "./lighthouse.js";
 import { playwrightMcpSuite } from "./playwright-mcp.js";
 import { puppeteerSuite } from "./puppeteer.js";
 import { selfApprovalSuite } from "./self-approval.js";
+import { wptSuite } from "./wpt.js";
 
 const ctx = {};
 before(async () => {
@@ -34,3 +36,4 @@ playwrightMcpSuite(ctx);
 puppeteerSuite(ctx);
 selfApprovalSuite(ctx);
 lighthouseSuite(ctx);
+wptSuite(ctx);

@@ -8,6 +8,9 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+// The example's oRPC server (RPCHandler at /rpc): its registry forwards domain:devices.decommission
+// there (examples/devices-app/src/registry.ts); @orpc/server from the app's own npm ci.
+import { createDevicesRpc } from "../../../examples/devices-app/server/devices.js";
 
 export const here = fileURLToPath(new URL("..", import.meta.url));
 export const repo = path.resolve(here, "../..");
@@ -29,14 +32,17 @@ export const CHROMIUM_FLAGS = [
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".map": "application/json", ".svg": "image/svg+xml" };
 
 /**
- * dist/ as a static site with the SPA fallback (every unknown path is index.html). `approvals`
+ * dist/ as a static site with the SPA fallback (every unknown path is index.html), and the app's
+ * oRPC server at /rpc (a fresh one per call: `rpc.state` is what it did). `approvals`
  * is the host's approval policy, served in index.html's <meta name="agent-surface-approvals">
  * (the example's src/approvals.ts): the build's own ("allow") unless given.
  */
 export async function serveApp({ approvals } = {}) {
   if (!existsSync(path.join(DIST, "index.html"))) throw new Error(`${DIST} is missing: run \`npm run build-app\` (vite build of examples/devices-app)`);
   const meta = /<meta name="agent-surface-approvals" content="[^"]*" \/>/;
-  const server = createServer((req, res) => {
+  const rpc = createDevicesRpc();
+  const server = createServer(async (req, res) => {
+    if (await rpc.handle(req, res)) return;
     const rel = decodeURIComponent(new URL(req.url, "http://x").pathname).replace(/^\/+/, "");
     let file = path.resolve(DIST, rel || "index.html");
     if (!file.startsWith(DIST + path.sep)) file = path.join(DIST, "index.html");
@@ -57,7 +63,7 @@ export async function serveApp({ approvals } = {}) {
     res.end(body);
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+  return { server, rpc, origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
 /** Launches Chromium with a DevTools port on loopback; resolves with its endpoints. */
