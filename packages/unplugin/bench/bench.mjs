@@ -6,7 +6,11 @@
 //     authority import: the plugin's cost is the compiler child, the project scan and the
 //     provenance transforms) and, with the plugin, also the entry importing the authority module;
 //  2. the dev loop of @agent-surface/next (the watcher next dev runs): from saving a contract to
-//     the generated authority module holding the new manifest, median of M saves.
+//     the generated authority module holding the new manifest, median of M saves;
+//  3. the example app (examples/devices-app: React 19, the AI SDK, zod, Valibot, ArkType, TypeBox,
+//     oRPC) built by Vite with its own config, against the same build without the plugin, where
+//     `virtual:agent-surface/authority` is the same module made ahead of time from the same
+//     manifest: what the plugin costs a real app's cold build (compiler child, scan, provenance).
 //
 // Usage: AGENT_SURFACE_BINARY=../../target/release/agent-surface node bench/bench.mjs [--builds 5] [--saves 10]
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -92,5 +96,46 @@ if (existsSync(path.join(nextDir, "node_modules"))) {
   } finally {
     app.cleanup();
   }
+}
+// 3. The example app with Vite (its devDependencies: `npm ci` in examples/devices-app first).
+const exampleDir = path.join(repoDir, "examples/devices-app");
+if (existsSync(path.join(exampleDir, "node_modules/vite"))) {
+  const requireHere = createRequire(path.join(exampleDir, "package.json"));
+  const vite = await import(requireHere.resolve("vite"));
+  const react = (await import(requireHere.resolve("@vitejs/plugin-react"))).default;
+  const { authorityModule, VIRTUAL_AUTHORITY_ID, RESOLVED_AUTHORITY_ID } = await import("../src/index.js");
+  const { execFileSync } = await import("node:child_process");
+  const { mkdtempSync } = await import("node:fs");
+  const os = await import("node:os");
+  // The manifest the plugin would make, compiled once outside the timing.
+  const out = mkdtempSync(path.join(os.tmpdir(), "as-bench-"));
+  execFileSync(bin, ["compile", exampleDir, "--out", path.join(out, "manifest.json")], { stdio: "ignore" });
+  const authority = authorityModule(JSON.parse(readFileSync(path.join(out, "manifest.json"), "utf8")));
+  const prebuilt = {
+    name: "prebuilt-authority",
+    resolveId: (id) => (id === VIRTUAL_AUTHORITY_ID ? RESOLVED_AUTHORITY_ID : null),
+    load: (id) => (id === RESOLVED_AUTHORITY_ID ? authority : null),
+  };
+  const times = { without: [], with: [] };
+  const once = async (kind) => {
+    const t0 = performance.now();
+    await vite.build({
+      root: exampleDir,
+      logLevel: "silent",
+      build: { outDir: path.join(out, kind), emptyOutDir: true },
+      ...(kind === "with"
+        ? {}
+        : { configFile: false, plugins: [react(), prebuilt], resolve: { alias: { "@": path.join(exampleDir, "src") }, dedupe: ["react", "react-dom", "ai", "@agent-surface/core"] } }),
+    });
+    times[kind].push(performance.now() - t0);
+  };
+  await once("without"); // warm-up: Vite's and the plugins' own module loading
+  await once("with");
+  for (let i = 0; i < BUILDS; i++) for (const kind of ["without", "with"]) await once(kind);
+  rmSync(out, { recursive: true, force: true });
+  const [w, p] = [median(times.without), median(times.with)];
+  console.log(`\n3. vite build of examples/devices-app, median of ${BUILDS} (interleaved)`);
+  console.log("| without the plugin (the authority made ahead) | with it | ratio |\n| --- | --- | --- |");
+  console.log(`| ${ms(w)} | ${ms(p)} | ${(p / w).toFixed(3)} |`);
 }
 process.exit(0);
