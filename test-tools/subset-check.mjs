@@ -1,5 +1,5 @@
 // The supported JSON Schema subset as a JavaScript check, shared by the schema-library oracles
-// (valibot-oracle, typebox-oracle): the same rules as zod-oracle's checkSubset (spec/core-api.md
+// (zod, zod 3, Valibot, ArkType, TypeBox): the one place of these rules in JavaScript (spec/core-api.md
 // "Supported JSON Schema subset", crates/schema/src/subset). Plain Node, no dependency.
 
 // ---------------------------------------------------------------------------------------------

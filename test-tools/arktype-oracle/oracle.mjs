@@ -18,7 +18,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { type } from "arktype";
-import { checkSubset, lowerEnums } from "../zod-oracle/oracle.mjs";
+import { checkSubset, lowerEnums } from "../subset-check.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const VERSIONS = {

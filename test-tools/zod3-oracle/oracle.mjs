@@ -26,7 +26,7 @@ import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import { z } from "zod";
 import { zodToJsonSchema } from "zod-to-json-schema";
-import { checkSubset, lowerEnums } from "../zod-oracle/oracle.mjs";
+import { checkSubset, lowerEnums } from "../subset-check.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
