@@ -5,7 +5,7 @@
 // (`import { type } from "arktype"`), calls `T.toJsonSchema()` exactly as an app author would
 // (no options), and prints one JSON line per entry. toJsonSchema has no io mode: every entry
 // runs once. ArkType writes 2020-12 (`$schema` kept; no normalisation). `checkSubset` (shared
-// with the zod 4 oracle, test-tools/zod-oracle/oracle.mjs) decides in or out of the subset:
+// by every oracle, test-tools/subset-check.mjs) decides in or out of the subset:
 //
 //   expect "match"                 → the library returns a schema inside the subset
 //   expect "refuse"                → it throws, returns nothing, or leaves the subset

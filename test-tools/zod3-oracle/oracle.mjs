@@ -10,7 +10,7 @@
 // Normalisation to the subset (the only one; docs/schemas.md "zod 3"): the root
 // `"$schema": "http://json-schema.org/draft-07/schema#"` is removed — the manifest's schemas are
 // 2020-12, and the subset's keywords mean the same in both dialects. Then `checkSubset` (shared
-// with the zod 4 oracle, test-tools/zod-oracle/oracle.mjs) decides in or out of the subset:
+// by every oracle, test-tools/subset-check.mjs) decides in or out of the subset:
 //
 //   expect "match"                 → the library returns a schema inside the subset
 //   expect "refuse"                → it throws, returns nothing, or leaves the subset
