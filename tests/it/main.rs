@@ -25,6 +25,7 @@ mod incremental;
 mod locations;
 mod lsp;
 mod man;
+mod oracle_harness;
 mod provenance;
 mod schema_libs_oracle;
 mod serve;

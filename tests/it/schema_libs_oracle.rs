@@ -22,25 +22,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 
-/// Structural equality: object key order ignored, numbers compared as doubles.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
-fn without_dialect(v: &Value) -> Value {
-    let mut v = v.clone();
-    if let Some(o) = v.as_object_mut() {
-        o.remove("$schema");
-    }
-    v
-}
+use crate::oracle_harness::{same, without_dialect};
 
 struct Run {
     name: String,

@@ -5,36 +5,15 @@
 //! normalisation (the root draft-07 `$schema` dropped; key order aside), and every
 //! out-of-subset expression must be refused with a pointed diagnostic.
 //!
-//! Needs Node and `npm ci` in test-tools/zod3-oracle and test-tools/zod-oracle (whose subset
-//! mirror the oracle shares); the test command does both. Missing tools fail the test.
+//! Needs Node and `npm ci` in test-tools/zod3-oracle; the test command does both. Missing
+//! tools fail the test.
 
 use agent_surface_compiler::compile::compile;
 use agent_surface_compiler::config::Config;
 use agent_surface_compiler::paths::normalize;
 use agent_surface_compiler::project::Project;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::path::Path;
-use std::process::Command;
-
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
-fn without_dialect(v: &Value) -> Value {
-    let mut v = v.clone();
-    if let Some(o) = v.as_object_mut() {
-        o.remove("$schema");
-    }
-    v
-}
 
 /// One module per corpus entry, in a project that declares zod 3.
 fn write_project(root: &Path, entries: &[&Value], prefix: &str) {
@@ -63,118 +42,14 @@ fn write_project(root: &Path, entries: &[&Value], prefix: &str) {
 
 #[test]
 fn zod3_translation_equals_real_zod_to_json_schema() {
-    crate::common::npm_tool("zod-oracle", "node_modules/zod/package.json");
-    let dir = crate::common::npm_tool("zod3-oracle", "node_modules/zod-to-json-schema/package.json");
-    let out = Command::new("node").arg("oracle.mjs").current_dir(&dir).output().expect("node runs (install Node.js)");
-    assert!(out.status.success(), "oracle failed: {}", String::from_utf8_lossy(&out.stderr));
-    let runs: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|v| v.get("summary").is_none())
-        .collect();
-    let corpus: HashMap<String, Value> = std::fs::read_to_string(dir.join("corpus.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            (v["name"].as_str().unwrap().to_string(), v)
-        })
-        .collect();
-    let entries: Vec<&Value> = runs.iter().map(|r| &corpus[r["name"].as_str().unwrap()]).collect();
-    let tmp = tempfile::tempdir().unwrap();
-    let root = normalize(&std::fs::canonicalize(tmp.path()).unwrap());
-    write_project(&root, &entries, "oracle");
-    let c = compile(Project::new(Config::load(&root).unwrap())).unwrap();
-    let by_id: HashMap<&str, &agent_surface_model::manifest::ManifestContract> =
-        c.manifest().contracts.iter().map(|m| (m.id(), m)).collect();
-
-    let (mut matched, mut refused, mut refused_in_subset, mut wrong) = (0, 0, Vec::new(), Vec::new());
-    for (i, run) in runs.iter().enumerate() {
-        let name = run["name"].as_str().unwrap();
-        let entry = entries[i];
-        let file = format!("r{i}.ts");
-        let errors: Vec<String> = c
-            .diagnostics
-            .iter()
-            .filter(|d| d.is_error() && c.project.db.get(d.primary.span.file).rel == file)
-            .map(|d| format!("{} {}", d.code.id(), d.message))
-            .collect();
-        let ours = by_id.get(format!("domain:oracle.r{i}").as_str()).map(|m| match m {
-            agent_surface_model::manifest::ManifestContract::Procedure(p) => {
-                p.output_schema.clone().unwrap_or(Value::Null)
-            }
-            _ => Value::Null,
-        });
-        if entry["expect"] == "refuse" {
-            if errors.is_empty() {
-                wrong.push(format!(
-                    "{name}: out of subset but accepted; ours = {}",
-                    ours.map(|o| o.to_string()).unwrap_or_default()
-                ));
-            } else {
-                refused += 1;
-            }
-            continue;
-        }
-        let theirs = without_dialect(&run["schema"]);
-        match ours {
-            Some(o) if same(&without_dialect(&o), &theirs) => matched += 1,
-            Some(o) => wrong.push(format!("{name}:\n    lib  {theirs}\n    ours {}", without_dialect(&o))),
-            None => refused_in_subset.push(format!("{name}: {}", errors.join(" | "))),
-        }
-    }
-    println!(
-        "zod3-oracle: {matched} matched, {} in-subset refused, {refused} out-of-subset refused, {} wrong",
-        refused_in_subset.len(),
-        wrong.len()
-    );
-    assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
-    // The goal is every in-subset case; the figure in docs/schemas.md is this one.
-    assert!(refused_in_subset.is_empty(), "in-subset cases refused:\n{}", refused_in_subset.join("\n"));
+    crate::oracle_harness::differential("zod3-oracle", "node_modules/zod-to-json-schema/package.json", write_project);
 }
 
 /// Every refused corpus construct gets a pointed diagnostic with a help, snapshotted one line
 /// per construct (no Node needed).
 #[test]
 fn zod3_refusals_name_the_construct() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-tools/zod3-oracle");
-    let corpus = std::fs::read_to_string(dir.join("corpus.jsonl")).unwrap();
-    let entries: Vec<Value> =
-        corpus.lines().map(|l| serde_json::from_str(l).unwrap()).filter(|e: &Value| e["expect"] == "refuse").collect();
-    let refs: Vec<&Value> = entries.iter().collect();
-    let tmp = tempfile::tempdir().unwrap();
-    let root = normalize(&std::fs::canonicalize(tmp.path()).unwrap());
-    write_project(&root, &refs, "refuse");
-    let c = compile(Project::new(Config::load(&root).unwrap())).unwrap();
-    let mut lines = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        let file = format!("r{i}.ts");
-        let d = c
-            .diagnostics
-            .iter()
-            .find(|d| d.is_error() && c.project.db.get(d.primary.span.file).rel == file)
-            .unwrap_or_else(|| panic!("{} was not refused", e["name"]));
-        assert!(d.help.is_some(), "{}: refusal without help", e["name"]);
-        let f = c.project.db.get(d.primary.span.file);
-        let at = f.line_col(d.primary.span.lo);
-        let under: String = f.text[d.primary.span.lo as usize..d.primary.span.hi as usize].chars().take(40).collect();
-        lines.push(format!(
-            "{} [{}] {}:{} `{}` {}\n    help: {}",
-            e["name"].as_str().unwrap(),
-            d.code.id(),
-            at.line,
-            at.column,
-            under.replace('\n', " "),
-            d.message,
-            d.help.as_deref().unwrap_or("")
-        ));
-    }
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots/zod3"));
-    settings.set_prepend_module_to_snapshot(false);
-    settings.set_omit_expression(true);
-    settings.bind(|| insta::assert_snapshot!("refusals", lines.join("\n")));
+    crate::oracle_harness::refusals("zod3-oracle", "zod3", write_project);
 }
 
 /// zod 3 and zod 4 share the package name: the version package.json declares and the
