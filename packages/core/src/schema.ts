@@ -84,8 +84,8 @@ const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
  * (docs/schemas.md, "zod 3 with zod-to-json-schema"); the page drops it the same way, so the
  * JSON Schema it holds is the manifest's. Any other `$schema` is left to the subset check.
  */
-function withoutDraft07Dialect(schema: JsonSchema): JsonSchema {
-  if (schema === null || typeof schema !== "object" || Array.isArray(schema) || schema.$schema !== DRAFT_07) return schema;
+function withoutDraft07Dialect(schema: unknown): unknown {
+  if (!isPlainObject(schema) || schema.$schema !== DRAFT_07) return schema;
   const { $schema: _dialect, ...rest } = schema;
   return rest;
 }
