@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { type } from "arktype";
 import { checkSubset, lowerEnums } from "../subset-check.mjs";
+import { oracleArgs, readCorpus } from "../oracle-kit.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const VERSIONS = {
@@ -44,39 +45,14 @@ function validateEntry(e, line, names) {
 }
 
 function main() {
-  const args = process.argv.slice(2);
-  const opt = (flag) => {
-    const i = args.indexOf(flag);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
-  const corpusPath = opt("--corpus") ?? join(here, "corpus.jsonl");
-  const only = opt("--only")?.split(",");
-  const pretty = args.includes("--pretty");
+  const { corpusPath, only, pretty } = oracleArgs(here);
   for (const [name, [have, pinned]] of Object.entries(VERSIONS)) {
     if (have !== pinned) {
       console.error(`arktype-oracle: ${name} ${have} is installed, the oracle is pinned to ${pinned}; run npm ci`);
       process.exit(2);
     }
   }
-  const entries = [];
-  const names = new Set();
-  const corpusErrors = [];
-  readFileSync(corpusPath, "utf8").split("\n").forEach((text, i) => {
-    if (!text.trim()) return;
-    let e;
-    try {
-      e = JSON.parse(text);
-    } catch (err) {
-      corpusErrors.push(`corpus line ${i + 1}: ${err.message}`);
-      return;
-    }
-    corpusErrors.push(...validateEntry(e, i + 1, names));
-    entries.push(e);
-  });
-  if (corpusErrors.length) {
-    for (const m of corpusErrors) console.error(m);
-    process.exit(2);
-  }
+  const entries = readCorpus(corpusPath, validateEntry);
   const stats = { entries: 0, match: 0, refuse: 0, policy: 0, threw: 0, outOfSubset: 0, inconsistent: 0 };
   const inconsistent = [];
   for (const entry of entries) {

@@ -25,6 +25,7 @@ import { dirname, join } from "node:path";
 import * as v from "valibot";
 import { toJsonSchema } from "@valibot/to-json-schema";
 import { checkSubset, lowerEnums } from "../subset-check.mjs";
+import { oracleArgs, readCorpus } from "../oracle-kit.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PINNED = { valibot: "1.5.0", "@valibot/to-json-schema": "1.8.0" };
@@ -50,14 +51,7 @@ function validateEntry(e, line, names) {
 }
 
 function main() {
-  const args = process.argv.slice(2);
-  const opt = (flag) => {
-    const i = args.indexOf(flag);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
-  const corpusPath = opt("--corpus") ?? join(here, "corpus.jsonl");
-  const only = opt("--only")?.split(",");
-  const pretty = args.includes("--pretty");
+  const { corpusPath, only, pretty } = oracleArgs(here);
   for (const [pkg, want] of Object.entries(PINNED)) {
     const got = JSON.parse(readFileSync(join(here, "node_modules", pkg, "package.json"), "utf8")).version;
     if (got !== want) {
@@ -65,25 +59,7 @@ function main() {
       process.exit(2);
     }
   }
-  const entries = [];
-  const names = new Set();
-  const errors = [];
-  readFileSync(corpusPath, "utf8").split("\n").forEach((text, i) => {
-    if (!text.trim()) return;
-    let e;
-    try {
-      e = JSON.parse(text);
-    } catch (err) {
-      errors.push(`corpus line ${i + 1}: ${err.message}`);
-      return;
-    }
-    errors.push(...validateEntry(e, i + 1, names));
-    entries.push(e);
-  });
-  if (errors.length) {
-    for (const m of errors) console.error(m);
-    process.exit(2);
-  }
+  const entries = readCorpus(corpusPath, validateEntry);
   const stats = { entries: 0, match: 0, refuse: 0, runs: 0, threw: 0, outOfSubset: 0, inconsistent: 0 };
   const inconsistent = [];
   for (const entry of entries) {

@@ -30,6 +30,7 @@ const PINNED = "4.6.7";
 // The supported subset and the enum lowering: ../subset-check.mjs, shared by every oracle (the
 // zod 3 and ArkType oracles import them from here too).
 import { checkSubset, lowerEnums } from "../subset-check.mjs";
+import { oracleArgs, readCorpus } from "../oracle-kit.mjs";
 export { checkSubset, lowerEnums };
 
 const ptrText = (segs) => segs.map((s) => "/" + String(s).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
@@ -76,39 +77,14 @@ function validateEntry(e, line, names) {
 }
 
 function main() {
-  const args = process.argv.slice(2);
-  const opt = (flag) => {
-    const i = args.indexOf(flag);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
-  const corpusPath = opt("--corpus") ?? join(here, "corpus.jsonl");
-  const only = opt("--only")?.split(",");
-  const pretty = args.includes("--pretty");
+  const { corpusPath, only, pretty } = oracleArgs(here);
 
   if (ZOD_VERSION !== PINNED) {
     console.error(`zod-oracle: zod ${ZOD_VERSION} is installed, the oracle is pinned to ${PINNED}; run npm ci`);
     process.exit(2);
   }
 
-  const entries = [];
-  const names = new Set();
-  const corpusErrors = [];
-  readFileSync(corpusPath, "utf8").split("\n").forEach((text, i) => {
-    if (!text.trim()) return;
-    let e;
-    try {
-      e = JSON.parse(text);
-    } catch (err) {
-      corpusErrors.push(`corpus line ${i + 1}: ${err.message}`);
-      return;
-    }
-    corpusErrors.push(...validateEntry(e, i + 1, names));
-    entries.push(e);
-  });
-  if (corpusErrors.length) {
-    for (const m of corpusErrors) console.error(m);
-    process.exit(2);
-  }
+  const entries = readCorpus(corpusPath, validateEntry);
 
   const stats = { entries: 0, match: 0, refuse: 0, policy: 0, runs: 0, zodThrew: 0, outOfSubset: 0, inconsistent: 0 };
   const inconsistent = [];
