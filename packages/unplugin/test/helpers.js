@@ -25,7 +25,7 @@ export function copyApp() {
   cpSync(appDir, root, { recursive: true });
   mkdirSync(path.join(root, "node_modules/@agent-surface"), { recursive: true });
   symlinkSync(coreDir, path.join(root, "node_modules/@agent-surface/core"), "dir");
-  return { root, cleanup: () => rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) };
+  return { root, cleanup: () => rmSync(tmp, { recursive: true, force: true, maxRetries: 20, retryDelay: 200 }) };
 }
 
 /** `agent-surface compile` of the app: its manifest. */

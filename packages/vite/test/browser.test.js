@@ -8,7 +8,7 @@ import { chromium } from "playwright-core";
 import { build, createServer as createViteServer } from "vite";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import agentSurface from "../src/index.js";
-import { CHROMIUM, compileManifest, copyApp, serveDir, viteConfig } from "./helpers.js";
+import { CHROMIUM, DEV_SERVER, compileManifest, copyApp, serveDir, viteConfig } from "./helpers.js";
 
 
 let app;
@@ -45,7 +45,7 @@ afterAll(async () => {
   await browser?.close();
   await new Promise((r) => (http ? http.close(r) : r()));
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-  app?.cleanup();
+  await app?.cleanup();
 });
 
 test("the built app shows the verified manifest hash, equal to `agent-surface compile`'s", async () => {
@@ -97,7 +97,7 @@ test("the dev overlay shows one position for an error: the one its message and t
   const dev = copyApp();
   const file = path.join(dev.root, "src/external/reports.ts");
   writeFileSync(file, readFileSync(file, "utf8").replace('effect: "external-side-effect"', 'effect: "local-state"'));
-  const server = await createViteServer(await viteConfig(dev.root, [agentSurface()], { server: { host: "127.0.0.1", port: 0, strictPort: false, hmr: { host: "127.0.0.1" } } }));
+  const server = await createViteServer(await viteConfig(dev.root, [agentSurface()], DEV_SERVER));
   try {
     await server.listen();
     const { port } = server.httpServer.address();
@@ -115,7 +115,7 @@ test("the dev overlay shows one position for an error: the one its message and t
     await page.close();
   } finally {
     await server.close();
-    dev.cleanup();
+    await dev.cleanup();
   }
 });
 
@@ -144,7 +144,7 @@ document.getElementById("manifest-hash")!.textContent = authority.manifest.manif
 createRoot(document.getElementById("root")!).render(<App />);
 `,
   );
-  const server = await createViteServer(await viteConfig(dev.root, [agentSurface()], { server: { host: "127.0.0.1", port: 0, strictPort: false, hmr: { host: "127.0.0.1" } } }));
+  const server = await createViteServer(await viteConfig(dev.root, [agentSurface()], DEV_SERVER));
   try {
     await server.listen();
     const { port } = server.httpServer.address();
@@ -202,6 +202,6 @@ createRoot(document.getElementById("root")!).render(<App />);
     await page.close();
   } finally {
     await server.close();
-    dev.cleanup();
+    await dev.cleanup();
   }
 });

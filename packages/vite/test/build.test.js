@@ -67,7 +67,7 @@ describe("vite build of the example app", () => {
       const text = bundleText(plain.root);
       expect(text).not.toMatch(/contractHash\W*:\W*blake3/);
     } finally {
-      plain.cleanup();
+      await plain.cleanup();
     }
   });
 });

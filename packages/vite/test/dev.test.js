@@ -68,7 +68,7 @@ describe("dev server", () => {
   });
   afterAll(async () => {
     await server?.close();
-    app?.cleanup();
+    await app?.cleanup();
   });
 
   const authority = () => env.moduleGraph.getModuleById(RESOLVED_AUTHORITY_ID);
@@ -223,6 +223,6 @@ test("a dev server that starts with an error sends it to the overlay", async () 
     expect(payload.err.frame).toContain('> 18 |   effect: "local-state",');
   } finally {
     await server.close();
-    app.cleanup();
+    await app.cleanup();
   }
 });

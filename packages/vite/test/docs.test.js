@@ -10,14 +10,14 @@
 // it are notes for this test, not quoted. AS_SRC=1 builds and checks against
 // packages/core/src instead of its build (dist/), as packages/core's suites do.
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { coreDir, packageDir, repoDir } from "./helpers.js";
+import { coreDir, packageDir, removeTempDir, repoDir } from "./helpers.js";
 
 const run = promisify(execFile);
 const appDir = path.join(packageDir, "test/docs-app");
@@ -81,7 +81,7 @@ function copyDocsApp() {
   link(coreDir, "@agent-surface/core");
   link(packageDir, "@agent-surface/vite");
   for (const dep of ["vite", "@vitejs/plugin-react"]) link(path.join(packageDir, "node_modules", dep), dep);
-  return { root, cleanup: () => rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) };
+  return { root, cleanup: () => removeTempDir(tmp) };
 }
 
 /** Imports a built sample in a fresh Node process; returns the argument lists of its console.log calls. */

@@ -1,8 +1,9 @@
 // Shared by the end-to-end tests: the compiler binary, a copy of the example app, builds.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 
@@ -63,7 +64,7 @@ function link(target, at) {
  * Copies fixtures/devices-app into a fresh temp dir and links its dependencies:
  * @agent-surface/core -> packages/core (as its file: dependency would), react, react-dom and zod
  * from this package's node_modules. Adds index.html and src/main.tsx.
- * @returns {{ root: string, cleanup: () => void }}
+ * @returns {{ root: string, cleanup: () => Promise<void> }}
  */
 export function copyApp({ entry = true } = {}) {
   const tmp = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-surface-vite-")));
@@ -80,8 +81,18 @@ export function copyApp({ entry = true } = {}) {
     writeFileSync(path.join(root, "index.html"), ENTRY_HTML);
     writeFileSync(path.join(root, "src/main.tsx"), ENTRY_MAIN);
   }
-  // Retried: the dev server's dependency optimizer may still be writing as it closes.
-  return { root, cleanup: () => rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) };
+  return { root, cleanup: () => removeTempDir(tmp) };
+}
+
+/**
+ * Removes a test's temp dir. Asynchronously and retried: a closed Vite dev server's dependency
+ * optimizer may still be writing its deps_temp_* dir when the test ends (cancelling it does not
+ * wait for the bundler). rmSync's retries sleep on the event loop and so starve the very writes
+ * they wait for, which turned that race into a 40 s ENOTEMPTY; promises' rm lets them finish.
+ * @returns {Promise<void>}
+ */
+export function removeTempDir(dir) {
+  return rm(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 200 });
 }
 
 /** `agent-surface compile` of the app: its manifest (written to a temp file). */
@@ -103,6 +114,16 @@ export async function viteConfig(root, plugins, extra = {}) {
     ...extra,
   };
 }
+
+/**
+ * The dev server options of the browser tests. The app's dependencies are pre-bundled up front
+ * with discovery off: on a loaded machine a dependency found late makes Vite reload the page after
+ * it has loaded, which a test that keeps the page's state across edits would take for its own.
+ */
+export const DEV_SERVER = {
+  server: { host: "127.0.0.1", port: 0, strictPort: false, hmr: { host: "127.0.0.1" } },
+  optimizeDeps: { include: ["react", "react/jsx-dev-runtime", "react-dom/client", "zod"], noDiscovery: true },
+};
 
 // Headless Chromium for the browser tests: Debian's /usr/bin/chromium (or $CHROMIUM_PATH).
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

@@ -115,7 +115,7 @@ afterAll(async () => {
   await browser?.close();
   await new Promise((r) => (http ? http.close(r) : r()));
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-  app?.cleanup();
+  await app?.cleanup();
 });
 
 test("the page registers its bound components from the verified authority", async () => {
