@@ -153,8 +153,8 @@ echo "==> npm ci && npm test (packages/react: React 19 and React 18)"
 
 # What the page pays (docs/performance.md): the size bench once, so it cannot rot (the figures
 # are printed, not asserted; start-up and speed are measured by scripts/bench-page.sh).
-echo "==> the page's size bench (packages/core/bench/page/size.mjs)"
-(cd packages/core/bench/page && npm ci --no-audit --no-fund --loglevel=error && node size.mjs)
+echo "==> the page's size bench (packages/core/bench/page/size.mjs, modules.mjs)"
+(cd packages/core/bench/page && npm ci --no-audit --no-fund --loglevel=error && node size.mjs && node modules.mjs)
 
 # The example app end to end: examples/devices-app links the packages above (file:), builds with
 # Vite and runs its headless Chromium suite (the AI SDK assistant, the dialog, WebMCP).

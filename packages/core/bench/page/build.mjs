@@ -33,9 +33,9 @@ const resolveHere = {
   },
 };
 
-/** { code, minified, gzip } of an entry file or of `contents` (a virtual entry). */
-export async function bundle({ entry, contents, external = [] }) {
-  const r = await build({
+/** esbuild's options for an entry file or for `contents` (a virtual entry). */
+export function buildOptions({ entry, contents, external = [] }) {
+  return {
     ...(contents ? { stdin: { contents, resolveDir: here, loader: "js" } } : { entryPoints: [entry] }),
     bundle: true,
     minify: true,
@@ -50,7 +50,12 @@ export async function bundle({ entry, contents, external = [] }) {
     write: false,
     legalComments: "none",
     logLevel: "silent",
-  });
+  };
+}
+
+/** { code, minified, gzip } of an entry file or of `contents` (a virtual entry). */
+export async function bundle(what) {
+  const r = await build(buildOptions(what));
   const code = r.outputFiles[0].contents;
   return { code, minified: code.length, gzip: gzipSync(code, { level: 9 }).length };
 }
