@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
-"""Fails when the modules of one crate import each other in a cycle.
+"""Fails when the modules of one crate, or its rooms, import each other in a cycle.
 
 For every crate of the workspace (a folder with Cargo.toml and src/), each .rs file under src/
 is one module (`foo/mod.rs` and `foo.rs` are `foo`). A module depends on another when its text
-names `crate::a::b…` (a `use` or a path in code) or, inside `a/`, `super::b`. Tests (`#[cfg(test)]`
-modules after their marker) are left out: a test may reach anywhere. The strongly connected
-components of that graph with more than one module are cycles; each is printed and the exit code
-is 1. A module's dependency on its own submodules or its parent is not an edge.
+names `crate::a::b…` (a `use` or a path in code) or, inside `a/`, `super::b`. Tests are left out:
+a test may reach anywhere (a `#[cfg(test)]` item, and a module file declared `#[cfg(test)] mod x;`
+with everything under it). A module's dependency on its own submodules or its parent is not an
+edge. Two levels are checked:
+
+- files: the strongly connected components of the module graph;
+- rooms: inside every folder (the crate's root, `evaluate/`, `invoke/`, …), each child module
+  with everything under it is one room, and a dependency of anything in room A on anything in
+  room B is an edge A -> B. The rooms of a folder must form layers: arrows one way.
+
+Each cycle is printed and the exit code is 1.
 """
 import os
 import re
@@ -28,11 +35,37 @@ def module_path(src, path):
     return tuple(rel)
 
 
+TEST_ITEM = re.compile(r"#\[cfg\(test\)\]\s*(?:#\[[^\]]*\]\s*)*")
+TEST_MOD_FILE = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;")
+
+
 def strip_tests(text):
-    # Drop everything from the first `#[cfg(test)]` on: test modules sit at the end by habit.
-    i = text.find("#[cfg(test)]")
-    text = text if i < 0 else text[:i]
-    return re.sub(r"//[^\n]*", "", text)
+    """The text without comments and `#[cfg(test)]` items; and the names of the child modules
+    declared `#[cfg(test)] mod x;` (files of tests)."""
+    text = re.sub(r"//[^\n]*", "", text)
+    test_children = set(TEST_MOD_FILE.findall(text))
+    out, pos = [], 0
+    for m in TEST_ITEM.finditer(text):
+        if m.start() < pos:
+            continue
+        out.append(text[pos : m.start()])
+        # The item ends at its `;` or at the brace closing its first `{`, whichever comes first.
+        i = m.end()
+        depth = 0
+        while i < len(text):
+            c = text[i]
+            if c == ";" and depth == 0:
+                break
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        pos = i + 1
+    out.append(text[pos:])
+    return "".join(out), test_children
 
 
 def resolve(modules, parts):
@@ -97,31 +130,62 @@ def sccs(graph):
     return result
 
 
+def module_graph(crate):
+    """The crate's modules (tests left out) and their dependencies."""
+    src = os.path.join(crate, "src")
+    files = {}
+    for dirpath, _, names in os.walk(src):
+        for n in names:
+            if n.endswith(".rs"):
+                p = os.path.join(dirpath, n)
+                files[module_path(src, p)] = p
+    texts, tests = {}, set()
+    for me, p in files.items():
+        with open(p, encoding="utf-8") as f:
+            texts[me], children = strip_tests(f.read())
+        tests |= {me + (c,) for c in children}
+    modules = {m for m in files if not any(m[: len(t)] == t for t in tests)}
+    return {me: edges_of(modules, me, texts[me]) for me in modules}
+
+
+def room_graphs(graph):
+    """Per folder (a module with children): its child rooms and the edges between them."""
+    folders = {m[:-1] for m in graph if m}
+    for folder in sorted(folders):
+        d = len(folder)
+        rooms = {}
+        for me, targets in graph.items():
+            if len(me) <= d or me[:d] != folder:
+                continue
+            rooms.setdefault(me[d], set())
+            for t in targets:
+                if len(t) > d and t[:d] == folder and t[d] != me[d]:
+                    rooms[me[d]].add(t[d])
+        yield folder, rooms
+
+
 def main():
     failed = False
-    total = 0
+    modules = rooms = 0
     for crate in crate_dirs():
-        src = os.path.join(crate, "src")
-        files = {}
-        for dirpath, _, names in os.walk(src):
-            for n in names:
-                if n.endswith(".rs"):
-                    p = os.path.join(dirpath, n)
-                    files[module_path(src, p)] = p
-        modules = set(files)
-        graph = {}
-        for me, p in files.items():
-            with open(p, encoding="utf-8") as f:
-                graph[me] = edges_of(modules, me, strip_tests(f.read()))
-        total += len(modules)
+        name = os.path.relpath(crate, ROOT)
+        graph = module_graph(crate)
+        modules += len(graph)
         for comp in sccs(graph):
             if len(comp) > 1:
                 failed = True
                 names = sorted("::".join(c) or "(root)" for c in comp)
-                print(f"cycle in {os.path.relpath(crate, ROOT) or '.'}: {' <-> '.join(names)}")
+                print(f"cycle in {name}: {' <-> '.join(names)}")
+        for folder, g in room_graphs(graph):
+            rooms += len(g)
+            for comp in sccs(g):
+                if len(comp) > 1:
+                    failed = True
+                    where = "::".join(folder) or "the crate's root"
+                    print(f"room cycle in {name}, {where}: {' <-> '.join(sorted(comp))}")
     if failed:
         return 1
-    print(f"module cycles: none ({total} modules)")
+    print(f"module cycles: none ({modules} modules, {rooms} rooms)")
     return 0
 
 

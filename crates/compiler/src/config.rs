@@ -50,7 +50,7 @@ pub struct Config {
     /// them changes the configuration.
     pub inputs: Vec<PathBuf>,
     /// The major version of `zod` the root `package.json` declares (`"zod": "^3.25.0"` → 3):
-    /// with 3, imports from `"zod"` are zod 3's API (`crate::zod3`). `None`: not declared.
+    /// with 3, imports from `"zod"` are zod 3's API (`crate::zod::v3`). `None`: not declared.
     pub zod_major: Option<u64>,
 }
 

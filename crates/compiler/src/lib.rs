@@ -50,4 +50,3 @@ pub mod typebox;
 pub mod valibot;
 pub mod value;
 pub mod zod;
-pub mod zod3;

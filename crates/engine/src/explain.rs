@@ -6,9 +6,9 @@
 
 use crate::binding::HostContext;
 use crate::policy::{discovery_vote, DiscoveryContext, DiscoveryDecision, Policy, PolicyPhase};
-use crate::registry::state::{DiscoveryScope, Dynamic, Reg, Surface};
 use crate::registry::AgentSurfaceRegistry;
 use crate::snapshot::{in_scope, SnapshotContext};
+use crate::surface::state::{DiscoveryScope, Dynamic, Reg, Surface};
 use serde::Serialize;
 use std::sync::Arc;
 

@@ -128,8 +128,10 @@ pub mod invoke;
 pub mod policy;
 pub mod procedure;
 pub mod registry;
+pub mod request;
 pub mod signal;
 pub mod snapshot;
+pub mod surface;
 
 pub use expose::{gateway, providers, toolset};
 

@@ -328,12 +328,12 @@ impl Evaluator<'_> {
                 let mut conversion = false;
                 if let Expr::Call(inner) = unwrap_ts(e) {
                     let Callee::Expr(callee) = &inner.callee else { return None };
-                    // zod 4's z.toJSONSchema, or zod 3's zodToJsonSchema (`crate::zod3`).
+                    // zod 4's z.toJSONSchema, or zod 3's zodToJsonSchema (`crate::zod::v3`).
                     // ArkType's T.toJsonSchema() (`crate::arktype`): `None` when T was refused.
                     // Valibot's toJsonSchema (`crate::valibot`).
                     let converter = self.zod_callee(m, callee)?;
                     let is_zod = matches!(converter, Some(Val::ZodFn(ref f))
-                        if f == "toJSONSchema" || f == "v3.toJSONSchema" || f == crate::zod3::CONVERTER)
+                        if f == "toJSONSchema" || f == "v3.toJSONSchema" || f == crate::zod::v3::CONVERTER)
                         || matches!(converter, Some(Val::ArkMethod(_, ref f)) if f == "toJsonSchema")
                         || self.is_schema_lib_converter(m, callee);
                     conversion = is_zod;

@@ -202,8 +202,8 @@ impl<'p> Evaluator<'p> {
 
     fn json_schemas_equal(&self, a: &ZodId, b: &ZodId, io: Io) -> bool {
         if a.v3 || b.v3 {
-            // zod 3 (`crate::zod3`): both must be zod 3 and convert alike.
-            let convert = |z: &ZodId| crate::zod3::to_json_schema(&self.targets, z, Default::default()).ok();
+            // zod 3 (`crate::zod::v3`): both must be zod 3 and convert alike.
+            let convert = |z: &ZodId| crate::zod::v3::to_json_schema(&self.targets, z, Default::default()).ok();
             return a.v3 && b.v3 && convert(a) == convert(b);
         }
         crate::zod::emit::to_json_schema(&self.targets, a, io).ok()

@@ -29,6 +29,8 @@ mod calls;
 mod memo;
 mod projections;
 mod schema_libs;
+mod typebox_calls;
+mod valibot_calls;
 mod zod3_calls;
 mod zod_calls;
 

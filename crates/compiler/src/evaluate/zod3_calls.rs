@@ -1,7 +1,7 @@
-//! zod 3's API (`crate::zod3`): its builders and methods build the shared schema graph (most
+//! zod 3's API (`crate::zod::v3`): its builders and methods build the shared schema graph (most
 //! through zod 4's evaluation, where the semantics are the same), marked `v3`; the refinements,
 //! transforms and constructs zod-to-json-schema would drop or misrepresent are refused here,
-//! and `zodToJsonSchema(S)` converts with [`crate::zod3::to_json_schema`].
+//! and `zodToJsonSchema(S)` converts with [`crate::zod::v3::to_json_schema`].
 
 use super::zod_calls::unsupported;
 use super::{json_to_node, Evaluator, M};
@@ -9,7 +9,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Span;
 use crate::value::{Node, Val};
 use crate::zod::model::{Check, Field, Kind, Regex, ZNode, ZodId};
-use crate::zod3::{self, NATIVE_ENUM, PASSTHROUGH, WRAP};
+use crate::zod::v3::{self as zod3, NATIVE_ENUM, PASSTHROUGH, WRAP};
 use serde_json::Value as Json;
 use swc_common::Spanned;
 use swc_ecma_ast::*;

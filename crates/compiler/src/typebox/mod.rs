@@ -1,11 +1,9 @@
 //! TypeBox, statically: `typebox` 1.x and `@sinclair/typebox` 0.34 builders are JSON Schema
-//! values, so the evaluator ([`calls`]) builds the same object tree the builder returns at run
+//! values, so the evaluator (`evaluate::typebox_calls`) builds the same object tree the builder returns at run
 //! time, as a plain object value that `fromJsonSchema(T)` takes like a literal. The two lines
 //! differ in a few places (how options merge, `Type.Enum`, what `Partial`/`Pick`/`Omit`/
 //! `Required` keep of the source object, a one-member `Type.Union`): [`Flavor`] says which
 //! package an import came from. Proven equal to both by `tests/it/schema_libs_oracle.rs`.
-
-pub mod calls;
 
 /// Which TypeBox an import came from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

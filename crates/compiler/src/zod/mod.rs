@@ -7,12 +7,13 @@ pub mod emit;
 pub mod json;
 pub mod model;
 pub mod patterns;
+pub mod v3;
 
 /// Module specifiers that provide zod 4's API.
 pub const ZOD_SOURCES: &[&str] = &["zod", "zod/v4"];
 
 /// Module specifiers whose imports the evaluator interprets: zod 4's, zod 3's
-/// (`crate::zod3`, which also tells `"zod"` apart by the declared version) and zod 3's converter.
+/// (`crate::zod::v3`, which also tells `"zod"` apart by the declared version) and zod 3's converter.
 pub fn is_zod_source(source: &str) -> bool {
-    ZOD_SOURCES.contains(&source) || source == "zod/v3" || source == crate::zod3::CONVERTER_PACKAGE
+    ZOD_SOURCES.contains(&source) || source == "zod/v3" || source == crate::zod::v3::CONVERTER_PACKAGE
 }

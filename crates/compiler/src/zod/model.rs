@@ -295,7 +295,7 @@ pub struct ZNode {
     pub meta: Vec<(String, Json)>,
     /// The expression that built it.
     pub span: Span,
-    /// Built with zod 3's API (`crate::zod3`): converted by `zodToJsonSchema`, never by
+    /// Built with zod 3's API (`crate::zod::v3`): converted by `zodToJsonSchema`, never by
     /// `z.toJSONSchema`.
     pub v3: bool,
 }

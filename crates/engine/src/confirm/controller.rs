@@ -2,9 +2,9 @@
 //! subscribe) over the registry's store.
 
 use super::store::{Confirmations, PendingConfirmation, State};
+use super::ConfirmParts;
 use crate::events::{AgentSurfaceEvent, ConfirmationOutcome};
 use crate::host::{BoxFuture, MaybeSend, MaybeSync};
-use crate::invoke::Parts;
 use crate::signal::AbortSignal;
 use crate::snapshot::iso8601;
 use std::future::Future;
@@ -57,7 +57,7 @@ impl From<bool> for Resolution {
 /// `registry.confirmations()`: the host UI's side of confirmations.
 #[derive(Clone)]
 pub struct ConfirmationController {
-    pub(crate) parts: Weak<dyn Parts>,
+    pub(crate) parts: Weak<dyn ConfirmParts>,
 }
 
 impl ConfirmationController {
@@ -182,7 +182,7 @@ impl ConfirmationController {
 
 /// Ends a confirmation subscription when dropped.
 pub struct ConfirmationSubscription {
-    shared: Weak<dyn Parts>,
+    shared: Weak<dyn ConfirmParts>,
     id: u64,
 }
 
@@ -196,7 +196,7 @@ impl Drop for ConfirmationSubscription {
 
 /// Resolves when the confirmation is no longer pending.
 struct Wait {
-    shared: Weak<dyn Parts>,
+    shared: Weak<dyn ConfirmParts>,
     id: String,
 }
 

@@ -5,9 +5,9 @@
 use crate::events::{AgentSurfaceEvent, ConfirmationOutcome};
 use crate::host::entropy::base62;
 use crate::host::{MaybeSend, MaybeSync};
-use crate::invoke::request::AgentInvocation;
-use crate::registry::state::Surface;
+use crate::request::AgentInvocation;
 use crate::snapshot::iso8601;
+use crate::surface::state::Surface;
 use agent_surface_model::effects::Effect;
 use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
 use serde::Serialize;

@@ -19,12 +19,12 @@ use crate::confirm::ConfirmationController;
 use crate::consumer::AgentConsumer;
 use crate::events::AgentSurfaceEvent;
 use crate::host::entropy::base62;
-use crate::host::{BoxFuture, MaybeSend, MaybeSync};
+use crate::host::{MaybeSend, MaybeSync};
 use crate::invoke::{AgentInvocation, AgentInvocationResult, Confirmer, InvocationStatus, InvokeOptions, Parts};
 use crate::policy::{evaluate_discovery, DiscoveryContext, DiscoveryDecision, Policy, PolicyPhase};
-use crate::registry::state::Exposure;
 use crate::registry::{AgentSurfaceRegistry, RegistryOptions, Subscription};
 use crate::signal::AbortSignal;
+use crate::surface::state::Exposure;
 use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
 use agent_surface_model::manifest::ManifestContract;
 use serde_json::Value;
@@ -71,10 +71,7 @@ pub enum GatewayError {
     Duplicate(String),
 }
 
-/// Asks the host's user to confirm (wait semantics): `true` to run. Called with the capability
-/// id and the effective input while the request is pending (listed by
-/// [`ExposedTools::confirmations`]); `false`, or a panic, denies.
-pub type ConfirmFn = Arc<crate::dyn_send_sync!(Fn(&str, &Value) -> BoxFuture<bool>)>;
+pub use crate::confirm::ConfirmFn;
 
 /// `createAgentExposureGateway(authority)`: what [`ExposureGateway::expose`] checks against, and
 /// the options its exposures run with.

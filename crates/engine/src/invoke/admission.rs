@@ -2,19 +2,19 @@
 //! the effective input, run the precondition and the input-aware policies, and pass the
 //! confirmation gate. Step 8, the admission queues, is [`super::queues`].
 
-use super::request::{err, fnv1a64, AgentInvocation, InvokeOptions};
 use super::Parts;
 use crate::binding::{ActionBinding, ConfirmationEvidence, HostContext, ReadContext, UnavailableReason, WhenFn};
 use crate::confirm::store::{ConfirmationCheck, ConfirmationRequest};
+use crate::confirm::ConfirmFn;
 use crate::confirm::{ConfirmationController, Resolution};
 use crate::consumer::AgentConsumer;
-use crate::expose::gateway::ConfirmFn;
 use crate::host::BoxFuture;
 use crate::policy::{
     evaluate_discovery, DiscoveryContext, DiscoveryDecision, Policy, PolicyContext, PolicyDecision, PolicyPhase,
 };
-use crate::registry::state::{DiscoveryScope, Dynamic, Exposure, Reg, State, Surface, NO_PROCEDURE_EXECUTOR};
+use crate::request::{err, fnv1a64, AgentInvocation, InvokeOptions};
 use crate::signal::AbortSignal;
+use crate::surface::state::{DiscoveryScope, Dynamic, Exposure, Reg, State, Surface, NO_PROCEDURE_EXECUTOR};
 use agent_surface_model::canonical::canonical_json;
 use agent_surface_model::effects::{Audit, Confirmation, Effect};
 use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
@@ -594,7 +594,8 @@ async fn ask_user(
             .ok_or(e)?,
         Err(e) => return Err(e),
     };
-    let controller = ConfirmationController { parts: Arc::downgrade(parts) };
+    let controller =
+        ConfirmationController { parts: Arc::downgrade(&(parts.clone() as Arc<dyn crate::confirm::ConfirmParts>)) };
     let input = effective.cloned().unwrap_or(Value::Null);
     // A panicking `confirm` (a throwing or rejecting one on the page) answers "no".
     let answer: BoxFuture<bool> =

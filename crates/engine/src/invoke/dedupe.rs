@@ -4,10 +4,10 @@
 
 use super::admission::Confirmer;
 use super::pipeline::run;
-use super::request::{error_result, fingerprint, AgentInvocation, AgentInvocationResult, InvokeOptions};
 use super::Parts;
 use crate::host::entropy::base62;
 use crate::host::BoxFuture;
+use crate::request::{error_result, fingerprint, AgentInvocation, AgentInvocationResult, InvokeOptions};
 use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
 use futures::future::{FutureExt, Shared as SharedFuture, WeakShared};
 use std::collections::{HashMap, VecDeque};

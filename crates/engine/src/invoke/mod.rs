@@ -3,7 +3,8 @@
 //! invoke policies → 7 confirmation → 8 admission → 9 execute → 10 output checks → 11 settle.
 //! `invoke` returns a result envelope, never an error (misuse after `dispose` aside).
 //!
-//! - [`request`]: the request, its options and the result envelope.
+//! - [`request`]: the request, its options and the result envelope (they live in
+//!   [`crate::request`], below the confirmations that record them).
 //! - `dedupe` (step 1), `admission` (2 to 7), `queues` (8), `pipeline` (the order; 9 and 10),
 //!   `settle` (11).
 //!
@@ -14,26 +15,22 @@ mod admission;
 mod dedupe;
 mod pipeline;
 mod queues;
-pub mod request;
 mod settle;
 
-pub(crate) use admission::Confirmer;
-pub(crate) use dedupe::invoke;
-pub use request::{
+pub use crate::request;
+pub use crate::request::{
     fingerprint, fnv1a64, AgentInvocation, AgentInvocationResult, InvocationStatus, InvokeOptions, RegistryDisposed,
 };
+pub(crate) use admission::Confirmer;
+pub(crate) use dedupe::invoke;
 
-use crate::confirm::store::Confirmations;
-use crate::host::{MaybeSend, MaybeSync};
-use crate::registry::state::Surface;
+pub(crate) use crate::confirm::ConfirmParts;
 use std::sync::Mutex;
 
 /// A registry's parts as the pipeline (and the confirmation controller) see them. The registry
 /// implements it; held as `Arc<dyn Parts>` / `Weak<dyn Parts>`.
-pub(crate) trait Parts: MaybeSend + MaybeSync {
-    fn surface(&self) -> &Surface;
+pub(crate) trait Parts: ConfirmParts {
     fn inflight(&self) -> &Inflight;
-    fn confirmations(&self) -> &Confirmations;
 }
 
 /// Everything in flight: the dedupe window, the admission queues, the running executions.

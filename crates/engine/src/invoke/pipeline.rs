@@ -6,7 +6,6 @@ use super::admission::{
     Plan, Target,
 };
 use super::queues::{admit, slot_for, Release};
-use super::request::{err, error_result, AgentInvocation, AgentInvocationResult, InvokeOptions};
 use super::settle::{Ctx, RunGuard};
 use super::Parts;
 use crate::binding::{ActionContext, ConfirmationEvidence, HandlerError, HostContext};
@@ -15,9 +14,10 @@ use crate::events::AgentSurfaceEvent;
 use crate::host::{BoxFuture, Timer};
 use crate::policy::Policy;
 use crate::procedure::ProcedureCall;
-use crate::registry::options::{LogKind, LogLevel, LogRecord};
-use crate::registry::state::NO_PROCEDURE_EXECUTOR;
+use crate::request::{err, error_result, AgentInvocation, AgentInvocationResult, InvokeOptions};
 use crate::signal::{AbortController, AbortReason, AbortSignal};
+use crate::surface::options::{LogKind, LogLevel, LogRecord};
+use crate::surface::state::NO_PROCEDURE_EXECUTOR;
 use agent_surface_model::canonical::canonical_json;
 use agent_surface_model::effects::{Audit, Confirmation, Effect};
 use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};

@@ -3,10 +3,10 @@
 //! RATE_LIMITED), cancellable while waiting.
 
 use super::admission::{Plan, Target};
-use super::request::err;
 use super::Parts;
 use crate::binding::AgentConcurrency;
 use crate::consumer::AgentConsumer;
+use crate::request::err;
 use crate::signal::AbortSignal;
 use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
 use agent_surface_model::limits::AgentSurfaceLimits;

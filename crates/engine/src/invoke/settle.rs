@@ -1,14 +1,14 @@
 //! Step 11, settle: the result envelope, the audit record, the `invocation-settled` event and
 //! the dedupe record, exactly once per run (also when every caller stopped waiting).
 
-use super::request::{err, error_result, AgentInvocationResult, InvocationStatus};
 use super::Parts;
 use crate::audit::AuditRecord;
 use crate::consumer::AgentConsumer;
 use crate::events::{AgentSurfaceEvent, SettledStatus};
-use crate::registry::options::LogLevel;
-use crate::registry::state::Surface;
+use crate::request::{err, error_result, AgentInvocationResult, InvocationStatus};
 use crate::snapshot::iso8601;
+use crate::surface::options::LogLevel;
+use crate::surface::state::Surface;
 use agent_surface_model::effects::Audit;
 use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! Building the snapshot (the synchronous catalog) from the live surface, and the budget.
 
-use super::state::{DiscoveryScope, Dynamic, Reg, Surface};
 use crate::snapshot::*;
+use crate::surface::state::{DiscoveryScope, Dynamic, Reg, Surface};
 use std::sync::Arc;
 
 impl Surface {

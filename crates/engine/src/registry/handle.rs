@@ -1,10 +1,10 @@
 //! What `register` and `subscribe` hand out: the registration handle (update, invalidate,
 //! unregister) and the listener subscription.
 
-use super::options::{Environment, LogLevel};
-use super::state::{Dynamic, RegistrationPatch, RegistrationStatus};
 use super::Shared;
 use crate::events::AgentSurfaceEvent;
+use crate::surface::options::{Environment, LogLevel};
+use crate::surface::state::{Dynamic, RegistrationPatch, RegistrationStatus};
 use std::sync::{Arc, Mutex, Weak};
 
 /// A listener subscription; dropping it unsubscribes.

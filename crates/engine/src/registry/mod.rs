@@ -2,33 +2,32 @@
 //! availability, snapshots and events. Construction requires a [`CapabilityAuthority`]; raw
 //! definitions, contracts from another authority and structurally broken bindings are refused.
 //!
-//! - [`options`]: `RegistryOptions` and the hook types.
-//! - `state`: the live surface the registry shares with the pipeline and the confirmations.
+//! - [`options`]: `RegistryOptions` and the hook types (they live in [`crate::surface`], with
+//!   the live state the registry shares with the pipeline and the confirmations).
 //! - `catalog`: the snapshot. [`handle`]: registration handles and subscriptions.
 //!
 //! `invoke` is here: it hands the pipeline ([`crate::invoke`]) the parts it needs.
 
 mod catalog;
 pub mod handle;
-pub mod options;
-pub(crate) mod state;
+pub use crate::surface::options;
 
+pub use crate::surface::state::{AvailabilityOverride, RegistrationPatch, RegistrationStatus, NO_PROCEDURE_EXECUTOR};
 pub use handle::{RegistrationHandle, Subscription};
 pub use options::*;
-pub use state::{AvailabilityOverride, RegistrationPatch, RegistrationStatus, NO_PROCEDURE_EXECUTOR};
 
 use crate::audit::{AuditRecord, MemoryAuditSink};
 use crate::authority::CapabilityAuthority;
 use crate::binding::{BindingError, BoundComponent, Registrable};
 use crate::confirm::store::{ConfirmationHost, Confirmations};
-use crate::confirm::ConfirmationController;
+use crate::confirm::{ConfirmParts, ConfirmationController};
 use crate::events::{AgentSurfaceEvent, Dispatcher, Listener, RejectReason};
 use crate::host::entropy::base62;
 use crate::host::{MaybeSend, MaybeSync};
 use crate::invoke::{AgentInvocation, AgentInvocationResult, Inflight, InvokeOptions, Parts, RegistryDisposed};
 use crate::procedure::AgentProcedureExecutor;
 use crate::snapshot::{AgentSurfaceSnapshot, SnapshotContext};
-use state::{Dynamic, Reg, State, Surface, Tombstone};
+use crate::surface::state::{Dynamic, Reg, State, Surface, Tombstone};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -68,15 +67,18 @@ impl ConfirmationHost for Shared {
     }
 }
 
-impl Parts for Shared {
+impl ConfirmParts for Shared {
     fn surface(&self) -> &Surface {
         &self.surface
     }
-    fn inflight(&self) -> &Inflight {
-        &self.inflight
-    }
     fn confirmations(&self) -> &Confirmations {
         &self.confirmations
+    }
+}
+
+impl Parts for Shared {
+    fn inflight(&self) -> &Inflight {
+        &self.inflight
     }
 }
 
@@ -94,7 +96,10 @@ impl AgentSurfaceRegistry {
 
     /// A registry whose pipeline also resolves the `external:` tools of an exposure (the
     /// gateway's private one; nothing registers into it).
-    pub(crate) fn with_external(options: RegistryOptions, external: Option<Arc<state::Exposure>>) -> Self {
+    pub(crate) fn with_external(
+        options: RegistryOptions,
+        external: Option<Arc<crate::surface::state::Exposure>>,
+    ) -> Self {
         let default_audit = options.audit.is_none().then(|| Arc::new(MemoryAuditSink::default()));
         let shared = Arc::new(Shared {
             surface: Surface {
@@ -333,7 +338,7 @@ impl AgentSurfaceRegistry {
 
     /// The confirmation controller (the spec's `registry.confirmations`).
     pub fn confirmations(&self) -> ConfirmationController {
-        let parts: Arc<dyn Parts> = self.shared.clone();
+        let parts: Arc<dyn ConfirmParts> = self.shared.clone();
         ConfirmationController { parts: Arc::downgrade(&parts) }
     }
 

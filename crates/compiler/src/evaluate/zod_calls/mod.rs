@@ -113,7 +113,7 @@ impl Evaluator<'_> {
     /// `obj.key` where `obj` is a zod value.
     pub(crate) fn zod_member(&mut self, obj: &Node, key: &str, span: Span) -> Option<Node> {
         match &obj.val {
-            // zod 3's namespace (`crate::zod3`): its own builders.
+            // zod 3's namespace (`crate::zod::v3`): its own builders.
             Val::ZodNs(ns) if ns.starts_with("v3") => Some(self.zod3_member(ns, key, span)),
             Val::ZodNs(ns) => {
                 let path = if ns.is_empty() { key.to_string() } else { format!("{ns}.{key}") };
@@ -188,8 +188,8 @@ impl Evaluator<'_> {
         match callee {
             // ArkType (`crate::arktype`).
             Val::ArkFn(_) | Val::ArkMethod(..) => self.ark_call(m, callee, call, span),
-            // zod 3's API and its converter (`crate::zod3`).
-            Val::ZodFn(name) if name.starts_with("v3.") || name == crate::zod3::CONVERTER => {
+            // zod 3's API and its converter (`crate::zod::v3`).
+            Val::ZodFn(name) if name.starts_with("v3.") || name == crate::zod::v3::CONVERTER => {
                 self.zod3_builder(m, &name, call, span)
             }
             Val::ZodMethod(id, name) if id.v3 => self.zod3_method(m, id, &name, call, span),

@@ -1,10 +1,10 @@
 //! TypeBox builder calls, statically: each builds the object the builder returns at run time.
 
-use super::{Flavor, TbVal};
+use super::Evaluator;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::evaluate::Evaluator;
 use crate::extract::{ImportKind, ModuleInfo};
 use crate::source::Span;
+use crate::typebox::{Flavor, TbVal};
 use crate::value::{Node, Prop, Val};
 use std::sync::Arc;
 use swc_common::Spanned;

@@ -1,12 +1,12 @@
 //! Valibot calls, statically: imports of `valibot` and `@valibot/to-json-schema`, builder and
-//! action calls into [`super::Schema`]/[`super::Action`], and `toJsonSchema(S, options)`.
+//! action calls into [`crate::valibot::Schema`]/[`crate::valibot::Action`], and `toJsonSchema(S, options)`.
 
-use super::convert::{Converter, Refusal, TypeMode};
-use super::{snake, Action, Kind, ObjectMode, PipeItem, Req, Schema, Thunk, VbVal};
+use super::{json_to_node, Evaluator};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::evaluate::{json_to_node, Evaluator};
 use crate::extract::{ImportKind, ModuleInfo};
 use crate::source::Span;
+use crate::valibot::convert::{Converter, Refusal, TypeMode};
+use crate::valibot::{snake, Action, Kind, ObjectMode, PipeItem, Req, Schema, Thunk, VbVal};
 use crate::value::{Node, Prop, Val};
 use serde_json::Value as Json;
 use std::sync::Arc;
