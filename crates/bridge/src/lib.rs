@@ -184,26 +184,34 @@ pub fn run_http(options: BridgeOptions) -> std::process::ExitCode {
             Ok(b) => b,
             Err(code) => return code,
         };
+        // Listening for the signals before the banner: a supervisor may stop the bridge as soon
+        // as it has read it.
+        let shutdown = shutdown_signal();
         eprintln!("{}", bridge.banner());
         eprintln!("{}", bridge.http_banner());
         let served = tokio::spawn(bridge.serve_http());
-        shutdown_signal().await;
+        shutdown.await;
         served.abort();
         std::process::ExitCode::SUCCESS
     })
 }
 
-async fn shutdown_signal() {
+/// SIGINT or SIGTERM. The handlers are installed when this is called, not when it is first
+/// polled (tokio's `ctrl_c()` installs its own lazily), so a signal sent right after is caught.
+fn shutdown_signal() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
+        if let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+            return Box::pin(async move {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            });
         }
     }
-    let _ = tokio::signal::ctrl_c().await;
+    Box::pin(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
