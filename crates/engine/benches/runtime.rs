@@ -142,13 +142,13 @@ fn invoke_trivial_action(bencher: Bencher) {
     });
 }
 
-/// The same with a tokio current-thread runtime and `TokioRuntime` timers (the timeout race
+/// The same with a tokio current-thread runtime and `TokioTimer` timers (the timeout race
 /// registers a tokio timer per invocation), as an app on tokio runs it.
 #[divan::bench]
 fn invoke_trivial_action_tokio(bencher: Bencher) {
     let a = CapabilityAuthority::new(manifest(vec![component("bench.widget", 2, 2)]).to_value()).expect("verified");
     let registry = AgentSurfaceRegistry::new(
-        RegistryOptions::new(a.clone()).runtime(std::sync::Arc::new(agent_surface_engine::exec::TokioRuntime)),
+        RegistryOptions::new(a.clone()).timer(std::sync::Arc::new(agent_surface_engine::host::timer::TokioTimer)),
     );
     registry.register(bind(&a, "bench.widget", 2, 2)).expect("register");
     let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();

@@ -20,7 +20,7 @@ use agent_surface_engine::binding::{
     execute_fn, read_fn, ActionBinding, ActionContext, AgentConcurrency, ObservationBinding,
 };
 use agent_surface_engine::events::AgentSurfaceEvent;
-use agent_surface_engine::exec::TokioRuntime;
+use agent_surface_engine::host::timer::TokioTimer;
 use agent_surface_engine::invoke::{AgentInvocation, AgentInvocationResult, InvokeOptions};
 use agent_surface_engine::registry::{AgentSurfaceRegistry, RegistrationHandle, RegistryOptions};
 use agent_surface_engine::signal::{AbortController, AbortReason};
@@ -121,7 +121,7 @@ impl World {
         let authority = test_authority();
         let limits = AgentSurfaceLimits { confirmation_ttl_ms: CONFIRMATION_TTL_MS, ..Default::default() };
         let registry = AgentSurfaceRegistry::new(
-            RegistryOptions::new(authority.clone()).runtime(Arc::new(TokioRuntime)).limits(limits),
+            RegistryOptions::new(authority.clone()).timer(Arc::new(TokioTimer)).limits(limits),
         );
         let w = Arc::new(World {
             registry,

@@ -147,17 +147,3 @@ pub use toolset::{create_agent_toolset, AgentTool, AgentToolset, AgentToolsetOpt
 
 /// The model crate (manifest types, ids, effects, limits, canonical JSON) the engine speaks.
 pub use agent_surface_model as model;
-
-/// The clock seam at its path from before [`host`].
-pub mod clock {
-    pub use crate::host::clock::*;
-}
-
-/// The timer seam under its names from before [`host`] (`Runtime` is now [`host::Timer`]).
-pub mod exec {
-    #[cfg(not(target_arch = "wasm32"))]
-    pub use crate::host::timer::ThreadTimer;
-    #[cfg(feature = "tokio")]
-    pub use crate::host::timer::TokioTimer as TokioRuntime;
-    pub use crate::host::timer::{default_timer as default_runtime, ManualTimer as ManualRuntime, Timer as Runtime};
-}

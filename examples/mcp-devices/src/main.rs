@@ -93,7 +93,7 @@ impl Host {
     fn new(authority: CapabilityAuthority) -> Result<Arc<Host>, String> {
         let registry = AgentSurfaceRegistry::new(
             RegistryOptions::new(authority.clone())
-                .runtime(Arc::new(agent_surface_engine::exec::TokioRuntime))
+                .timer(Arc::new(agent_surface_engine::host::timer::TokioTimer))
                 .spawn(Arc::new(agent_surface_engine::host::spawn::TokioSpawn)),
         );
         let consumer = AgentConsumer::new(ConsumerKind::McpBridge, "mcp-devices");

@@ -1,6 +1,6 @@
 //! Every diagnostic code, declared once: its number, name, category, default severity, title and
-//! docs anchor. Renderers (pretty, JSON, later LSP/SARIF) and `docs/diagnostics.md` read this
-//! table; nothing else invents a code.
+//! docs anchor. The renderers (`render/`: pretty, JSON, SARIF, GitHub), the language server and
+//! `docs/diagnostics.md` read this table; nothing else invents a code.
 
 use super::Severity;
 

@@ -3,9 +3,6 @@
 //! tokio implementation behind the `tokio` feature, [`ManualTimer`] drives timers from a
 //! [`ManualClock`] for deterministic tests. On wasm32 the host passes its timer
 //! (`setTimeout`).
-//!
-//! Before the host seams were one module this trait was `exec::Runtime`; [`crate::exec`]
-//! keeps those names.
 
 use super::clock::{Clock, ManualClock};
 use super::{BoxFuture, MaybeSend, MaybeSync};

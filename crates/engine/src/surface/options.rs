@@ -209,8 +209,4 @@ impl RegistryOptions {
         self.spawn = Some(s);
         self
     }
-    /// [`RegistryOptions::timer`] under its name from before the host seams (`exec::Runtime`).
-    pub fn runtime(self, t: Arc<dyn Timer>) -> Self {
-        self.timer(t)
-    }
 }

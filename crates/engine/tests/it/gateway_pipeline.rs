@@ -10,10 +10,10 @@ use agent_surface_engine::binding::{
     execute_fn, precondition_fn, ActionBinding, ActionContext, AgentConcurrency, BoundProcedure, ConfirmationEvidence,
     PreconditionFailure,
 };
-use agent_surface_engine::clock::ManualClock;
 use agent_surface_engine::events::{AgentSurfaceEvent, ConfirmationOutcome, SettledStatus};
-use agent_surface_engine::exec::ManualRuntime;
 use agent_surface_engine::gateway::{ConfirmFn, ExposedTools, ExposureGateway, GatewayCall, GatewayError};
+use agent_surface_engine::host::ManualClock;
+use agent_surface_engine::host::ManualTimer;
 use agent_surface_engine::invoke::AgentInvocationResult;
 use agent_surface_engine::policy::{DiscoveryDecision, PolicyDecision, PolicyPhase};
 use agent_surface_engine::registry::{RegistryOptions, Subscription};
@@ -50,7 +50,7 @@ fn gateway_authority() -> CapabilityAuthority {
 
 /// A gateway on a manual clock and timer, its background tasks on a single-threaded pool.
 struct Gw {
-    rt: ManualRuntime,
+    rt: ManualTimer,
     spawned: QueueSpawn,
     pool: LocalPool,
     exposed: Arc<ExposedTools>,
@@ -67,11 +67,11 @@ impl Gw {
         f: impl FnOnce(RegistryOptions) -> RegistryOptions,
     ) -> Gw {
         let clock = ManualClock::new(T0);
-        let rt = ManualRuntime::new(clock.clone());
+        let rt = ManualTimer::new(clock.clone());
         let spawned = QueueSpawn::default();
         let options = RegistryOptions::new(a.clone())
             .clock(Arc::new(clock))
-            .runtime(Arc::new(rt.clone()))
+            .timer(Arc::new(rt.clone()))
             .spawn(Arc::new(spawned.clone()))
             .log(|_| {});
         let gateway = ExposureGateway::with_options(f(options));

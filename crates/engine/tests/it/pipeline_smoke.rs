@@ -4,8 +4,8 @@
 
 use agent_surface_engine::authority::CapabilityAuthority;
 use agent_surface_engine::binding::{execute_fn, read_sync, ActionBinding, ObservationBinding};
-use agent_surface_engine::clock::ManualClock;
-use agent_surface_engine::exec::ManualRuntime;
+use agent_surface_engine::host::ManualClock;
+use agent_surface_engine::host::ManualTimer;
 use agent_surface_engine::invoke::{AgentInvocation, InvokeOptions};
 use agent_surface_engine::registry::{AgentSurfaceRegistry, RegistryOptions};
 use agent_surface_engine::snapshot::SnapshotContext;
@@ -138,10 +138,10 @@ fn the_whole_pipeline_on_the_example_manifest() {
 #[test]
 fn timeouts_follow_the_injected_clock() {
     let clock = ManualClock::new(1_000_000);
-    let rt = ManualRuntime::new(clock.clone());
+    let rt = ManualTimer::new(clock.clone());
     let a = authority();
     let registry =
-        AgentSurfaceRegistry::new(RegistryOptions::new(a.clone()).clock(Arc::new(clock)).runtime(Arc::new(rt.clone())));
+        AgentSurfaceRegistry::new(RegistryOptions::new(a.clone()).clock(Arc::new(clock)).timer(Arc::new(rt.clone())));
     let bound = a
         .component("app.nav")
         .unwrap()

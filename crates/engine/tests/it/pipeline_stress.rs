@@ -11,8 +11,8 @@ use agent_surface_engine::binding::{
     execute_fn, read_fn, ActionBinding, ActionContext, AgentConcurrency, ObservationBinding,
 };
 use agent_surface_engine::events::AgentSurfaceEvent;
-use agent_surface_engine::exec::TokioRuntime;
 use agent_surface_engine::host::spawn::TokioSpawn;
+use agent_surface_engine::host::timer::TokioTimer;
 use agent_surface_engine::invoke::{AgentInvocation, AgentInvocationResult, InvokeOptions};
 use agent_surface_engine::registry::{AgentSurfaceRegistry, RegistrationHandle, RegistryOptions};
 use agent_surface_engine::signal::{AbortController, AbortReason};
@@ -110,7 +110,7 @@ impl World {
         let a = test_authority();
         let limits = AgentSurfaceLimits { confirmation_ttl_ms: CONFIRMATION_TTL_MS, ..Default::default() };
         let registry = AgentSurfaceRegistry::new(
-            RegistryOptions::new(a.clone()).runtime(Arc::new(TokioRuntime)).spawn(Arc::new(TokioSpawn)).limits(limits),
+            RegistryOptions::new(a.clone()).timer(Arc::new(TokioTimer)).spawn(Arc::new(TokioSpawn)).limits(limits),
         );
         let runs: Runs = Arc::default();
         let handles = (0..INSTANCES).map(|i| registry.register(bound(&a, i, &runs)).unwrap()).collect();

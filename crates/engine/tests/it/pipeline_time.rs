@@ -1,6 +1,6 @@
 //! Spec core-api §Concurrency, timeouts, cancellation (and Limits): timeouts with their
 //! defaults and overrides, external cancellation, unmount mid-flight, navigation settlement,
-//! dispose. Every timer runs on the injected ManualClock / ManualRuntime.
+//! dispose. Every timer runs on the injected ManualClock / ManualTimer.
 
 use crate::common::*;
 use agent_surface_engine::binding::{execute_fn, read_fn, ActionBinding, ActionContext, ObservationBinding};

@@ -7,7 +7,7 @@
 use crate::common::{fixture_text, T0};
 use agent_surface_engine::authority::CapabilityAuthority;
 use agent_surface_engine::binding::{execute_fn, read_sync, ActionBinding, ComponentBinder, ObservationBinding};
-use agent_surface_engine::clock::ManualClock;
+use agent_surface_engine::host::ManualClock;
 use agent_surface_engine::policy::{discovery_policy, DiscoveryDecision};
 use agent_surface_engine::registry::{AgentSurfaceRegistry, AvailabilityOverride, RegistrationPatch, RegistryOptions};
 use agent_surface_engine::snapshot::{AgentRouteInfo, AgentSurfaceSnapshot, SnapshotBudget, SnapshotContext};

@@ -1,15 +1,15 @@
 //! Shared helpers for the pipeline tests: authorities (the example app's manifest, and a test
 //! manifest built on it with the shapes the example lacks), a deterministic environment
-//! (ManualClock + ManualRuntime + a single-threaded LocalPool), latches and run counters.
+//! (ManualClock + ManualTimer + a single-threaded LocalPool), latches and run counters.
 #![allow(dead_code)]
 
 use agent_surface_engine::authority::CapabilityAuthority;
 use agent_surface_engine::binding::{
     execute_fn, read_sync, ActionBinding, ActionContext, ComponentBinder, HandlerResult, ObservationBinding,
 };
-use agent_surface_engine::clock::ManualClock;
 use agent_surface_engine::events::AgentSurfaceEvent;
-use agent_surface_engine::exec::ManualRuntime;
+use agent_surface_engine::host::ManualClock;
+use agent_surface_engine::host::ManualTimer;
 use agent_surface_engine::invoke::{AgentInvocation, AgentInvocationResult, InvokeOptions};
 use agent_surface_engine::registry::{AgentSurfaceRegistry, LogRecord, RegistryOptions, Subscription};
 use agent_surface_engine::snapshot::{AgentConsumer, ConsumerKind};
@@ -252,7 +252,7 @@ pub fn widget(a: &CapabilityAuthority, instance: &str) -> ComponentBinder {
 /// A deterministic registry environment: manual clock and timers, single-threaded executor.
 pub struct Env {
     pub clock: ManualClock,
-    pub rt: ManualRuntime,
+    pub rt: ManualTimer,
     pub spawned: QueueSpawn,
     pub registry: AgentSurfaceRegistry,
     pub pool: LocalPool,
@@ -309,13 +309,13 @@ impl Env {
 
     pub fn with(a: &CapabilityAuthority, f: impl FnOnce(RegistryOptions) -> RegistryOptions) -> Env {
         let clock = ManualClock::new(T0);
-        let rt = ManualRuntime::new(clock.clone());
+        let rt = ManualTimer::new(clock.clone());
         let logs: Arc<Mutex<Vec<LogRecord>>> = Arc::default();
         let l = logs.clone();
         let spawned = QueueSpawn::default();
         let opts = RegistryOptions::new(a.clone())
             .clock(Arc::new(clock.clone()))
-            .runtime(Arc::new(rt.clone()))
+            .timer(Arc::new(rt.clone()))
             .spawn(Arc::new(spawned.clone()))
             .log(move |r| l.lock().unwrap().push(r.clone()));
         let registry = AgentSurfaceRegistry::new(f(opts));

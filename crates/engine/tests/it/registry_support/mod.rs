@@ -5,8 +5,8 @@
 
 use agent_surface_engine::authority::CapabilityAuthority;
 use agent_surface_engine::binding::{execute_fn, read_sync, BoundComponent, ComponentBinder};
-use agent_surface_engine::clock::ManualClock;
 use agent_surface_engine::events::AgentSurfaceEvent;
+use agent_surface_engine::host::ManualClock;
 use agent_surface_engine::invoke::{AgentInvocation, AgentInvocationResult, InvokeOptions};
 use agent_surface_engine::registry::{AgentSurfaceRegistry, Environment, LogRecord, RegistryOptions, Subscription};
 use agent_surface_model::effects::{default_governance, CapabilityKind, Effect};

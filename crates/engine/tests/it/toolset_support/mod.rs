@@ -94,7 +94,7 @@ pub fn app_nav(a: &CapabilityAuthority) -> BoundComponent {
 pub fn registry(a: &CapabilityAuthority) -> AgentSurfaceRegistry {
     AgentSurfaceRegistry::new(
         RegistryOptions::new(a.clone())
-            .runtime(Arc::new(agent_surface_engine::exec::TokioRuntime))
+            .timer(Arc::new(agent_surface_engine::host::timer::TokioTimer))
             .spawn(Arc::new(agent_surface_engine::host::spawn::TokioSpawn)),
     )
 }
