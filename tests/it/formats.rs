@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/diagnostics").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/compiler/fixtures/diagnostics").join(name)
 }
 
 fn check(root: &Path, format: &str) -> (i32, String) {

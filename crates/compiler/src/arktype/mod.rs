@@ -3,7 +3,7 @@
 //! object definitions with `key?`, defaults `"number = 5"` and `"+"`), a few builders and
 //! methods, and `.toJsonSchema()` as ArkType 2.2.9 computes it: union branches in ArkType's
 //! order (its node `hash`), units reduced into their domain, `required` sorted. Proven by the
-//! differential test against real ArkType (`tests/it/arktype_oracle.rs`).
+//! differential test against real ArkType (`crates/compiler/tests/it/arktype_oracle.rs`).
 //!
 //! What is evaluated is a subset of ArkType; everything else is refused with the construct
 //! named ([`Refusal`]): morphs and predicates (`.pipe`, `.narrow`, `string.trim`), non-JSON

@@ -3,7 +3,7 @@
 //! time, as a plain object value that `fromJsonSchema(T)` takes like a literal. The two lines
 //! differ in a few places (how options merge, `Type.Enum`, what `Partial`/`Pick`/`Omit`/
 //! `Required` keep of the source object, a one-member `Type.Union`): [`Flavor`] says which
-//! package an import came from. Proven equal to both by `tests/it/schema_libs_oracle.rs`.
+//! package an import came from. Proven equal to both by `crates/compiler/tests/it/schema_libs_oracle.rs`.
 
 /// Which TypeBox an import came from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Valibot 1.x schemas, statically: the evaluator builds a [`Schema`] graph from Valibot builder
 //! and action calls (`evaluate::valibot_calls`), and [`convert`] turns it into exactly the JSON Schema
 //! `toJsonSchema` of `@valibot/to-json-schema` 1.8.0 returns with `{ target: "draft-2020-12" }`
-//! (proven by the differential test against real Valibot in `tests/it/valibot_oracle.rs`).
+//! (proven by the differential test against real Valibot in `crates/compiler/tests/it/schema_libs_oracle.rs`).
 //! What Valibot's converter refuses (throws on) or what leaves the supported subset is refused
 //! on the construct itself (AS0601).
 

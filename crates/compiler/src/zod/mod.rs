@@ -1,7 +1,7 @@
 //! zod schemas, statically: the evaluator (`crate::evaluate`, its `zod_calls`) builds a
 //! [`model`] graph from zod builder calls, and [`emit`] turns it into exactly the JSON Schema
 //! zod 4.6.7's `z.toJSONSchema` returns (proven by the differential test against real zod in
-//! `tests/it/zod_oracle.rs`). Nothing here evaluates code: this module knows schemas only.
+//! `crates/compiler/tests/it/zod_oracle.rs`). Nothing here evaluates code: this module knows schemas only.
 
 pub mod emit;
 pub mod json;

@@ -2,7 +2,7 @@
 //! ([`crate::zod::model`], nodes marked `v3`), and [`to_json_schema`] turns it into exactly what
 //! `zodToJsonSchema(schema)` of zod-to-json-schema 3.25.2 returns (draft-07), normalised to the
 //! subset: the root `$schema` (draft-07) is dropped. Proven by the differential test against
-//! the real libraries (`tests/it/zod3_oracle.rs`).
+//! the real libraries (`crates/compiler/tests/it/zod3_oracle.rs`).
 //!
 //! zod-to-json-schema silently drops refinements, transforms and preprocessing, emits
 //! `$ref: "#/properties/..."` for a schema used twice, and `anyOf: [{ not: {} }, ...]` for an

@@ -27,12 +27,13 @@ use agent_surface_compiler::project::Project;
 use agent_surface_compiler::render::json;
 use std::path::{Path, PathBuf};
 
-fn repo() -> &'static Path {
+/// This crate's folder: its fixtures.
+fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn golden_dir() -> PathBuf {
-    repo().join("fixtures/equivalence/golden")
+    crate_dir().join("fixtures/equivalence/golden")
 }
 
 fn bless() -> bool {
@@ -118,11 +119,11 @@ fn check(name: &str, root: &Path, whole: bool, failures: &mut Vec<String>) {
 fn fixtures_compile_to_the_golden_outputs() {
     let mut failures = Vec::new();
     let mut projects = vec![
-        ("cross-file".to_string(), repo().join("fixtures/equivalence/cross-file")),
-        ("devices-app".to_string(), repo().join("fixtures/devices-app")),
+        ("cross-file".to_string(), crate_dir().join("fixtures/equivalence/cross-file")),
+        ("devices-app".to_string(), crate::common::example_app()),
     ];
     let mut diagnostics: Vec<PathBuf> =
-        std::fs::read_dir(repo().join("fixtures/diagnostics")).unwrap().map(|e| e.unwrap().path()).collect();
+        std::fs::read_dir(crate_dir().join("fixtures/diagnostics")).unwrap().map(|e| e.unwrap().path()).collect();
     diagnostics.sort();
     for d in diagnostics {
         projects.push((format!("diagnostics-{}", d.file_stem().unwrap().to_string_lossy()), d));

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn oracle_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("test-tools/zod-oracle")
+    crate::common::repo().join("test-tools/zod-oracle")
 }
 
 /// Structural equality: object key order ignored, numbers compared as doubles.

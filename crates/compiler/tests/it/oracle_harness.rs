@@ -113,7 +113,7 @@ pub fn differential(tool: &str, marker: &str, write_project: WriteProject) {
 /// Every refused corpus construct of `test-tools/<tool>` gets a pointed diagnostic with a help,
 /// snapshotted one line per construct into `snapshots/<snapshots>/refusals.snap` (no Node needed).
 pub fn refusals(tool: &str, snapshots: &str, write_project: WriteProject) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-tools").join(tool);
+    let dir = crate::common::repo().join("test-tools").join(tool);
     let corpus = std::fs::read_to_string(dir.join("corpus.jsonl")).unwrap();
     let entries: Vec<Value> =
         corpus.lines().map(|l| serde_json::from_str(l).unwrap()).filter(|e: &Value| e["expect"] == "refuse").collect();

@@ -3,11 +3,10 @@
 
 use agent_surface_compiler::compile::{compile, project_at};
 use agent_surface_compiler::provenance::{apply_edits, provenance_edits, provenance_literal};
-use std::path::Path;
 
 #[test]
 fn edits_add_id_and_hash_to_each_compiled_contract() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/devices-app");
+    let root = crate::common::example_app();
     let c = compile(project_at(&root).unwrap()).unwrap();
     let file =
         agent_surface_compiler::paths::normalize(&std::path::absolute(root.join("src/domain/devices.ts")).unwrap());
