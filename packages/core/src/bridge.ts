@@ -1,4 +1,4 @@
-// @agent-surface/core/bridge: connectAgentBridge(registry, { url, token, consumerId? }) serves
+// @agent-surface/core/bridge: connectAgentBridge(registry, { url, token, consumerId?, names? }) serves
 // the registry's toolset (direct mode, consumer kind "mcp-bridge", two-phase confirmations) to
 // `agent-surface bridge`, which maps MCP onto it. The protocol (docs/bridge.md) is JSON text
 // frames over one WebSocket:
@@ -52,6 +52,12 @@ export interface AgentBridgeOptions {
   token: string;
   /** The consumer id this page's registry sees for calls through the bridge. Default "mcp-bridge". */
   consumerId?: string;
+  /**
+   * The toolset's tool names: "prefixed" (default: `view_devices_table_readState`) or
+   * "unprefixed" (`devices_table_readState`, for clients that call fixed tool names). A page tool
+   * named like one of the bridge's own (`surface_list`, `surface_select`) is left out by the bridge.
+   */
+  names?: "prefixed" | "unprefixed";
   /** Reconnect (with backoff) after the socket dropped; never after a refusal. Default true. */
   reconnect?: boolean;
   /** Called on every status change (and with the reason of a refusal). */
@@ -68,7 +74,7 @@ export interface AgentBridgeConnection {
   close(): void;
 }
 
-const OPTION_KEYS = new Set(["url", "token", "consumerId", "reconnect", "onStatus", "WebSocket"]);
+const OPTION_KEYS = new Set(["url", "token", "consumerId", "names", "reconnect", "onStatus", "WebSocket"]);
 const OPEN = 1;
 
 type Frame = Record<string, unknown>;
@@ -92,11 +98,15 @@ export function connectAgentBridge(registry: AgentSurfaceRegistry, options: Agen
   const Socket = options.WebSocket ?? (globalThis as { WebSocket?: new (url: string) => BridgeSocket }).WebSocket;
   if (typeof Socket !== "function") throw new TypeError("connectAgentBridge: no WebSocket here; pass options.WebSocket");
   const reconnect = options.reconnect !== false;
+  if (options.names !== undefined && options.names !== "prefixed" && options.names !== "unprefixed") {
+    throw new TypeError('connectAgentBridge: names must be "prefixed" or "unprefixed"');
+  }
 
   const toolset = createAgentToolset(registry, {
     consumer: { id: consumerId, kind: "mcp-bridge" },
     mode: "direct",
     confirmations: "two-phase",
+    ...(options.names !== undefined && { names: options.names }),
   });
   const catalogs = new Map<number, readonly AgentTool[]>();
   let sent: { catalog: number; text: string } | undefined;

@@ -119,6 +119,7 @@ test("misuse throws; the token never goes in the URL", () => {
   expect(() => connectAgentBridge(registry, { url: "ws://x", token: "", WebSocket: FakeSocket })).toThrow(/token/);
   expect(() => connectAgentBridge(registry, { url: "ws://x", token: TOKEN, WebSocket: FakeSocket, extra: 1 })).toThrow(/unknown option "extra"/);
   expect(() => connectAgentBridge({}, { url: "ws://x", token: TOKEN, WebSocket: FakeSocket })).toThrow(TypeError);
+  expect(() => connectAgentBridge(registry, { url: "ws://x", token: TOKEN, WebSocket: FakeSocket, names: "short" })).toThrow(/names must be "prefixed" or "unprefixed"/);
   expect(FakeSocket.all.every((s) => !s.url.includes(TOKEN))).toBe(true);
 });
 
@@ -166,6 +167,28 @@ test("publishes the toolset's MCP block with its catalog id and serves calls", a
   ws.push({ type: "call", id: "c2", catalog: tools.catalog, name: "no_such_tool", input: {}, invocationId: "mcp_s_n2" });
   await until(() => ws.of("result").length === 2, "the second result");
   expect(ws.of("result")[1].result.error.code).toBe("CAPABILITY_NOT_FOUND");
+});
+
+test('names: "unprefixed" publishes the names without the plane, and their capability ids; calls by those names run', async () => {
+  const ws = connect({ names: "unprefixed" });
+  ws.accept();
+  ws.push({ type: "welcome", protocol: 1, page: "p1" });
+  const [tools] = await until(() => ws.of("tools").length && ws.of("tools"), "the tools frame");
+  expect(tools.tools.map((t) => t.name).sort()).toEqual([
+    "devices_decommission",
+    "devices_reboot",
+    "devices_table_clearSelection",
+    "devices_table_filter",
+    "devices_table_readSelection",
+    "devices_table_readState",
+    "devices_table_selectRows",
+    "devices_table_sortBy",
+  ]);
+  expect(tools.capabilities).toMatchObject({ devices_table_readState: "view:devices.table.readState", devices_reboot: "domain:devices.reboot" });
+  expect(Object.keys(tools.states).sort()).toEqual(tools.tools.map((t) => t.name).sort());
+  ws.push({ type: "call", id: "c1", catalog: tools.catalog, name: "devices_table_readState", input: {}, invocationId: "mcp_s_n1" });
+  const [r] = await until(() => ws.of("result").length && ws.of("result"), "the result");
+  expect(r.result).toMatchObject({ status: "ok", capabilityId: "view:devices.table.readState", output: { rows: [{ id: "dev_aaaaaa" }] } });
 });
 
 test("a destructive call: CONFIRMATION_REQUIRED; the bridge cannot approve; the page's approval lets the retry run once", async () => {
