@@ -41,8 +41,7 @@ pub enum Outcome {
     Disconnected,
 }
 
-pub const SURFACE_LIST: &str = "surface_list";
-pub const SURFACE_SELECT: &str = "surface_select";
+pub use crate::protocol::{SURFACE_LIST, SURFACE_SELECT};
 /// How many dispatched invocation ids the bridge remembers (so a repeated request id never
 /// reaches a second page).
 const DISPATCHED_MEMORY: usize = 4096;

@@ -80,7 +80,13 @@ pub fn parse_page_frame(text: &str) -> Result<PageFrame, String> {
     })
 }
 
-/// Checks one MCP tool entry a page listed: a wire-safe name and an object input schema.
+/// The bridge's own tools (listed beside every page's).
+pub const SURFACE_LIST: &str = "surface_list";
+pub const SURFACE_SELECT: &str = "surface_select";
+
+/// Checks one MCP tool entry a page listed: a wire-safe name that is not one of the bridge's own
+/// (a page toolset with `names: "unprefixed"` could name `domain:surface.list` so) and an object
+/// input schema.
 pub fn check_tool_entry(tool: &Value) -> Result<&str, String> {
     let name = tool.get("name").and_then(Value::as_str).ok_or("a tool without a string name")?;
     let wire_safe = !name.is_empty()
@@ -88,6 +94,9 @@ pub fn check_tool_entry(tool: &Value) -> Result<&str, String> {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if !wire_safe {
         return Err(format!("tool name {name:?} is not wire-safe ([A-Za-z0-9_-]{{1,64}})"));
+    }
+    if name == SURFACE_LIST || name == SURFACE_SELECT {
+        return Err(format!("tool name {name:?} is the bridge's own"));
     }
     if tool.get("inputSchema").and_then(Value::as_object).is_none() {
         return Err(format!("tool {name} has no inputSchema object"));
@@ -147,5 +156,10 @@ mod tests {
         assert!(check_tool_entry(&json!({"name": "a b", "inputSchema": {}})).is_err());
         assert!(check_tool_entry(&json!({"name": "x".repeat(65), "inputSchema": {}})).is_err());
         assert!(check_tool_entry(&json!({"name": "ok"})).is_err());
+        assert_eq!(
+            check_tool_entry(&json!({"name": "surface_list", "inputSchema": {"type": "object"}})),
+            Err("tool name \"surface_list\" is the bridge's own".to_string())
+        );
+        assert!(check_tool_entry(&json!({"name": "surface_select", "inputSchema": {"type": "object"}})).is_err());
     }
 }

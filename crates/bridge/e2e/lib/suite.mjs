@@ -15,7 +15,7 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { createServer, request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
@@ -51,13 +51,17 @@ const HTML = `<!doctype html>
 
 // The app's own code: one registry, the table and the navigation bound to live state, the
 // domain procedures referenced by the table, and the bridge connection. The URL and token
-// come from the host page's configuration (here an init script), never from the page's URL.
-const MAIN = `import authority from "virtual:agent-surface/authority";
+// (and any other connectAgentBridge option) come from the host page's configuration (here an
+// init script), never from the page's URL. With `extra` (a module exporting
+// `procedures(registry)`, bound procedures, copied to src/domain/extra.ts) the navigation binding
+// serves those too.
+const main = (extra) => `import authority from "virtual:agent-surface/authority";
 import * as core from "@agent-surface/core";
 import { connectAgentBridge } from "@agent-surface/core/bridge";
 import { devicesTableContract } from "./components/DevicesTable";
 import { decommissionDevices, rebootDevices } from "./domain/devices";
 import { appNavContract } from "./routes/AppNav";
+${extra ? 'import { procedures as extraProcedures } from "./domain/extra";' : ""}
 
 type Row = { id: string; name: string; status: "online" | "offline" | "maintenance"; lastSeen: string | null };
 const state = {
@@ -117,6 +121,7 @@ registry.register(
   appNavContract.bind({
     observations: { currentRoute: { read: () => ({ path: state.path }) } },
     actions: { navigate: { execute: ({ to }) => { state.path = to; } } },
+    ${extra ? "procedures: extraProcedures(registry)," : ""}
   }),
 );
 const config = (window as any).__bridgeConfig;
@@ -143,10 +148,11 @@ function serveDir(dir) {
  * with `window.__bridgeConfig` ({ url, token }) when an init script sets it; `window.__agent`
  * exposes the registry and the app's state to the tests. (The conformance harness reuses it.)
  */
-export async function buildApp() {
+export async function buildApp({ extra } = {}) {
   const app = copyApp({ entry: false });
   writeFileSync(path.join(app.root, "index.html"), HTML);
-  writeFileSync(path.join(app.root, "src/bridge-main.ts"), MAIN);
+  writeFileSync(path.join(app.root, "src/bridge-main.ts"), main(extra));
+  if (extra) copyFileSync(extra, path.join(app.root, "src/domain/extra.ts"));
   await build(await viteConfig(app.root, [agentSurface()]));
   const http = await serveDir(path.join(app.root, "dist"));
   return { root: app.root, http, origin: `http://127.0.0.1:${http.address().port}`, cleanup: app.cleanup };
