@@ -344,6 +344,69 @@ if (kind === "http") {
   });
 }
 
+/** The JSON-RPC _meta of a 2026-07-28 request. */
+const META_2026 = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+
+/** A fresh `agent-surface bridge` on stdio, spoken to line by line: { ask(message), close() }. */
+function rawStdioBridge() {
+  const p = spawn(BIN, ["bridge", "--port", "0"], { stdio: ["pipe", "pipe", "pipe"] });
+  p.stdout.setEncoding("utf8");
+  let buffered = "";
+  const waiting = [];
+  p.stdout.on("data", (chunk) => {
+    buffered += chunk;
+    const lines = buffered.split("\n");
+    buffered = lines.pop();
+    for (const line of lines) {
+      const message = JSON.parse(line);
+      if ("id" in message) waiting.shift()?.(message); // notifications are not answers
+    }
+  });
+  return {
+    ask: (message) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no answer to ${JSON.stringify(message)}`)), 10_000);
+        waiting.push((v) => (clearTimeout(timer), resolve(v)));
+        p.stdin.write(JSON.stringify(message) + "\n");
+      }),
+    close: () => new Promise((resolve) => (p.on("close", resolve), p.stdin.end())),
+  };
+}
+
+test("ping: -32601 under 2026-07-28, even as the very first request; answered {} under 2025-11-25", async () => {
+  if (kind === "stdio") {
+    // Before any other request (no initialize, no server/discover): the request's _meta decides.
+    const first = rawStdioBridge();
+    assert.deepEqual(await first.ask({ jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: META_2026 } }), {
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32601, message: "ping" },
+    });
+    // The 2026-07-28 client goes on, stateless; ping stays -32601.
+    const listed = await first.ask({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: META_2026 } });
+    assert.equal(listed.result.resultType, "complete", JSON.stringify(listed));
+    assert.equal((await first.ask({ jsonrpc: "2.0", id: 3, method: "ping", params: { _meta: META_2026 } })).error.code, -32601);
+    await first.close();
+    // A legacy client may ping before initialize: answered {}.
+    const legacy = rawStdioBridge();
+    assert.deepEqual(await legacy.ask({ jsonrpc: "2.0", id: 1, method: "ping" }), { jsonrpc: "2.0", id: 1, result: {} });
+    await legacy.close();
+  } else {
+    const post = (message, version) =>
+      fetch(bridge.mcpUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${bridge.token}`, "mcp-protocol-version": version, "mcp-method": message.method },
+        body: JSON.stringify(message),
+      });
+    const r = await post({ jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: META_2026 } }, "2026-07-28");
+    const text = await r.text();
+    const answer = JSON.parse(text.startsWith("{") ? text : text.split("\n").find((l) => l.startsWith("data: {")).slice(6));
+    assert.equal(answer.error?.code, -32601, text);
+  }
+  // The SDK client's own session (2025-11-25) keeps its ping, on both transports.
+  assert.deepEqual(await client.ping(), {});
+});
+
 test("tools/list: the page's toolset with explicit MCP annotations and outputSchema, plus surface_list / surface_select", async () => {
   const tools = await waitFor(async () => {
     const { tools } = await client.listTools();
