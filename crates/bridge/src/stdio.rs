@@ -43,10 +43,10 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for PingGate<T> {
         loop {
             let message = self.inner.receive().await?;
             match stateless_ping_error(&message) {
-                // A failed send means the client is gone: the next receive ends the session.
-                Some(error) => {
-                    let _ = self.inner.send(error).await;
-                }
+                // Sent on its own task, not awaited here: rmcp drops a pending `receive` when
+                // another branch of its loop wins, and a ping taken but not yet answered would
+                // be lost. (A failed send means the client is gone; the next receive says so.)
+                Some(error) => drop(tokio::spawn(self.inner.send(error))),
                 None => return Some(message),
             }
         }
