@@ -48,6 +48,12 @@ pub enum PageFrame {
         id: String,
         result: Value,
     },
+    /// A call sent with `wait` needs the user's confirmation in the page:
+    /// `{confirmationId, summary, expiresAt}`; the final `result` follows.
+    Pending {
+        id: String,
+        confirmation: Value,
+    },
     Focus {},
     Error {
         #[serde(default)]
@@ -120,9 +126,14 @@ pub fn welcome(page: &str) -> String {
     json!({"type": "welcome", "protocol": PROTOCOL, "page": page}).to_string()
 }
 
-pub fn call(id: &str, catalog: u32, name: &str, input: &Map<String, Value>, invocation_id: &str) -> String {
-    json!({"type": "call", "id": id, "catalog": catalog, "name": name, "input": input, "invocationId": invocation_id})
-        .to_string()
+/// A call frame; `wait`: the client can wait for a confirmation (the page answers `pending`,
+/// then the final result), else the page answers CONFIRMATION_REQUIRED (two-phase).
+pub fn call(id: &str, catalog: u32, name: &str, input: &Map<String, Value>, invocation_id: &str, wait: bool) -> String {
+    let mut frame = json!({"type": "call", "id": id, "catalog": catalog, "name": name, "input": input, "invocationId": invocation_id});
+    if wait {
+        frame["wait"] = json!(true);
+    }
+    frame.to_string()
 }
 
 pub fn cancel(id: &str) -> String {

@@ -7,10 +7,13 @@
 //                   tools {catalog, surfaceVersion, tools, capabilities}   the toolset's MCP tool
 //                   block and its wire names' capability ids
 //                   result {id, result}             the tool's AgentInvocationResult
+//                   pending {id, confirmation}      a wait call needs the user's confirmation
+//                                                   ({confirmationId, summary, expiresAt})
 //                   focus {}                        this page became the one the user looks at
 //                   error {id?, message}            a bridge frame this page could not read
 //   bridge → page   welcome {protocol, page}        authenticated: page is this page's id ("p1")
-//                   call {id, catalog, name, input, invocationId}
+//                   call {id, catalog, name, input, invocationId, wait?}   wait: the client can
+//                   wait for a confirmation (the page answers pending, then the final result)
 //                   cancel {id}                     notifications/cancelled: abort the call
 //                   error {message}                 a page frame the bridge could not read
 //
@@ -193,7 +196,28 @@ export function connectAgentBridge(registry: AgentSurfaceRegistry, options: Agen
         inflight.set(id, { controller, socket: ws });
         const input = (frame.input ?? {}) as JsonValue;
         const execute = tool.execute as (input: JsonValue, call: { toolCallId?: string; signal?: AbortSignal }) => Promise<AgentInvocationResult>;
-        result = await execute(input, { toolCallId: invocationId || undefined, signal: controller.signal });
+        const callOpts = { toolCallId: invocationId || undefined, signal: controller.signal };
+        result = await execute(input, callOpts);
+        const details = result.status === "error" && result.error.code === "CONFIRMATION_REQUIRED" ? result.error.details : undefined;
+        const cid = details?.confirmationId;
+        if (frame.wait === true && typeof cid === "string") {
+          // The client can wait (it sent a progressToken): the call stays open here until the
+          // user decides in the page; the bridge tells the client what is pending and where.
+          const { confirmationId, summary, expiresAt } = details as Record<string, JsonValue>;
+          send(ws, { type: "pending", id, confirmation: { confirmationId, summary, expiresAt } as JsonValue });
+          await registry.confirmations.waitFor(cid, { signal: controller.signal }).catch(() => undefined);
+          if (controller.signal.aborted) {
+            try {
+              registry.confirmations.resolve(cid, { approved: false, reason: "the call was cancelled while waiting" });
+            } catch {
+              // already settled
+            }
+          } else {
+            // The same call again: the toolset attaches the confirmation (approved: it runs once;
+            // denied or expired: the pipeline answers CONFIRMATION_DENIED / _EXPIRED).
+            result = await execute(input, callOpts);
+          }
+        }
         inflight.delete(id);
       }
     }

@@ -224,6 +224,36 @@ test("a destructive call: CONFIRMATION_REQUIRED; the bridge cannot approve; the 
   expect(state.decommissioned).toEqual(["dev_aaaaaa"]);
 });
 
+test("a wait call (the client can wait): pending names the confirmation; the user's approval in the page completes the same call, once; a denial answers CONFIRMATION_DENIED", async () => {
+  const ws = await welcomed();
+  const { catalog } = ws.of("tools")[0];
+  const call = (id, ids) => ws.push({ type: "call", id, catalog, name: "domain_devices_decommission", input: { ids }, invocationId: `inv-${id}`, wait: true });
+  call("c1", ["dev_aaaaaa"]);
+  const [pending] = await until(() => ws.of("pending").length && ws.of("pending"), "the pending frame");
+  const [waiting] = registry.confirmations.pending();
+  expect(pending).toEqual({ type: "pending", id: "c1", confirmation: { confirmationId: waiting.confirmationId, summary: expect.any(String), expiresAt: expect.any(String) } });
+  await tick(20);
+  expect(ws.of("result")).toEqual([]);
+  expect(state.decommissioned).toEqual([]);
+  registry.confirmations.resolve(waiting.confirmationId, { approved: true });
+  const [r] = await until(() => ws.of("result").length && ws.of("result"), "the result");
+  expect(r).toMatchObject({ id: "c1", result: { status: "ok", invocationId: "inv-c1" } });
+  expect(state.decommissioned).toEqual(["dev_aaaaaa"]);
+  // Denied in the page: the call ends with CONFIRMATION_DENIED, nothing ran.
+  call("c2", ["dev_bbbbbb"]);
+  await until(() => ws.of("pending").length === 2, "the second pending frame");
+  registry.confirmations.resolve(ws.of("pending")[1].confirmation.confirmationId, { approved: false });
+  await until(() => ws.of("result").length === 2, "the denial");
+  expect(ws.of("result")[1].result.error.code).toBe("CONFIRMATION_DENIED");
+  expect(state.decommissioned).toEqual(["dev_aaaaaa"]);
+  // Cancelled while waiting: the request is closed in the page too.
+  call("c3", ["dev_cccccc"]);
+  await until(() => ws.of("pending").length === 3, "the third pending frame");
+  ws.push({ type: "cancel", id: "c3" });
+  await until(() => registry.confirmations.pending().length === 0, "the closed request");
+  expect(state.decommissioned).toEqual(["dev_aaaaaa"]);
+});
+
 test("a state-only change publishes the tools frame again: the same block, the tool's new state beside it", async () => {
   const ws = await welcomed();
   const [first] = ws.of("tools");

@@ -710,3 +710,37 @@ async fn a_tools_state_is_listed_under_meta_and_a_state_only_change_is_announced
     };
     assert_eq!(strip(on), strip(off), "the definition itself never changes with state");
 }
+
+#[tokio::test]
+async fn a_call_with_a_progress_token_waits_for_the_pages_confirmation_and_hears_what_is_pending() {
+    let mut h = Harness::start(BridgeOptions::default()).await;
+    let mut page = h.page("one").await;
+    listed(&mut h, "view_t_read").await;
+    // Without a progressToken: a two-phase call (no `wait` in the frame).
+    h.send(h.call_frame(&json!(1), "view_t_read")).await;
+    let call = recv(&mut page).await;
+    assert!(call.get("wait").is_none(), "{call}");
+    send(&mut page, json!({"type": "result", "id": call["id"], "result": {"status": "ok", "invocationId": call["invocationId"], "capabilityId": "view:t.read", "output": {}, "surfaceVersion": "2"}})).await;
+    h.answer(&json!(1)).await;
+    // With one: `wait`, and each `pending` the page sends becomes notifications/progress.
+    let mut frame = h.call_frame(&json!(2), "view_t_read");
+    frame["params"]["_meta"] = json!({"progressToken": "tok-1"});
+    h.send(frame).await;
+    let call = recv(&mut page).await;
+    assert_eq!(call["wait"], true, "{call}");
+    let confirmation =
+        json!({"confirmationId": "cnf_abc", "summary": "Decommission 1 device", "expiresAt": "2026-12-04T03:00:00Z"});
+    send(&mut page, json!({"type": "pending", "id": call["id"], "confirmation": confirmation})).await;
+    let progress = tokio::time::timeout(WAIT, h.from_server.recv()).await.unwrap().unwrap();
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    assert_eq!(progress["params"]["progressToken"], "tok-1");
+    assert_eq!(progress["params"]["progress"], 0.0);
+    let message = progress["params"]["message"].as_str().unwrap();
+    for part in ["page p1", "Decommission 1 device", "cnf_abc", "2026-12-04T03:00:00Z"] {
+        assert!(message.contains(part), "{message}");
+    }
+    // The call is still open; the page's final result completes it.
+    send(&mut page, json!({"type": "result", "id": call["id"], "result": {"status": "ok", "invocationId": call["invocationId"], "capabilityId": "view:t.read", "output": {"done": true}, "surfaceVersion": "2"}})).await;
+    let a = h.answer(&json!(2)).await;
+    assert_eq!(a["result"]["structuredContent"], json!({"done": true}), "{a}");
+}
