@@ -41,8 +41,7 @@ pub enum Outcome {
     Disconnected,
 }
 
-pub const SURFACE_LIST: &str = "surface_list";
-pub const SURFACE_SELECT: &str = "surface_select";
+pub use crate::protocol::{SURFACE_LIST, SURFACE_SELECT};
 /// How many dispatched invocation ids the bridge remembers (so a repeated request id never
 /// reaches a second page).
 const DISPATCHED_MEMORY: usize = 4096;
@@ -104,6 +103,8 @@ struct Pending {
     page: u64,
     name: String,
     reply: oneshot::Sender<Outcome>,
+    /// A `wait` call: where the page's `pending` frames go.
+    waiting: Option<mpsc::UnboundedSender<Value>>,
 }
 
 /// What `tools/list` answers at one moment: which page, which of its catalogs, which bytes.
@@ -180,6 +181,9 @@ pub struct Dispatched {
     pub capability_id: String,
     pub has_output_schema: bool,
     pub reply: oneshot::Receiver<Outcome>,
+    /// A `wait` call: the confirmations the page says it waits for (`{confirmationId, summary,
+    /// expiresAt}`); never yields for a two-phase call.
+    pub pending: mpsc::UnboundedReceiver<Value>,
 }
 
 pub struct Hub {
@@ -443,6 +447,16 @@ impl Hub {
         }
     }
 
+    /// A page waits for the user's confirmation of one of its `wait` calls (a page cannot speak
+    /// for another page's call; a two-phase call has nobody waiting).
+    pub fn pending(&self, page: u64, call_id: &str, confirmation: Value) -> bool {
+        let st = self.lock();
+        match st.calls.get(call_id) {
+            Some(Pending { page: p, waiting: Some(w), .. }) if *p == page => w.send(confirmation).is_ok(),
+            _ => false,
+        }
+    }
+
     /// The client cancelled (or the bridge gave up on) a call: the page is told to abort it.
     pub fn cancel(&self, call_id: &str) {
         let mut st = self.lock();
@@ -525,6 +539,7 @@ impl Hub {
         name: &str,
         input: &Map<String, Value>,
         invocation_id: &str,
+        wait: bool,
     ) -> Result<Dispatched, Refused> {
         let mut st = self.lock();
         let earlier = st.dispatched.get(invocation_id).copied();
@@ -601,7 +616,9 @@ impl Hub {
         st.next_call += 1;
         let call_id = format!("c{}", st.next_call);
         let (reply_tx, reply) = oneshot::channel();
-        st.calls.insert(call_id.clone(), Pending { page, name: name.to_string(), reply: reply_tx });
+        let (pending_tx, pending) = mpsc::unbounded_channel();
+        let waiting = wait.then_some(pending_tx);
+        st.calls.insert(call_id.clone(), Pending { page, name: name.to_string(), reply: reply_tx, waiting });
         if earlier.is_none() {
             st.dispatched.insert(invocation_id.to_string(), page);
             st.dispatched_order.push_back(invocation_id.to_string());
@@ -611,12 +628,12 @@ impl Hub {
                 }
             }
         }
-        if tx.send(Outgoing::Text(protocol::call(&call_id, catalog, name, input, invocation_id))).is_err() {
+        if tx.send(Outgoing::Text(protocol::call(&call_id, catalog, name, input, invocation_id, wait))).is_err() {
             // The writer is gone: the page is disconnecting right now.
             if let Some(c) = st.calls.remove(&call_id) {
                 let _ = c.reply.send(Outcome::Disconnected);
             }
         }
-        Ok(Dispatched { call_id, page_label: label, capability_id, has_output_schema, reply })
+        Ok(Dispatched { call_id, page_label: label, capability_id, has_output_schema, reply, pending })
     }
 }

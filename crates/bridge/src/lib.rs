@@ -18,6 +18,7 @@ pub mod hub;
 pub mod mcp;
 pub mod origin;
 pub mod protocol;
+pub mod stdio;
 pub mod token;
 pub mod ws;
 
@@ -117,6 +118,7 @@ impl Bridge {
     {
         let pages = tokio::spawn(http::serve(self.listener, self.hub.clone(), self.gate, None));
         let server = mcp::BridgeServer::new(self.hub.clone(), false);
+        let transport = stdio::PingGate::new(rmcp::transport::IntoTransport::into_transport(transport));
         let running =
             server.serve(transport).await.map_err(|e| std::io::Error::other(format!("MCP initialization: {e}")))?;
         let _ = running.waiting().await;

@@ -18,6 +18,9 @@
 //!   `_meta["agent-surface/result"]`, and as `structuredContent` unless the tool declares an
 //!   `outputSchema`, which clients validate `structuredContent` against even on errors).
 //! - `notifications/cancelled` → a `cancel` frame: the page aborts the call (CANCELLED).
+//! - A `tools/call` with `_meta.progressToken` can wait for a confirmation: the page keeps the
+//!   call open until the user decides there, the client hears `notifications/progress` whose
+//!   message names what is pending and where, and the call completes with the final result.
 
 use crate::hub::Notifier;
 use crate::hub::{error_envelope, is_bridge_tool, Hub, Outcome, Refused, SURFACE_LIST, SURFACE_SELECT};
@@ -26,9 +29,11 @@ use agent_surface_model::errors::ErrorCode;
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult, MetaObject,
-    NumberOrString, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    NumberOrString, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::Peer;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -101,6 +106,17 @@ impl BridgeServer {
     }
 }
 
+/// The progress message of a call waiting for the user: what is pending, where, until when.
+fn waiting_message(confirmation: &Value, page: &str) -> String {
+    let text = |k: &str| confirmation.get(k).and_then(Value::as_str).map(|s| truncate(s, 500)).unwrap_or_default();
+    format!(
+        "waiting for the user's confirmation in page {page}: {} (confirmationId {}, expires {}); the user approves or denies it in the page, and this call then completes",
+        text("summary"),
+        text("confirmationId"),
+        text("expiresAt"),
+    )
+}
+
 /// Whether a page's answer is an `AgentInvocationResult` the client can be given.
 fn well_formed(result: &Value) -> bool {
     match result.get("status").and_then(Value::as_str) {
@@ -164,7 +180,9 @@ impl BridgeServer {
     }
 
     /// One tools/call forwarded to the page, to its end: the page's result, the page gone,
-    /// the client's cancellation, or the backstop timeout. `Err`: an unknown tool.
+    /// the client's cancellation, or the backstop timeout. `Err`: an unknown tool. With
+    /// `progress` (the client sent a progressToken) the call waits in the page for a
+    /// confirmation, and each confirmation the page waits for is told as `notifications/progress`.
     pub async fn call(
         &self,
         client: &str,
@@ -172,6 +190,7 @@ impl BridgeServer {
         input: Map<String, Value>,
         invocation: String,
         cancelled: impl std::future::Future<Output = ()>,
+        progress: Option<(ProgressToken, Peer<RoleServer>)>,
     ) -> Result<CallToolResult, McpError> {
         if is_bridge_tool(name) {
             return Ok(self.bridge_call(name, &input, &invocation));
@@ -188,7 +207,7 @@ impl BridgeServer {
             );
             return Ok(to_mcp(&e, self.hub.listed_output_schema(client, name), None));
         }
-        let d = match self.hub.dispatch(client, name, &input, &invocation) {
+        let d = match self.hub.dispatch(client, name, &input, &invocation, progress.is_some()) {
             Ok(d) => d,
             Err(Refused::Envelope(e)) => return Ok(to_mcp(&e, self.hub.listed_output_schema(client, name), None)),
             Err(Refused::UnknownTool) => {
@@ -204,8 +223,34 @@ impl BridgeServer {
                 Some(&page),
             )
         };
-        Ok(tokio::select! {
-            r = d.reply => match r {
+        let mut pending = d.pending;
+        let mut reply = d.reply;
+        let timeout = tokio::time::sleep(CALL_TIMEOUT);
+        tokio::pin!(timeout, cancelled);
+        let mut told = 0u32;
+        let r = loop {
+            tokio::select! {
+                r = &mut reply => break r,
+                Some(confirmation) = pending.recv() => {
+                    if let Some((token, peer)) = &progress {
+                        let note = ProgressNotificationParam::new(token.clone(), f64::from(told))
+                            .with_message(waiting_message(&confirmation, &page));
+                        told += 1;
+                        // A client gone meanwhile: its cancellation (or the timeout) ends the call.
+                        let _ = peer.notify_progress(note).await;
+                    }
+                }
+                _ = &mut cancelled => {
+                    self.hub.cancel(&d.call_id);
+                    return Ok(err(ErrorCode::Cancelled, "the call was cancelled", &[]));
+                }
+                _ = &mut timeout => {
+                    self.hub.cancel(&d.call_id);
+                    return Ok(err(ErrorCode::Timeout, "the page did not answer in time; the bridge asked it to abort the call", &[("reason", json!("bridge-timeout"))]));
+                }
+            }
+        };
+        Ok(match r {
                 Ok(Outcome::Result(v)) if well_formed(&v) => to_mcp(&v, d.has_output_schema, Some(&page)),
                 Ok(Outcome::Result(v)) => {
                     self.hub.log(&format!("bridge: page {page}: a malformed result for {name}: {}", truncate(&v.to_string(), 200)));
@@ -216,15 +261,6 @@ impl BridgeServer {
                     "the page disconnected before it answered; whether the call took effect is unknown: observe the page's state before trying again",
                     &[("reason", json!("page-disconnected")), ("outcome", json!("unknown"))],
                 ),
-            },
-            _ = cancelled => {
-                self.hub.cancel(&d.call_id);
-                err(ErrorCode::Cancelled, "the call was cancelled", &[])
-            }
-            _ = tokio::time::sleep(CALL_TIMEOUT) => {
-                self.hub.cancel(&d.call_id);
-                err(ErrorCode::Timeout, "the page did not answer in time; the bridge asked it to abort the call", &[("reason", json!("bridge-timeout"))])
-            }
         })
     }
 }
@@ -235,7 +271,7 @@ impl ServerHandler for BridgeServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
             .with_server_info(Implementation::new("agent-surface-bridge", env!("CARGO_PKG_VERSION")))
-            .with_instructions("The tools of a live web page (its agent surface), run in the page under its own rules. Tools marked 'required' need the user's confirmation in the page: the first call returns CONFIRMATION_REQUIRED; once the user approved, repeat the same call with the same arguments. surface_list shows the connected pages; surface_select switches between them.")
+            .with_instructions("The tools of a live web page (its agent surface), run in the page under its own rules. Tools marked 'required' need the user's confirmation in the page: the first call returns CONFIRMATION_REQUIRED; once the user approved, repeat the same call with the same arguments (a call sent with a progressToken instead waits for the user's decision, with progress notifications naming what is pending). surface_list shows the connected pages; surface_select switches between them.")
     }
 
     async fn list_tools(
@@ -266,7 +302,8 @@ impl ServerHandler for BridgeServer {
         let input = request.arguments.unwrap_or_default();
         let caller = self.caller(&context);
         let ct = context.ct.clone();
-        self.call(&caller.key, &name, input, caller.invocation, async move { ct.cancelled().await })
+        let progress = context.meta.get_progress_token().map(|token| (token, context.peer.clone()));
+        self.call(&caller.key, &name, input, caller.invocation, async move { ct.cancelled().await }, progress)
             .await
             .map(Into::into)
     }

@@ -48,6 +48,12 @@ pub enum PageFrame {
         id: String,
         result: Value,
     },
+    /// A call sent with `wait` needs the user's confirmation in the page:
+    /// `{confirmationId, summary, expiresAt}`; the final `result` follows.
+    Pending {
+        id: String,
+        confirmation: Value,
+    },
     Focus {},
     Error {
         #[serde(default)]
@@ -80,7 +86,13 @@ pub fn parse_page_frame(text: &str) -> Result<PageFrame, String> {
     })
 }
 
-/// Checks one MCP tool entry a page listed: a wire-safe name and an object input schema.
+/// The bridge's own tools (listed beside every page's).
+pub const SURFACE_LIST: &str = "surface_list";
+pub const SURFACE_SELECT: &str = "surface_select";
+
+/// Checks one MCP tool entry a page listed: a wire-safe name that is not one of the bridge's own
+/// (a page toolset with `names: "unprefixed"` could name `domain:surface.list` so) and an object
+/// input schema.
 pub fn check_tool_entry(tool: &Value) -> Result<&str, String> {
     let name = tool.get("name").and_then(Value::as_str).ok_or("a tool without a string name")?;
     let wire_safe = !name.is_empty()
@@ -88,6 +100,9 @@ pub fn check_tool_entry(tool: &Value) -> Result<&str, String> {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if !wire_safe {
         return Err(format!("tool name {name:?} is not wire-safe ([A-Za-z0-9_-]{{1,64}})"));
+    }
+    if name == SURFACE_LIST || name == SURFACE_SELECT {
+        return Err(format!("tool name {name:?} is the bridge's own"));
     }
     if tool.get("inputSchema").and_then(Value::as_object).is_none() {
         return Err(format!("tool {name} has no inputSchema object"));
@@ -111,9 +126,14 @@ pub fn welcome(page: &str) -> String {
     json!({"type": "welcome", "protocol": PROTOCOL, "page": page}).to_string()
 }
 
-pub fn call(id: &str, catalog: u32, name: &str, input: &Map<String, Value>, invocation_id: &str) -> String {
-    json!({"type": "call", "id": id, "catalog": catalog, "name": name, "input": input, "invocationId": invocation_id})
-        .to_string()
+/// A call frame; `wait`: the client can wait for a confirmation (the page answers `pending`,
+/// then the final result), else the page answers CONFIRMATION_REQUIRED (two-phase).
+pub fn call(id: &str, catalog: u32, name: &str, input: &Map<String, Value>, invocation_id: &str, wait: bool) -> String {
+    let mut frame = json!({"type": "call", "id": id, "catalog": catalog, "name": name, "input": input, "invocationId": invocation_id});
+    if wait {
+        frame["wait"] = json!(true);
+    }
+    frame.to_string()
 }
 
 pub fn cancel(id: &str) -> String {
@@ -147,5 +167,10 @@ mod tests {
         assert!(check_tool_entry(&json!({"name": "a b", "inputSchema": {}})).is_err());
         assert!(check_tool_entry(&json!({"name": "x".repeat(65), "inputSchema": {}})).is_err());
         assert!(check_tool_entry(&json!({"name": "ok"})).is_err());
+        assert_eq!(
+            check_tool_entry(&json!({"name": "surface_list", "inputSchema": {"type": "object"}})),
+            Err("tool name \"surface_list\" is the bridge's own".to_string())
+        );
+        assert!(check_tool_entry(&json!({"name": "surface_select", "inputSchema": {"type": "object"}})).is_err());
     }
 }

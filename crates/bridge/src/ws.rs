@@ -187,6 +187,10 @@ fn frame(hub: &Hub, page: u64, label: &str, tx: &mpsc::UnboundedSender<Outgoing>
             // A late answer to a cancelled or abandoned call is dropped quietly.
             hub.settle(page, &id, result);
         }
+        Ok(PageFrame::Pending { id, confirmation }) => {
+            // For a call that is not waiting (or not this page's) there is nobody to tell.
+            hub.pending(page, &id, confirmation);
+        }
         Ok(PageFrame::Focus {}) => hub.focus(page),
         Ok(PageFrame::Error { id, message }) => {
             hub.log(&format!(

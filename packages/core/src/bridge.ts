@@ -1,4 +1,4 @@
-// @agent-surface/core/bridge: connectAgentBridge(registry, { url, token, consumerId? }) serves
+// @agent-surface/core/bridge: connectAgentBridge(registry, { url, token, consumerId?, names? }) serves
 // the registry's toolset (direct mode, consumer kind "mcp-bridge", two-phase confirmations) to
 // `agent-surface bridge`, which maps MCP onto it. The protocol (docs/bridge.md) is JSON text
 // frames over one WebSocket:
@@ -7,10 +7,13 @@
 //                   tools {catalog, surfaceVersion, tools, capabilities}   the toolset's MCP tool
 //                   block and its wire names' capability ids
 //                   result {id, result}             the tool's AgentInvocationResult
+//                   pending {id, confirmation}      a wait call needs the user's confirmation
+//                                                   ({confirmationId, summary, expiresAt})
 //                   focus {}                        this page became the one the user looks at
 //                   error {id?, message}            a bridge frame this page could not read
 //   bridge → page   welcome {protocol, page}        authenticated: page is this page's id ("p1")
-//                   call {id, catalog, name, input, invocationId}
+//                   call {id, catalog, name, input, invocationId, wait?}   wait: the client can
+//                   wait for a confirmation (the page answers pending, then the final result)
 //                   cancel {id}                     notifications/cancelled: abort the call
 //                   error {message}                 a page frame the bridge could not read
 //
@@ -52,6 +55,12 @@ export interface AgentBridgeOptions {
   token: string;
   /** The consumer id this page's registry sees for calls through the bridge. Default "mcp-bridge". */
   consumerId?: string;
+  /**
+   * The toolset's tool names: "prefixed" (default: `view_devices_table_readState`) or
+   * "unprefixed" (`devices_table_readState`, for clients that call fixed tool names). A page tool
+   * named like one of the bridge's own (`surface_list`, `surface_select`) is left out by the bridge.
+   */
+  names?: "prefixed" | "unprefixed";
   /** Reconnect (with backoff) after the socket dropped; never after a refusal. Default true. */
   reconnect?: boolean;
   /** Called on every status change (and with the reason of a refusal). */
@@ -68,7 +77,7 @@ export interface AgentBridgeConnection {
   close(): void;
 }
 
-const OPTION_KEYS = new Set(["url", "token", "consumerId", "reconnect", "onStatus", "WebSocket"]);
+const OPTION_KEYS = new Set(["url", "token", "consumerId", "names", "reconnect", "onStatus", "WebSocket"]);
 const OPEN = 1;
 
 type Frame = Record<string, unknown>;
@@ -92,11 +101,15 @@ export function connectAgentBridge(registry: AgentSurfaceRegistry, options: Agen
   const Socket = options.WebSocket ?? (globalThis as { WebSocket?: new (url: string) => BridgeSocket }).WebSocket;
   if (typeof Socket !== "function") throw new TypeError("connectAgentBridge: no WebSocket here; pass options.WebSocket");
   const reconnect = options.reconnect !== false;
+  if (options.names !== undefined && options.names !== "prefixed" && options.names !== "unprefixed") {
+    throw new TypeError('connectAgentBridge: names must be "prefixed" or "unprefixed"');
+  }
 
   const toolset = createAgentToolset(registry, {
     consumer: { id: consumerId, kind: "mcp-bridge" },
     mode: "direct",
     confirmations: "two-phase",
+    ...(options.names !== undefined && { names: options.names }),
   });
   const catalogs = new Map<number, readonly AgentTool[]>();
   let sent: { catalog: number; text: string } | undefined;
@@ -183,7 +196,28 @@ export function connectAgentBridge(registry: AgentSurfaceRegistry, options: Agen
         inflight.set(id, { controller, socket: ws });
         const input = (frame.input ?? {}) as JsonValue;
         const execute = tool.execute as (input: JsonValue, call: { toolCallId?: string; signal?: AbortSignal }) => Promise<AgentInvocationResult>;
-        result = await execute(input, { toolCallId: invocationId || undefined, signal: controller.signal });
+        const callOpts = { toolCallId: invocationId || undefined, signal: controller.signal };
+        result = await execute(input, callOpts);
+        const details = result.status === "error" && result.error.code === "CONFIRMATION_REQUIRED" ? result.error.details : undefined;
+        const cid = details?.confirmationId;
+        if (frame.wait === true && typeof cid === "string") {
+          // The client can wait (it sent a progressToken): the call stays open here until the
+          // user decides in the page; the bridge tells the client what is pending and where.
+          const { confirmationId, summary, expiresAt } = details as Record<string, JsonValue>;
+          send(ws, { type: "pending", id, confirmation: { confirmationId, summary, expiresAt } as JsonValue });
+          await registry.confirmations.waitFor(cid, { signal: controller.signal }).catch(() => undefined);
+          if (controller.signal.aborted) {
+            try {
+              registry.confirmations.resolve(cid, { approved: false, reason: "the call was cancelled while waiting" });
+            } catch {
+              // already settled
+            }
+          } else {
+            // The same call again: the toolset attaches the confirmation (approved: it runs once;
+            // denied or expired: the pipeline answers CONFIRMATION_DENIED / _EXPIRED).
+            result = await execute(input, callOpts);
+          }
+        }
         inflight.delete(id);
       }
     }

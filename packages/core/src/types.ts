@@ -987,6 +987,14 @@ export interface AgentToolsetOptions {
   scope?: string[];
   /** [Experimental] Snapshot truncation budget for `surface_discover`; "meta" mode only (throws in "direct"). */
   budget?: { maxComponents?: number; maxBytes?: number };
+  /**
+   * How direct tools are named. "prefixed" (default): the capability id's wire name, plane first
+   * (`view_devices_table_readState`, `domain_devices_reboot`). "unprefixed": the same without the
+   * plane (`devices_table_readState`, `devices_reboot`), for hosts that expect fixed tool names.
+   * Either way names are unique (a name two capabilities share gets the hashed form) and at most
+   * 64 characters; `wireNameMap()` maps them back. The meta tools keep their names.
+   */
+  names?: "prefixed" | "unprefixed";
 }
 
 export interface AgentTool {

@@ -119,6 +119,7 @@ test("misuse throws; the token never goes in the URL", () => {
   expect(() => connectAgentBridge(registry, { url: "ws://x", token: "", WebSocket: FakeSocket })).toThrow(/token/);
   expect(() => connectAgentBridge(registry, { url: "ws://x", token: TOKEN, WebSocket: FakeSocket, extra: 1 })).toThrow(/unknown option "extra"/);
   expect(() => connectAgentBridge({}, { url: "ws://x", token: TOKEN, WebSocket: FakeSocket })).toThrow(TypeError);
+  expect(() => connectAgentBridge(registry, { url: "ws://x", token: TOKEN, WebSocket: FakeSocket, names: "short" })).toThrow(/names must be "prefixed" or "unprefixed"/);
   expect(FakeSocket.all.every((s) => !s.url.includes(TOKEN))).toBe(true);
 });
 
@@ -168,6 +169,28 @@ test("publishes the toolset's MCP block with its catalog id and serves calls", a
   expect(ws.of("result")[1].result.error.code).toBe("CAPABILITY_NOT_FOUND");
 });
 
+test('names: "unprefixed" publishes the names without the plane, and their capability ids; calls by those names run', async () => {
+  const ws = connect({ names: "unprefixed" });
+  ws.accept();
+  ws.push({ type: "welcome", protocol: 1, page: "p1" });
+  const [tools] = await until(() => ws.of("tools").length && ws.of("tools"), "the tools frame");
+  expect(tools.tools.map((t) => t.name).sort()).toEqual([
+    "devices_decommission",
+    "devices_reboot",
+    "devices_table_clearSelection",
+    "devices_table_filter",
+    "devices_table_readSelection",
+    "devices_table_readState",
+    "devices_table_selectRows",
+    "devices_table_sortBy",
+  ]);
+  expect(tools.capabilities).toMatchObject({ devices_table_readState: "view:devices.table.readState", devices_reboot: "domain:devices.reboot" });
+  expect(Object.keys(tools.states).sort()).toEqual(tools.tools.map((t) => t.name).sort());
+  ws.push({ type: "call", id: "c1", catalog: tools.catalog, name: "devices_table_readState", input: {}, invocationId: "mcp_s_n1" });
+  const [r] = await until(() => ws.of("result").length && ws.of("result"), "the result");
+  expect(r.result).toMatchObject({ status: "ok", capabilityId: "view:devices.table.readState", output: { rows: [{ id: "dev_aaaaaa" }] } });
+});
+
 test("a destructive call: CONFIRMATION_REQUIRED; the bridge cannot approve; the page's approval lets the retry run once", async () => {
   const ws = await welcomed();
   const { catalog } = ws.of("tools")[0];
@@ -198,6 +221,36 @@ test("a destructive call: CONFIRMATION_REQUIRED; the bridge cannot approve; the 
   call("c2");
   await until(() => ws.of("result").length === 3, "the repeated id");
   expect(ws.of("result")[2].result.status).toBe("ok");
+  expect(state.decommissioned).toEqual(["dev_aaaaaa"]);
+});
+
+test("a wait call (the client can wait): pending names the confirmation; the user's approval in the page completes the same call, once; a denial answers CONFIRMATION_DENIED", async () => {
+  const ws = await welcomed();
+  const { catalog } = ws.of("tools")[0];
+  const call = (id, ids) => ws.push({ type: "call", id, catalog, name: "domain_devices_decommission", input: { ids }, invocationId: `inv-${id}`, wait: true });
+  call("c1", ["dev_aaaaaa"]);
+  const [pending] = await until(() => ws.of("pending").length && ws.of("pending"), "the pending frame");
+  const [waiting] = registry.confirmations.pending();
+  expect(pending).toEqual({ type: "pending", id: "c1", confirmation: { confirmationId: waiting.confirmationId, summary: expect.any(String), expiresAt: expect.any(String) } });
+  await tick(20);
+  expect(ws.of("result")).toEqual([]);
+  expect(state.decommissioned).toEqual([]);
+  registry.confirmations.resolve(waiting.confirmationId, { approved: true });
+  const [r] = await until(() => ws.of("result").length && ws.of("result"), "the result");
+  expect(r).toMatchObject({ id: "c1", result: { status: "ok", invocationId: "inv-c1" } });
+  expect(state.decommissioned).toEqual(["dev_aaaaaa"]);
+  // Denied in the page: the call ends with CONFIRMATION_DENIED, nothing ran.
+  call("c2", ["dev_bbbbbb"]);
+  await until(() => ws.of("pending").length === 2, "the second pending frame");
+  registry.confirmations.resolve(ws.of("pending")[1].confirmation.confirmationId, { approved: false });
+  await until(() => ws.of("result").length === 2, "the denial");
+  expect(ws.of("result")[1].result.error.code).toBe("CONFIRMATION_DENIED");
+  expect(state.decommissioned).toEqual(["dev_aaaaaa"]);
+  // Cancelled while waiting: the request is closed in the page too.
+  call("c3", ["dev_cccccc"]);
+  await until(() => ws.of("pending").length === 3, "the third pending frame");
+  ws.push({ type: "cancel", id: "c3" });
+  await until(() => registry.confirmations.pending().length === 0, "the closed request");
   expect(state.decommissioned).toEqual(["dev_aaaaaa"]);
 });
 

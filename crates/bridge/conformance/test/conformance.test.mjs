@@ -52,7 +52,10 @@ function bearerRelay(target, token) {
 }
 
 before(async () => {
-  app = await buildApp();
+  // The fixture page: the example app plus the two tools the suite calls by fixed names
+  // (fixture/conformance-tools.ts), connected with `names: "unprefixed"` so that
+  // domain:test.simple_text is listed as test_simple_text (and every other tool without its plane).
+  app = await buildApp({ extra: path.join(pkgDir, "fixture/conformance-tools.ts") });
   child = spawn(BIN, ["bridge", "--http", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
   bridge = await bridgeLine(child.stderr, stderrLines, true);
   userDataDir = mkdtempSync(path.join(tmpdir(), "agent-surface-conformance-chromium-"));
@@ -64,7 +67,7 @@ before(async () => {
   const page = await browser.newPage();
   await page.addInitScript((cfg) => {
     window.__bridgeConfig = cfg;
-  }, { url: bridge.url, token: bridge.token });
+  }, { url: bridge.url, token: bridge.token, names: "unprefixed" });
   await page.goto(app.origin + "/");
   await page.waitForFunction(() => window.__agent?.bridge?.status === "connected", null, { timeout: 15_000 });
   relay = await bearerRelay(new URL(bridge.mcpUrl), bridge.token);
@@ -144,8 +147,9 @@ for (const era of ["legacy", "modern"]) {
     const list = await inspector([...common, "--method", "tools/list"]);
     assert.equal(list.code, 0, list.stderr);
     const names = JSON.parse(list.stdout).tools.map((t) => t.name);
-    assert.ok(names.includes("view_devices_table_readState") && names.includes("surface_list"), names.join(", "));
-    const call = await inspector([...common, "--method", "tools/call", "--tool-name", "view_devices_table_readState"]);
+    assert.ok(names.includes("devices_table_readState") && names.includes("test_simple_text") && names.includes("surface_list"), names.join(", "));
+    assert.ok(!names.some((n) => /^(view|domain)_/.test(n)), `the page's names carry no plane: ${names.join(", ")}`);
+    const call = await inspector([...common, "--method", "tools/call", "--tool-name", "devices_table_readState"]);
     assert.equal(call.code, 0, call.stderr);
     const result = JSON.parse(call.stdout);
     assert.notEqual(result.isError, true, call.stdout);

@@ -15,7 +15,7 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { createServer, request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
@@ -51,13 +51,17 @@ const HTML = `<!doctype html>
 
 // The app's own code: one registry, the table and the navigation bound to live state, the
 // domain procedures referenced by the table, and the bridge connection. The URL and token
-// come from the host page's configuration (here an init script), never from the page's URL.
-const MAIN = `import authority from "virtual:agent-surface/authority";
+// (and any other connectAgentBridge option) come from the host page's configuration (here an
+// init script), never from the page's URL. With `extra` (a module exporting
+// `procedures(registry)`, bound procedures, copied to src/domain/extra.ts) the navigation binding
+// serves those too.
+const main = (extra) => `import authority from "virtual:agent-surface/authority";
 import * as core from "@agent-surface/core";
 import { connectAgentBridge } from "@agent-surface/core/bridge";
 import { devicesTableContract } from "./components/DevicesTable";
 import { decommissionDevices, rebootDevices } from "./domain/devices";
 import { appNavContract } from "./routes/AppNav";
+${extra ? 'import { procedures as extraProcedures } from "./domain/extra";' : ""}
 
 type Row = { id: string; name: string; status: "online" | "offline" | "maintenance"; lastSeen: string | null };
 const state = {
@@ -117,6 +121,7 @@ registry.register(
   appNavContract.bind({
     observations: { currentRoute: { read: () => ({ path: state.path }) } },
     actions: { navigate: { execute: ({ to }) => { state.path = to; } } },
+    ${extra ? "procedures: extraProcedures(registry)," : ""}
   }),
 );
 const config = (window as any).__bridgeConfig;
@@ -143,10 +148,11 @@ function serveDir(dir) {
  * with `window.__bridgeConfig` ({ url, token }) when an init script sets it; `window.__agent`
  * exposes the registry and the app's state to the tests. (The conformance harness reuses it.)
  */
-export async function buildApp() {
+export async function buildApp({ extra } = {}) {
   const app = copyApp({ entry: false });
   writeFileSync(path.join(app.root, "index.html"), HTML);
-  writeFileSync(path.join(app.root, "src/bridge-main.ts"), MAIN);
+  writeFileSync(path.join(app.root, "src/bridge-main.ts"), main(extra));
+  if (extra) copyFileSync(extra, path.join(app.root, "src/domain/extra.ts"));
   await build(await viteConfig(app.root, [agentSurface()]));
   const http = await serveDir(path.join(app.root, "dist"));
   return { root: app.root, http, origin: `http://127.0.0.1:${http.address().port}`, cleanup: app.cleanup };
@@ -214,7 +220,7 @@ const problems = [];
 const call = (name, args = {}, options) => client.callTool({ name, arguments: args }, undefined, options);
 const inPage = (fn, arg) => page.evaluate(fn, arg);
 
-async function openPage() {
+async function openPage(to = bridge) {
   const p = await browser.newPage();
   p.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
   await p.addInitScript((cfg) => {
@@ -232,7 +238,7 @@ async function openPage() {
         super.send(data);
       }
     };
-  }, { url: bridge.url, token: bridge.token });
+  }, { url: to.url, token: to.token });
   await p.goto(origin + "/");
   await p.waitForFunction(() => window.__agent?.bridge?.status === "connected", null, { timeout: 15_000 });
   return p;
@@ -338,6 +344,87 @@ if (kind === "http") {
   });
 }
 
+/** The JSON-RPC _meta of a 2026-07-28 request. */
+const META_2026 = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+
+/** A fresh `agent-surface bridge` on stdio, spoken to line by line: { ask(message), close() }. */
+function rawStdioBridge() {
+  const p = spawn(BIN, ["bridge", "--port", "0"], { stdio: ["pipe", "pipe", "pipe"] });
+  p.stdout.setEncoding("utf8");
+  let buffered = "";
+  const waiting = [];
+  const notifications = [];
+  p.stdout.on("data", (chunk) => {
+    buffered += chunk;
+    const lines = buffered.split("\n");
+    buffered = lines.pop();
+    for (const line of lines) {
+      const message = JSON.parse(line);
+      if ("id" in message) waiting.shift()?.(message);
+      else notifications.push(message); // notifications are not answers
+    }
+  });
+  return {
+    line: bridgeLine(p.stderr, [], false),
+    notifications,
+    ask: (message) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no answer to ${JSON.stringify(message)}`)), 30_000);
+        waiting.push((v) => (clearTimeout(timer), resolve(v)));
+        p.stdin.write(JSON.stringify(message) + "\n");
+      }),
+    // Ends the bridge (stdin closed; killed if it has not exited after 5 s), so that no child
+    // keeps the test process alive whatever failed before.
+    close: () =>
+      new Promise((resolve) => {
+        if (p.exitCode !== null || p.signalCode !== null) return resolve();
+        p.on("close", resolve);
+        p.stdin.end();
+        setTimeout(() => p.kill("SIGKILL"), 5_000).unref();
+      }),
+  };
+}
+
+test("ping: -32601 under 2026-07-28, even as the very first request; answered {} under 2025-11-25", async () => {
+  if (kind === "stdio") {
+    // Before any other request (no initialize, no server/discover): the request's _meta decides.
+    const first = rawStdioBridge();
+    try {
+      assert.deepEqual(await first.ask({ jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: META_2026 } }), {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32601, message: "ping" },
+      });
+      // The 2026-07-28 client goes on, stateless; ping stays -32601.
+      const listed = await first.ask({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: META_2026 } });
+      assert.equal(listed.result.resultType, "complete", JSON.stringify(listed));
+      assert.equal((await first.ask({ jsonrpc: "2.0", id: 3, method: "ping", params: { _meta: META_2026 } })).error.code, -32601);
+    } finally {
+      await first.close();
+    }
+    // A legacy client may ping before initialize: answered {}.
+    const legacy = rawStdioBridge();
+    try {
+      assert.deepEqual(await legacy.ask({ jsonrpc: "2.0", id: 1, method: "ping" }), { jsonrpc: "2.0", id: 1, result: {} });
+    } finally {
+      await legacy.close();
+    }
+  } else {
+    const post = (message, version) =>
+      fetch(bridge.mcpUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${bridge.token}`, "mcp-protocol-version": version, "mcp-method": message.method },
+        body: JSON.stringify(message),
+      });
+    const r = await post({ jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: META_2026 } }, "2026-07-28");
+    const text = await r.text();
+    const answer = JSON.parse(text.startsWith("{") ? text : text.split("\n").find((l) => l.startsWith("data: {")).slice(6));
+    assert.equal(answer.error?.code, -32601, text);
+  }
+  // The SDK client's own session (2025-11-25) keeps its ping, on both transports.
+  assert.deepEqual(await client.ping(), {});
+});
+
 test("tools/list: the page's toolset with explicit MCP annotations and outputSchema, plus surface_list / surface_select", async () => {
   const tools = await waitFor(async () => {
     const { tools } = await client.listTools();
@@ -420,6 +507,108 @@ test("decommission: CONFIRMATION_REQUIRED; approved in the page; the retry runs 
   assert.equal(again.error.code, "CONFIRMATION_REQUIRED");
   assert.notEqual(again.error.details.confirmationId, cid);
   assert.deepEqual(await inPage(() => window.__agent.state.decommissioned), ["dev_bbbbbb"]);
+});
+
+/** The confirmation a progress message names, from the page's pending list. */
+async function namedIn(message, where = page) {
+  const pending = await where.evaluate(() => window.__agent.registry.confirmations.pending());
+  const named = pending.find((c) => message.includes(c.confirmationId));
+  assert.ok(named, `the progress message names a pending confirmation: ${message}`);
+  assert.match(message, /^waiting for the user's confirmation in page p\d+: /);
+  assert.ok(typeof named.summary === "string" && message.includes(named.summary), `${message} / ${named.summary}`);
+  assert.ok(message.includes(named.expiresAt), message);
+  return named;
+}
+
+test("2025-11-25: a call with a progressToken waits; progress names the pending confirmation and the page; approval completes it once, a denial answers CONFIRMATION_DENIED", async () => {
+  const args = { ids: ["dev_bbbbbb"] };
+  const ran = () => inPage(() => window.__agent.state.decommissioned.length);
+  const before = await ran();
+  const heard = [];
+  const waiting = call("domain_devices_decommission", args, { onprogress: (p) => heard.push(p), timeout: 60_000 });
+  await waitFor(() => heard.length > 0, "the progress notification");
+  const named = await namedIn(heard[0].message);
+  // A retry meanwhile (another request, no progressToken) is told the same confirmation is pending.
+  const retry = payload(await call("domain_devices_decommission", args));
+  assert.equal(retry.error.code, "CONFIRMATION_REQUIRED");
+  assert.equal(retry.error.details.confirmationId, named.confirmationId);
+  assert.equal(await ran(), before, "nothing ran before the user decided");
+  await inPage((id) => window.__agent.registry.confirmations.resolve(id, { approved: true }), named.confirmationId);
+  const done = await waiting;
+  assert.equal(done.isError, false, JSON.stringify(done));
+  assert.equal(await ran(), before + 1, "the call ran once");
+  assert.equal(heard.length, 1);
+  // Denied in the page: the same call ends with CONFIRMATION_DENIED, nothing ran.
+  const denied = [];
+  const refused = call("domain_devices_decommission", args, { onprogress: (p) => denied.push(p), timeout: 60_000 });
+  await waitFor(() => denied.length > 0, "the second progress notification");
+  const second = await namedIn(denied[0].message);
+  assert.notEqual(second.confirmationId, named.confirmationId);
+  await inPage((id) => window.__agent.registry.confirmations.resolve(id, { approved: false }), second.confirmationId);
+  assert.equal(payload(await refused).error.code, "CONFIRMATION_DENIED");
+  assert.equal(await ran(), before + 1);
+  // Without a progressToken the two-phase answer stays.
+  const twoPhase = payload(await call("domain_devices_decommission", args));
+  assert.equal(twoPhase.error.code, "CONFIRMATION_REQUIRED");
+  await inPage((id) => window.__agent.registry.confirmations.resolve(id, { approved: false }), twoPhase.error.details.confirmationId);
+});
+
+test("2026-07-28: a stateless tools/call with a progressToken waits the same way", async () => {
+  const meta = { ...META_2026, "io.modelcontextprotocol/clientInfo": { name: "waiter-2026", version: "0" }, progressToken: "wait-26" };
+  // Other arguments than the test above, whose denied confirmation the page's two-phase memory
+  // would attach to the same call (answering CONFIRMATION_DENIED at once).
+  const message = { jsonrpc: "2.0", id: 77, method: "tools/call", params: { name: "domain_devices_decommission", arguments: { ids: ["dev_cccccc"] }, _meta: meta } };
+  let target = page;
+  let raw;
+  let tab;
+  const frames = [];
+  let answer;
+  try {
+    if (kind === "stdio") {
+      // A fresh stdio bridge spoken to in 2026-07-28 (the SDK client speaks 2025-11-25), with its own tab.
+      raw = rawStdioBridge();
+      tab = target = await openPage(await raw.line);
+      answer = raw.ask(message);
+    } else {
+      const r = await fetch(bridge.mcpUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${bridge.token}`, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "domain_devices_decommission" },
+        body: JSON.stringify(message),
+      });
+      assert.equal(r.status, 200);
+      answer = (async () => {
+        const decoder = new TextDecoder();
+        let text = "";
+        for await (const chunk of r.body) {
+          text += decoder.decode(chunk, { stream: true });
+          const events = text.split("\n\n");
+          text = events.pop();
+          for (const e of events) {
+            const data = e.split("\n").find((l) => l.startsWith("data: {"));
+            if (!data) continue;
+            const m = JSON.parse(data.slice(6));
+            if ("id" in m) return m;
+            frames.push(m);
+          }
+        }
+        throw new Error(`the stream ended without an answer: ${JSON.stringify(frames)}`);
+      })();
+    }
+    const notes = () => (raw ? raw.notifications : frames).filter((m) => m.method === "notifications/progress");
+    await waitFor(() => notes().length > 0, "the progress notification");
+    const [note] = notes();
+    assert.equal(note.params.progressToken, "wait-26");
+    const named = await namedIn(note.params.message, target);
+    const before = await target.evaluate(() => window.__agent.state.decommissioned.length);
+    await target.evaluate((id) => window.__agent.registry.confirmations.resolve(id, { approved: true }), named.confirmationId);
+    const done = await answer;
+    assert.equal(done.result?.isError, false, JSON.stringify(done));
+    assert.equal(done.result.resultType, "complete", JSON.stringify(done));
+    assert.equal(await target.evaluate(() => window.__agent.state.decommissioned.length), before + 1);
+  } finally {
+    await tab?.close();
+    await raw?.close();
+  }
 });
 
 test("a tool's state: listed under _meta, announced when only the state changed, the definition unchanged", async () => {

@@ -310,8 +310,12 @@ async fn malformed_frames_get_an_error_and_the_bridge_keeps_serving() {
     assert!(recv(&mut page).await["message"].as_str().unwrap().contains("binary frames"));
     send(&mut page, json!({"type": "approve", "confirmationId": "cnf_x"})).await;
     assert!(recv(&mut page).await["message"].as_str().unwrap().contains("approve"));
-    send(&mut page, json!({"type": "tools", "catalog": 2, "tools": [{"name": "bad name!", "inputSchema": {}}, tools_frame(2)["tools"][0]]})).await;
+    // A page tool named like one of the bridge's own (an unprefixed page's `domain:surface.list`)
+    // is left out too: the bridge's surface_list keeps answering.
+    let own = json!({"name": "surface_list", "inputSchema": {"type": "object"}});
+    send(&mut page, json!({"type": "tools", "catalog": 2, "tools": [{"name": "bad name!", "inputSchema": {}}, own, tools_frame(2)["tools"][0]]})).await;
     assert!(recv(&mut page).await["message"].as_str().unwrap().contains("not wire-safe"));
+    assert!(recv(&mut page).await["message"].as_str().unwrap().contains("\"surface_list\" is the bridge's own"));
     // A result for a call that does not exist changes nothing.
     send(&mut page, json!({"type": "result", "id": "c999", "result": {"status": "ok"}})).await;
     let names = h.list().await;
@@ -568,6 +572,43 @@ async fn the_bridges_errors_name_the_capability_id_not_the_wire_name() {
 }
 
 #[tokio::test]
+async fn stdio_answers_a_legacy_ping_before_initialize_and_then_initializes() {
+    let log: Log = Arc::new(|_: &str| {});
+    let bridge = Bridge::bind(BridgeOptions::default(), log).await.unwrap();
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let (r, w) = tokio::io::split(server);
+    tokio::spawn(async move { bridge.run((r, w)).await });
+    let (client_read, mut to_server) = tokio::io::split(client);
+    let mut lines = BufReader::new(client_read).lines();
+    // A JSON value is one line; a JSON string is written as it is (several lines).
+    let mut ask = async |line: Value| -> Value {
+        let text = line.as_str().map_or_else(|| line.to_string(), str::to_string);
+        to_server.write_all(format!("{text}\n").as_bytes()).await.unwrap();
+        // The answer; notifications (a list_changed after initialize) are skipped.
+        loop {
+            let line = tokio::time::timeout(WAIT, lines.next_line()).await.unwrap().unwrap().unwrap();
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v.get("id").is_some() {
+                return v;
+            }
+        }
+    };
+    // 2025-11-25 and older: a ping before initialize (no _meta, or one naming an older revision) is answered {}.
+    let pong = ask(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})).await;
+    assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2025-11-25"});
+    let pong = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"_meta": meta}})).await;
+    assert_eq!(pong["result"], json!({}), "{pong}");
+    let init = ask(json!({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "0"}}})).await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    // notifications/initialized, then a ping in the session (one write, one answer).
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let ping = json!({"jsonrpc": "2.0", "id": 4, "method": "ping"});
+    let pong = ask(json!(format!("{initialized}\n{ping}"))).await;
+    assert_eq!(pong["result"], json!({}), "{pong}");
+}
+
+#[tokio::test]
 async fn stdio_serves_2026_07_28_without_initialize_discover_no_ping_cache_hints_and_subscriptions() {
     let log: Log = Arc::new(|_: &str| {});
     let bridge = Bridge::bind(BridgeOptions::default(), log).await.unwrap();
@@ -591,14 +632,15 @@ async fn stdio_serves_2026_07_28_without_initialize_discover_no_ping_cache_hints
             }
         }
     };
+    // A ping before any other request, under 2026-07-28 (its _meta says so): -32601, as later.
+    let early = ask(9, "ping", json!({})).await;
+    assert_eq!(early["error"]["code"], -32601, "{early}");
     let d = ask(1, "server/discover", json!({})).await;
     assert!(d["result"]["supportedVersions"].as_array().unwrap().contains(&json!("2026-07-28")), "{d}");
     let list = ask(3, "tools/list", json!({})).await;
     assert_eq!(list["result"]["resultType"], "complete", "{list}");
     assert!(list["result"]["ttlMs"].is_u64() && list["result"]["cacheScope"].is_string(), "{list}");
-    // Once the first request chose the 2026-07-28 lifecycle, ping is gone. (Before any request
-    // but server/discover, rmcp 3.11 answers a ping on stdio whatever its _meta says: a legacy
-    // client may ping before initialize.)
+    // Once the first request chose the 2026-07-28 lifecycle, ping is still gone.
     assert_eq!(ask(2, "ping", json!({})).await["error"]["code"], -32601);
     // subscriptions/listen: acknowledged with toolsListChanged, then a page's tools are announced on it.
     let ack = ask(4, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}})).await;
@@ -667,4 +709,38 @@ async fn a_tools_state_is_listed_under_meta_and_a_state_only_change_is_announced
         t
     };
     assert_eq!(strip(on), strip(off), "the definition itself never changes with state");
+}
+
+#[tokio::test]
+async fn a_call_with_a_progress_token_waits_for_the_pages_confirmation_and_hears_what_is_pending() {
+    let mut h = Harness::start(BridgeOptions::default()).await;
+    let mut page = h.page("one").await;
+    listed(&mut h, "view_t_read").await;
+    // Without a progressToken: a two-phase call (no `wait` in the frame).
+    h.send(h.call_frame(&json!(1), "view_t_read")).await;
+    let call = recv(&mut page).await;
+    assert!(call.get("wait").is_none(), "{call}");
+    send(&mut page, json!({"type": "result", "id": call["id"], "result": {"status": "ok", "invocationId": call["invocationId"], "capabilityId": "view:t.read", "output": {}, "surfaceVersion": "2"}})).await;
+    h.answer(&json!(1)).await;
+    // With one: `wait`, and each `pending` the page sends becomes notifications/progress.
+    let mut frame = h.call_frame(&json!(2), "view_t_read");
+    frame["params"]["_meta"] = json!({"progressToken": "tok-1"});
+    h.send(frame).await;
+    let call = recv(&mut page).await;
+    assert_eq!(call["wait"], true, "{call}");
+    let confirmation =
+        json!({"confirmationId": "cnf_abc", "summary": "Decommission 1 device", "expiresAt": "2026-12-04T03:00:00Z"});
+    send(&mut page, json!({"type": "pending", "id": call["id"], "confirmation": confirmation})).await;
+    let progress = tokio::time::timeout(WAIT, h.from_server.recv()).await.unwrap().unwrap();
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    assert_eq!(progress["params"]["progressToken"], "tok-1");
+    assert_eq!(progress["params"]["progress"], 0.0);
+    let message = progress["params"]["message"].as_str().unwrap();
+    for part in ["page p1", "Decommission 1 device", "cnf_abc", "2026-12-04T03:00:00Z"] {
+        assert!(message.contains(part), "{message}");
+    }
+    // The call is still open; the page's final result completes it.
+    send(&mut page, json!({"type": "result", "id": call["id"], "result": {"status": "ok", "invocationId": call["invocationId"], "capabilityId": "view:t.read", "output": {"done": true}, "surfaceVersion": "2"}})).await;
+    let a = h.answer(&json!(2)).await;
+    assert_eq!(a["result"]["structuredContent"], json!({"done": true}), "{a}");
 }

@@ -20,6 +20,29 @@ pub enum ToolsetMode {
     Meta,
 }
 
+/// How direct tools are named (`AgentToolsetOptions::names`); the meta tools keep their names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ToolNames {
+    /// The wire name of the capability id, plane first: `view_devices_table_readState`,
+    /// `domain_devices_reboot` (DECISIONS §8).
+    #[default]
+    Prefixed,
+    /// The same without the plane: `devices_table_readState`, `devices_reboot`. For hosts whose
+    /// tools need fixed names; a name two capabilities share gets the hashed form, as always.
+    Unprefixed,
+}
+
+impl ToolNames {
+    /// What the wire name is made from: the capability id, or the id after its plane (`view:`,
+    /// `domain:`, `external:`).
+    pub fn source(self, capability_id: &str) -> &str {
+        match self {
+            ToolNames::Prefixed => capability_id,
+            ToolNames::Unprefixed => capability_id.split_once(':').map_or(capability_id, |(_, rest)| rest),
+        }
+    }
+}
+
 /// Volatile state, rendered outside the tool block.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -162,6 +185,11 @@ const EMPTY_INPUT: &str = r#"{"type":"object","properties":{},"additionalPropert
 /// The direct catalog for a snapshot: one tool per capability (per instance when a type has
 /// several live instances), sorted by name.
 pub fn direct_tools(snap: &AgentSurfaceSnapshot) -> Vec<AgentTool> {
+    direct_tools_named(snap, ToolNames::Prefixed)
+}
+
+/// [`direct_tools`] with the given naming (`Unprefixed` drops the plane from every name).
+pub fn direct_tools_named(snap: &AgentSurfaceSnapshot, names: ToolNames) -> Vec<AgentTool> {
     let mut per_type: HashMap<&str, usize> = HashMap::new();
     for c in &snap.components {
         *per_type.entry(c.component_type.as_str()).or_default() += 1;
@@ -170,7 +198,14 @@ pub fn direct_tools(snap: &AgentSurfaceSnapshot) -> Vec<AgentTool> {
     let mut tools = Vec::new();
     for c in &snap.components {
         let several = per_type[c.component_type.as_str()] > 1;
-        let naming = |cap: &str| if several { wire_name(&format!("{cap}__{}", c.instance_id)) } else { wire_name(cap) };
+        let naming = |cap: &str| {
+            let cap = names.source(cap);
+            if several {
+                wire_name(&format!("{cap}__{}", c.instance_id))
+            } else {
+                wire_name(cap)
+            }
+        };
         let instance_note =
             |d: &str| if several { format!("(instance \"{}\") {d}", c.instance_id) } else { d.to_string() };
         for o in &c.observations {
@@ -236,7 +271,7 @@ pub fn direct_tools(snap: &AgentSurfaceSnapshot) -> Vec<AgentTool> {
             });
         }
     }
-    procedure_tools(snap, &mut tools);
+    procedure_tools(snap, names, &mut tools);
     dedupe_names(&mut tools);
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     tools
@@ -244,7 +279,7 @@ pub fn direct_tools(snap: &AgentSurfaceSnapshot) -> Vec<AgentTool> {
 
 /// Procedures: one tool per procedure id (the first referencing registration in snapshot order
 /// routes the call).
-fn procedure_tools(snap: &AgentSurfaceSnapshot, tools: &mut Vec<AgentTool>) {
+fn procedure_tools(snap: &AgentSurfaceSnapshot, names: ToolNames, tools: &mut Vec<AgentTool>) {
     let mut seen = std::collections::HashSet::new();
     for p in &snap.procedures {
         if !seen.insert(p.capability_id.clone()) {
@@ -252,7 +287,7 @@ fn procedure_tools(snap: &AgentSurfaceSnapshot, tools: &mut Vec<AgentTool>) {
         }
         tools.push(AgentTool {
             handle: ToolHandle::default(),
-            name: wire_name(&p.capability_id),
+            name: wire_name(names.source(&p.capability_id)),
             description: format!("{}{}", prefix("domain", p.effect, p.confirmation), p.description),
             input_schema: Value::clone(&p.input_schema),
             output_schema: p.output_schema.as_deref().cloned(),

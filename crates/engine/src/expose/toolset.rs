@@ -13,7 +13,8 @@
 
 use super::catalog::Route;
 pub use super::catalog::{
-    catalog_from_manifest, direct_tools, meta_tools, wire_name, AgentTool, ToolCall, ToolState, ToolTraits, ToolsetMode,
+    catalog_from_manifest, direct_tools, direct_tools_named, meta_tools, wire_name, AgentTool, ToolCall, ToolNames,
+    ToolState, ToolTraits, ToolsetMode,
 };
 use super::catalog::{ToolExec, ToolHandle};
 use crate::events::AgentSurfaceEvent;
@@ -54,6 +55,8 @@ pub struct AgentToolsetOptions {
     pub scope: Option<Vec<String>>,
     /// Meta mode only.
     pub budget: Option<SnapshotBudget>,
+    /// How direct tools are named: plane first (the default) or without it.
+    pub names: ToolNames,
 }
 
 /// Programmer misuse when building a toolset.
@@ -192,7 +195,9 @@ impl AgentToolset {
     pub fn tools(&self) -> Vec<AgentTool> {
         let mut tools = match self.inner.options.mode {
             ToolsetMode::Meta => meta_tools(),
-            ToolsetMode::Direct => direct_tools(&self.snapshot(self.inner.options.scope.clone(), None)),
+            ToolsetMode::Direct => {
+                direct_tools_named(&self.snapshot(self.inner.options.scope.clone(), None), self.inner.options.names)
+            }
         };
         // Each tool carries a handle back to this toolset: `tool.execute(input, call)` is
         // `execute_tool(&tool, input, call)`. Weak: a kept tool never keeps the toolset alive.

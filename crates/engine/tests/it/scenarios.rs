@@ -19,7 +19,7 @@ use agent_surface_engine::consumer::AgentConsumer;
 use agent_surface_engine::explain::explain_surface;
 use agent_surface_engine::expose::gateway::{ConfirmFn, ExposedTools, ExposureGateway, GatewayCall};
 use agent_surface_engine::expose::providers::{tool_block, Provider};
-use agent_surface_engine::expose::toolset::{ConfirmationMode, ToolCall, ToolsetMode, Topology};
+use agent_surface_engine::expose::toolset::{ConfirmationMode, ToolCall, ToolNames, ToolsetMode, Topology};
 use agent_surface_engine::host::clock::Clock;
 use agent_surface_engine::host::clock::ManualClock;
 use agent_surface_engine::host::timer::Timer;
@@ -1479,6 +1479,11 @@ fn toolset_options(o: &Value) -> AgentToolsetOptions {
         },
         scope: o.get("scope").and_then(|s| serde_json::from_value(s.clone()).ok()),
         budget: o.get("budget").map(|b| serde_json::from_value(b.clone()).unwrap()),
+        names: match o.get("names").and_then(Value::as_str) {
+            None | Some("prefixed") => ToolNames::Prefixed,
+            Some("unprefixed") => ToolNames::Unprefixed,
+            Some(other) => panic!("a scenario's toolset names {other:?} (the typed option has no such value)"),
+        },
     }
 }
 

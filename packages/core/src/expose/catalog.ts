@@ -54,17 +54,28 @@ const state = (available: boolean, unavailableReason?: string, note?: string): T
 });
 
 /**
- * The direct catalog of a snapshot: one tool per capability (per instance while a type has
- * several live instances), one per procedure, sorted by name.
+ * What a wire name is made from: the capability id, or (`"unprefixed"`) the id after its plane
+ * (`view:`, `domain:`, `external:`).
  */
-export function directTools(snap: AgentSurfaceSnapshot): CatalogTool[] {
+const nameSource = (id: string, names: "prefixed" | "unprefixed"): string => {
+  const colon = id.indexOf(":");
+  return names === "unprefixed" && colon >= 0 ? id.slice(colon + 1) : id;
+};
+
+/**
+ * The direct catalog of a snapshot: one tool per capability (per instance while a type has
+ * several live instances), one per procedure, sorted by name. `names: "unprefixed"` drops the
+ * plane from every name (`devices_table_readState`); uniqueness and the 64-character rule hold
+ * as for the prefixed names.
+ */
+export function directTools(snap: AgentSurfaceSnapshot, names: "prefixed" | "unprefixed" = "prefixed"): CatalogTool[] {
   const perType = new Map<string, number>();
   for (const c of snap.components) perType.set(c.type, (perType.get(c.type) ?? 0) + 1);
   const tools: CatalogTool[] = [];
   const surfaceVersion = snap.surfaceVersion;
   for (const c of snap.components) {
     const several = perType.get(c.type)! > 1;
-    const naming = (cap: string) => wireName(several ? `${cap}__${c.instanceId}` : cap);
+    const naming = (cap: string) => wireName(several ? `${nameSource(cap, names)}__${c.instanceId}` : nameSource(cap, names));
     const text = (d: string) => (several ? `(instance "${c.instanceId}") ${d}` : d);
     const route = (capabilityId: string): Route => ({ capabilityId, instanceId: c.instanceId, registrationId: c.registrationId, surfaceVersion });
     for (const d of [...c.observations, ...c.actions] as Array<Partial<AgentActionDescriptor> & AgentObservationDescriptor>) {
@@ -86,7 +97,7 @@ export function directTools(snap: AgentSurfaceSnapshot): CatalogTool[] {
     if (seen.has(p.capabilityId)) continue;
     seen.add(p.capabilityId);
     tools.push({
-      name: wireName(p.capabilityId),
+      name: wireName(nameSource(p.capabilityId, names)),
       description: prefix("domain", p.effect, p.confirmation) + p.description,
       inputSchema: p.inputSchema,
       ...(p.outputSchema != null && { outputSchema: p.outputSchema }),

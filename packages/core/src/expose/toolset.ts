@@ -24,7 +24,7 @@ import { inScope } from "../runtime/snapshot.js";
 import { type CatalogTool, type Route, directTools, metaTools } from "./catalog.js";
 import { type ToolProvider, toolBlock, withTraits } from "./providers.js";
 
-const OPTION_KEYS = ["consumer", "mode", "topology", "confirmations", "scope", "budget"];
+const OPTION_KEYS = ["consumer", "mode", "topology", "confirmations", "scope", "budget", "names"];
 /** How many catalogs `tools()` built are kept for their tools' `execute`. */
 const KEPT_CATALOGS = 32;
 /** Entries of each confirmation memory (by input, by call) before the oldest go. */
@@ -80,6 +80,7 @@ interface Options {
   wait: boolean;
   scope?: string[];
   budget?: Budget;
+  unprefixed: boolean;
 }
 
 function readOptions(options: unknown): Options {
@@ -115,6 +116,7 @@ function readOptions(options: unknown): Options {
   const mode = oneOf("mode", ["direct", "meta"]);
   const topology = oneOf("topology", ["embedded", "remote"]);
   const confirmations = oneOf("confirmations", ["wait", "two-phase"]);
+  const names = oneOf("names", ["prefixed", "unprefixed"]);
   const scope = o.scope == null ? undefined : strings(o.scope, "scope");
   let budget: Budget | undefined;
   if (o.budget != null) {
@@ -129,7 +131,14 @@ function readOptions(options: unknown): Options {
   }
   if (confirmations === undefined && topology === undefined) fail("a toolset needs `topology` or `confirmations`: there is no ambiguous global default");
   if (mode !== "meta" && budget) fail("`budget` is meta-mode only: in direct mode truncation would drop tools silently");
-  return { consumer: freeze(consumer), meta: mode === "meta", wait: (confirmations ?? (topology === "embedded" ? "wait" : "two-phase")) === "wait", scope, budget };
+  return {
+    consumer: freeze(consumer),
+    meta: mode === "meta",
+    wait: (confirmations ?? (topology === "embedded" ? "wait" : "two-phase")) === "wait",
+    scope,
+    budget,
+    unprefixed: names === "unprefixed",
+  };
 }
 
 /** A toolset without `toolBlock`, and its current catalog (`catalog()`: what `toolBlock` renders). */
@@ -177,7 +186,7 @@ export function bareToolset(registry: AgentSurfaceRegistry, options: AgentToolse
 
   /** The current catalog (it becomes the last one: wireNameMap, calls by name). */
   const build = (): CatalogTool[] => {
-    const tools = o.meta ? metaTools() : directTools(snapshot(o.scope));
+    const tools = o.meta ? metaTools() : directTools(snapshot(o.scope), o.unprefixed ? "unprefixed" : "prefixed");
     last = tools;
     wireNames = new Map(tools.flatMap((t) => (t.route ? [[t.name, t.route.capabilityId]] : [])));
     return tools;

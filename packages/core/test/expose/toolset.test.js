@@ -51,6 +51,8 @@ describe("options", () => {
       [r, { consumer, topology: "local" }, /topology must be "embedded" or "remote", not "local"/],
       [r, { consumer, confirmations: "later" }, /confirmations must be "wait" or "two-phase"/],
       [r, { consumer, topology: "remote", mode: "hybrid" }, /mode must be "direct" or "meta"/],
+      [r, { consumer, topology: "remote", names: "bare" }, /names must be "prefixed" or "unprefixed", not "bare"/],
+      [r, { consumer, topology: "remote", names: true }, /names must be "prefixed" or "unprefixed", not boolean/],
       [r, { topology: "remote" }, /consumer must be an object/],
       [r, { consumer: [], topology: "remote" }, /consumer must be an object.*not an array/],
       [r, { consumer: { id: "x" }, topology: "remote" }, /consumer\.kind/],
