@@ -65,6 +65,41 @@ describe.each(Object.keys(builders))("%s", (name) => {
     }
   });
 
+  test("a project-wide error in a file the bundle never imports fails the build, the entry importing no authority", async () => {
+    // buildStart starts the project's scan without waiting for it; buildEnd reports it.
+    const entry = path.join(app.root, "src/main.ts");
+    const original = readFileSync(entry, "utf8");
+    const dup = path.join(app.root, "src/domain/duplicate.ts");
+    writeFileSync(entry, 'import { exportReport } from "./external/reports";\n(globalThis as any).agentSurfaceReport = JSON.stringify({ provenance: (exportReport as any).provenance ?? null });\n');
+    writeFileSync(
+      dup,
+      [
+        'import { defineAgentProcedureContract, emptyObjectSchema } from "@agent-surface/core";',
+        "",
+        "export const again = defineAgentProcedureContract({",
+        '  id: "external:reports.export",',
+        '  description: "A second export, declared twice.",',
+        "  input: emptyObjectSchema,",
+        '  effect: "mutation",',
+        "});",
+        "",
+      ].join("\n"),
+    );
+    try {
+      const err = await build(app.root).then(
+        () => null,
+        (e) => e,
+      );
+      expect(err, "the build must fail").not.toBeNull();
+      const message = `${err.message}\n${err.frame ?? ""}`;
+      expect(message).toMatch(/external:reports\.export/);
+      expect(message).toMatch(/src\/(domain\/duplicate|external\/reports)\.ts:\d+:\d+: error AS\d{4}/);
+    } finally {
+      writeFileSync(entry, original);
+      rmSync(dup, { force: true });
+    }
+  });
+
   test("an invalid contract fails the build at its file:line:column, with a code frame", async () => {
     const file = path.join(app.root, "src/external/reports.ts");
     const original = readFileSync(file, "utf8");
