@@ -6,6 +6,7 @@
 // Vite additionally gets the dev server hooks (overlay, HMR: a changed manifest reloads the page).
 
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { findBinary } from "@agent-surface/cli";
 import MagicString from "magic-string";
 import { createUnplugin } from "unplugin";
@@ -30,6 +31,10 @@ const ESBUILD_RESOLVE_FILTER = /^virtual:agent-surface\/authority$/;
 /** esbuild: the paths `load` (the authority, in this plugin's namespace) or `transform` want. */
 const ESBUILD_LOAD_FILTER = /^.virtual:agent-surface\/authority$|\.(?:ts|tsx|mts|cts)$/;
 const CONFIG_FILES = new Set(["agent-surface.config.json"]);
+/** Rspack: the registry of the authority loaders of the plugin instances, by key. */
+export const RSPACK_AUTHORITY_LOADERS = Symbol.for("@agent-surface/unplugin/rspack-authority-loaders");
+const RSPACK_AUTHORITY_LOADER = fileURLToPath(new URL("./rspack-authority-loader.js", import.meta.url));
+let rspackInstances = 0;
 /** Bundlers whose plugin context's `error` throws (Rollup's semantics). */
 const THROWING_ERROR = new Set(["vite", "rollup", "rolldown"]);
 
@@ -354,8 +359,10 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
       }
     },
 
-    resolveId,
-    load,
+    // Rspack gets the authority natively (see `rspack` below): unplugin's resolveId would be a
+    // JavaScript call from Rust for each of the bundle's module requests.
+    resolveId: framework === "rspack" ? undefined : resolveId,
+    load: framework === "rspack" ? undefined : load,
     transform,
 
     watchChange(id, change) {
@@ -472,6 +479,24 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
 
     rspack(compiler) {
       if (options.root === undefined && compiler.options.context) root = compiler.options.context;
+      // The authority without a JavaScript hook per module request: Rspack's own (Rust)
+      // NormalModuleReplacementPlugin points the import at a virtual file, and a rule that
+      // matches only that file runs the loader that awaits the scan.
+      const { rspack } = compiler;
+      const file = path.join(compiler.options.context ?? root, "node_modules/.virtual/agent-surface", `authority-${++rspackInstances}.js`);
+      const key = `${process.pid}:${rspackInstances}`;
+      const loaders = (globalThis[RSPACK_AUTHORITY_LOADERS] ??= new Map());
+      loaders.set(key, (loaderContext) => load.handler.call(loaderContext, RESOLVED_AUTHORITY_ID).then((result) => result.code));
+      new rspack.experiments.VirtualModulesPlugin({ [file]: "" }).apply(compiler);
+      new rspack.NormalModuleReplacementPlugin(/^virtual:agent-surface\/authority$/, file).apply(compiler);
+      compiler.options.module.rules.unshift({
+        test: new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`),
+        type: "javascript/auto",
+        use: [{ loader: RSPACK_AUTHORITY_LOADER, options: { key } }],
+      });
+      compiler.hooks.shutdown?.tap(PLUGIN_NAME, () => {
+        loaders.delete(key);
+      });
       webpackLike(compiler);
     },
 
