@@ -8,11 +8,18 @@
 //  2. the dev loop of @agent-surface/next (the watcher next dev runs): from saving a contract to
 //     the generated authority module holding the new manifest, median of M saves;
 //  3. the example app (examples/devices-app: React 19, the AI SDK, zod, Valibot, ArkType, TypeBox,
-//     oRPC) built by Vite with its own config, against the same build without the plugin, where
-//     `virtual:agent-surface/authority` is the same module made ahead of time from the same
-//     manifest: what the plugin costs a real app's cold build (compiler child, scan, provenance).
+//     oRPC; 9 contracts): a cold production build with Vite, Rollup, Rolldown, webpack, Rspack and
+//     esbuild (bench/example-builders.js), against the same build without the plugin, where
+//     `virtual:agent-surface/authority` is a module made ahead of time from the same manifest:
+//     what the plugin costs a real app's build (compiler child, scan, provenance transforms, the
+//     bundler's hooks into the plugin); median of N rounds, each round every bundler without and
+//     with it (the order alternating);
+//  4. the dev loop on the example app: `vite dev` (createServer with the app's vite.config.ts, an
+//     HMR WebSocket client) from saving a contract until the served authority module carries the
+//     new manifest hash, and next dev's watcher until the generated module does (bench/dev-loop.js).
 //
-// Usage: AGENT_SURFACE_BINARY=../../target/release/agent-surface node bench/bench.mjs [--builds 5] [--saves 10]
+// Usage: AGENT_SURFACE_BINARY=../../target/release/agent-surface node bench/bench.mjs [--builds 5] [--saves 10] [--sections 1,2,3,4]
+// (sections 3 and 4 need `npm ci` in examples/devices-app and the built packages it links).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
