@@ -18,7 +18,7 @@
 //     HMR WebSocket client) from saving a contract until the served authority module carries the
 //     new manifest hash, and next dev's watcher until the generated module does (bench/dev-loop.js).
 //
-// Usage: AGENT_SURFACE_BINARY=../../target/release/agent-surface node bench/bench.mjs [--builds 5] [--saves 10] [--sections 1,2,3,4]
+// Usage: AGENT_SURFACE_BINARY=../../target/release/agent-surface node bench/bench.mjs [--builds 5] [--saves 10] [--sections 1,2,3,4] [--bundlers vite,rolldown]
 // (sections 3 and 4 need `npm ci` in examples/devices-app and the built packages it links).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -127,7 +127,8 @@ if (sections.has(3) && existsSync(path.join(exampleDir, "node_modules/vite"))) {
   mkdirSync(authorityDir, { recursive: true });
   const authorityFile = path.join(authorityDir, "authority.js");
   writeFileSync(authorityFile, authorityModule(manifest));
-  const names = Object.keys(exampleBuilders);
+  const bundlersArg = process.argv.indexOf("--bundlers");
+  const names = bundlersArg === -1 ? Object.keys(exampleBuilders) : process.argv[bundlersArg + 1].split(",");
   const times = Object.fromEntries(names.map((n) => [n, { without: [], with: [] }]));
   const sizes = {};
   const once = async (name, kind, record = true) => {
@@ -153,11 +154,20 @@ if (sections.has(3) && existsSync(path.join(exampleDir, "node_modules/vite"))) {
     rmSync(authorityDir, { recursive: true, force: true });
   }
   console.log(`\n3. cold production build of examples/devices-app, median of ${BUILDS} (interleaved; load average after: ${load()})`);
-  console.log("| bundler | without the plugin (the authority made ahead) | with it | ratio | plugin's cost | JS out (with / without) |");
+  // The paired figure: each round's with - without (the same moment's load on both), its median
+  // and quartiles, which move less with the machine's load than the ratio of the two medians.
+  console.log("| bundler | without the plugin (the authority made ahead) | with it | ratio | paired difference: median (quartiles) | JS out (with / without) |");
   console.log("| --- | --- | --- | --- | --- | --- |");
+  const quantile = (xs, q) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.min(s.length - 1, Math.max(0, Math.round(q * (s.length - 1))))];
+  };
   for (const name of names) {
     const [w, p] = [median(times[name].without), median(times[name].with)];
-    console.log(`| ${name} | ${ms(w)} | ${ms(p)} | ${(p / w).toFixed(3)} | ${ms(p - w)} | ${sizes[name].with} / ${sizes[name].without} B |`);
+    const diffs = times[name].with.map((t, i) => t - times[name].without[i]);
+    console.log(
+      `| ${name} | ${ms(w)} | ${ms(p)} | ${(p / w).toFixed(3)} | ${ms(median(diffs))} (${ms(quantile(diffs, 0.25))} … ${ms(quantile(diffs, 0.75))}) | ${sizes[name].with} / ${sizes[name].without} B |`,
+    );
   }
   if (process.env.BENCH_RAW) console.log(JSON.stringify(times));
 }
