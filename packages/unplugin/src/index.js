@@ -308,6 +308,18 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
     },
   };
 
+  /**
+   * webpack and Rspack: the authority module depends on the files of the project's contracts
+   * (and the configuration), so a watch-mode rebuild after a change to one loads it again.
+   */
+  function watchContractFiles(ctx, result) {
+    const add = typeof ctx?.addDependency === "function" ? (f) => ctx.addDependency(f) : typeof ctx?.addWatchFile === "function" ? (f) => ctx.addWatchFile(f) : null;
+    if (!add) return;
+    const files = new Set(Object.values(result.locations ?? {}).map((l) => path.resolve(root, l.file)));
+    for (const name of CONFIG_FILES) files.add(path.join(root, name));
+    for (const file of files) add(file);
+  }
+
   const load = {
     filter: { id: /^\0virtual:agent-surface\/authority$/ },
     async handler(id) {
@@ -318,6 +330,7 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
         session.markFailed(errors);
         fail(this, errorsToRollupError(errors));
       }
+      if (framework === "webpack" || framework === "rspack") watchContractFiles(this, result);
       return { code: authorityModule(result.manifest), moduleSideEffects: true };
     },
   };
