@@ -201,6 +201,32 @@ async function rspackBuild(root, { plugin, out, authorityFile }) {
   await runCompiler(rspack(webpackConfig(root, out, { tsRule, minimizer: null, plugins })));
 }
 
+/**
+ * webpack or Rspack watching the app with the plugin, in development mode (the cache a dev
+ * server has; no minifier): `onBuild(err, stats)` after each build; returns a stop function.
+ */
+export async function watchExample(name, root, out, onBuild) {
+  let compiler;
+  if (name === "webpack") {
+    const { default: webpack } = await import("webpack");
+    const { default: agentSurface } = await import("../src/webpack.js");
+    const tsRule = { test: /\.tsx?$/, loader: require.resolve("esbuild-loader"), options: { loader: "tsx", target: "es2022", jsx: "automatic" } };
+    compiler = webpack({ ...webpackConfig(root, out, { tsRule, minimizer: null, plugins: [agentSurface(), new webpack.DefinePlugin({ ...webpackDefine, "import.meta.env.DEV": "true", "import.meta.env.PROD": "false" })] }), mode: "development" });
+  } else {
+    const { rspack } = await import("@rspack/core");
+    const { default: agentSurface } = await import("../src/rspack.js");
+    const tsRule = {
+      test: /\.tsx?$/,
+      loader: "builtin:swc-loader",
+      options: { jsc: { parser: { syntax: "typescript", tsx: true }, transform: { react: { runtime: "automatic" } }, target: "es2022" } },
+      type: "javascript/auto",
+    };
+    compiler = rspack({ ...webpackConfig(root, out, { tsRule, minimizer: null, plugins: [agentSurface(), new rspack.DefinePlugin({ ...webpackDefine, "import.meta.env.DEV": "true", "import.meta.env.PROD": "false" })] }), mode: "development" });
+  }
+  const watching = compiler.watch({ aggregateTimeout: 20 }, onBuild);
+  return () => new Promise((resolve) => watching.close(() => resolve()));
+}
+
 /** @type {ExampleBuilder} */
 async function esbuildBuild(root, { plugin, out, authorityFile }) {
   const esbuild = await import("esbuild");
