@@ -16,7 +16,8 @@
 //     with it (the order alternating);
 //  4. the dev loop on the example app: `vite dev` (createServer with the app's vite.config.ts, an
 //     HMR WebSocket client) from saving a contract until the served authority module carries the
-//     new manifest hash, and next dev's watcher until the generated module does (bench/dev-loop.js).
+//     new manifest hash, next dev's watcher until the generated module does, webpack and Rspack
+//     watch mode until the rebuilt bundle does (bench/dev-loop.js).
 //
 // Usage: AGENT_SURFACE_BINARY=../../target/release/agent-surface node bench/bench.mjs [--builds 5] [--saves 10] [--sections 1,2,3,4] [--bundlers vite,rolldown]
 // (sections 3 and 4 need `npm ci` in examples/devices-app and the built packages it links).
