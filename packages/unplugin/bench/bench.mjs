@@ -8,15 +8,26 @@
 //  2. the dev loop of @agent-surface/next (the watcher next dev runs): from saving a contract to
 //     the generated authority module holding the new manifest, median of M saves;
 //  3. the example app (examples/devices-app: React 19, the AI SDK, zod, Valibot, ArkType, TypeBox,
-//     oRPC) built by Vite with its own config, against the same build without the plugin, where
-//     `virtual:agent-surface/authority` is the same module made ahead of time from the same
-//     manifest: what the plugin costs a real app's cold build (compiler child, scan, provenance).
+//     oRPC; 9 contracts): a cold production build with Vite, Rollup, Rolldown, webpack, Rspack and
+//     esbuild (bench/example-builders.js), against the same build without the plugin, where
+//     `virtual:agent-surface/authority` is a module made ahead of time from the same manifest:
+//     what the plugin costs a real app's build (compiler child, scan, provenance transforms, the
+//     bundler's hooks into the plugin); median of N rounds, each round every bundler without and
+//     with it (the order alternating);
+//  4. the dev loop on the example app: `vite dev` (createServer with the app's vite.config.ts, an
+//     HMR WebSocket client) from saving a contract until the served authority module carries the
+//     new manifest hash, next dev's watcher until the generated module does, webpack and Rspack
+//     watch mode until the rebuilt bundle does (bench/dev-loop.js).
 //
-// Usage: AGENT_SURFACE_BINARY=../../target/release/agent-surface node bench/bench.mjs [--builds 5] [--saves 10]
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// Usage: AGENT_SURFACE_BINARY=../../target/release/agent-surface node bench/bench.mjs [--builds 5] [--saves 10] [--sections 1,2,3,4] [--bundlers vite,rolldown]
+// (sections 3 and 4 need `npm ci` in examples/devices-app and the built packages it links).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { authorityModule } from "../src/index.js";
 import { builders } from "../test/builders.js";
 import { copyApp, repoDir } from "../test/helpers.js";
 
@@ -26,6 +37,9 @@ const arg = (name, dflt) => {
 };
 const BUILDS = arg("builds", 5);
 const SAVES = arg("saves", 10);
+const sectionsArg = process.argv.indexOf("--sections");
+const sections = new Set(sectionsArg === -1 ? [1, 2, 3, 4] : process.argv[sectionsArg + 1].split(",").map(Number));
+const load = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
 const candidates = [process.env.AGENT_SURFACE_BINARY, path.join(repoDir, "target/release/agent-surface"), path.join(repoDir, "target/debug/agent-surface")];
 const bin = candidates.find((p) => p && existsSync(p));
 if (!bin) {
@@ -46,36 +60,38 @@ import { exportReport } from "./external/reports";
 `;
 
 console.log(`binary: ${bin}`);
-console.log(`node ${process.version}, load average ${(await import("node:os")).loadavg().map((x) => x.toFixed(2)).join(" ")}`);
-console.log(`\n1. cold build of packages/unplugin/test/app, median of ${BUILDS} (interleaved)`);
-console.log("| bundler | without the plugin | with it | ratio | with it + the authority module |");
-console.log("| --- | --- | --- | --- | --- |");
-for (const [name, build] of Object.entries(builders)) {
-  const app = copyApp();
-  try {
-    const main = path.join(app.root, "src/main.ts");
-    const withAuthority = readFileSync(main, "utf8");
-    const times = { without: [], with: [], authority: [] };
-    const once = async (kind) => {
-      rmSync(path.join(app.root, "dist"), { recursive: true, force: true });
-      writeFileSync(main, kind === "authority" ? withAuthority : PLAIN);
-      const t0 = performance.now();
-      await build(app.root, { plugin: kind !== "without" });
-      times[kind].push(performance.now() - t0);
-    };
-    await once("without"); // warm-up: the bundler's own module loading
-    await once("with");
-    for (let i = 0; i < BUILDS; i++) for (const kind of ["without", "with", "authority"]) await once(kind);
-    const [w, p, a] = [median(times.without), median(times.with), median(times.authority)];
-    console.log(`| ${name} | ${ms(w)} | ${ms(p)} | ${(p / w).toFixed(2)} | ${ms(a)} |`);
-  } finally {
-    app.cleanup();
+console.log(`node ${process.version}, ${os.cpus().length} CPUs, load average ${load()}`);
+if (sections.has(1)) {
+  console.log(`\n1. cold build of packages/unplugin/test/app, median of ${BUILDS} (interleaved)`);
+  console.log("| bundler | without the plugin | with it | ratio | with it + the authority module |");
+  console.log("| --- | --- | --- | --- | --- |");
+  for (const [name, build] of Object.entries(builders)) {
+    const app = copyApp();
+    try {
+      const main = path.join(app.root, "src/main.ts");
+      const withAuthority = readFileSync(main, "utf8");
+      const times = { without: [], with: [], authority: [] };
+      const once = async (kind) => {
+        rmSync(path.join(app.root, "dist"), { recursive: true, force: true });
+        writeFileSync(main, kind === "authority" ? withAuthority : PLAIN);
+        const t0 = performance.now();
+        await build(app.root, { plugin: kind !== "without" });
+        times[kind].push(performance.now() - t0);
+      };
+      await once("without"); // warm-up: the bundler's own module loading
+      await once("with");
+      for (let i = 0; i < BUILDS; i++) for (const kind of ["without", "with", "authority"]) await once(kind);
+      const [w, p, a] = [median(times.without), median(times.with), median(times.authority)];
+      console.log(`| ${name} | ${ms(w)} | ${ms(p)} | ${(p / w).toFixed(2)} | ${ms(a)} |`);
+    } finally {
+      app.cleanup();
+    }
   }
 }
 
 // 2. next dev's loop: @agent-surface/next's watcher, in this process.
 const nextDir = path.join(repoDir, "packages/next");
-if (existsSync(path.join(nextDir, "node_modules"))) {
+if (sections.has(2) && existsSync(path.join(nextDir, "node_modules"))) {
   const { generateAuthority, watchAuthority, authorityPath } = await import(createRequire(import.meta.url).resolve(path.join(nextDir, "src/index.js")));
   const app = copyApp();
   try {
@@ -97,45 +113,74 @@ if (existsSync(path.join(nextDir, "node_modules"))) {
     app.cleanup();
   }
 }
-// 3. The example app with Vite (its devDependencies: `npm ci` in examples/devices-app first).
+
+// 3. The example app per bundler (its devDependencies: `npm ci` in examples/devices-app first).
 const exampleDir = path.join(repoDir, "examples/devices-app");
-if (existsSync(path.join(exampleDir, "node_modules/vite"))) {
-  const requireHere = createRequire(path.join(exampleDir, "package.json"));
-  const vite = await import(requireHere.resolve("vite"));
-  const react = (await import(requireHere.resolve("@vitejs/plugin-react"))).default;
-  const { authorityModule, VIRTUAL_AUTHORITY_ID, RESOLVED_AUTHORITY_ID } = await import("../src/index.js");
-  const { execFileSync } = await import("node:child_process");
-  const { mkdtempSync } = await import("node:fs");
-  const os = await import("node:os");
-  // The manifest the plugin would make, compiled once outside the timing.
+if (sections.has(3) && existsSync(path.join(exampleDir, "node_modules/vite"))) {
+  const { exampleBuilders } = await import("./example-builders.js");
+  // The manifest the plugin would make, compiled once outside the timing, as the module the
+  // builds without the plugin import instead of `virtual:agent-surface/authority`. It lives in
+  // the app's node_modules so that its import of @agent-surface/core resolves as the app's.
   const out = mkdtempSync(path.join(os.tmpdir(), "as-bench-"));
   execFileSync(bin, ["compile", exampleDir, "--out", path.join(out, "manifest.json")], { stdio: "ignore" });
-  const authority = authorityModule(JSON.parse(readFileSync(path.join(out, "manifest.json"), "utf8")));
-  const prebuilt = {
-    name: "prebuilt-authority",
-    resolveId: (id) => (id === VIRTUAL_AUTHORITY_ID ? RESOLVED_AUTHORITY_ID : null),
-    load: (id) => (id === RESOLVED_AUTHORITY_ID ? authority : null),
-  };
-  const times = { without: [], with: [] };
-  const once = async (kind) => {
+  const manifest = JSON.parse(readFileSync(path.join(out, "manifest.json"), "utf8"));
+  const authorityDir = path.join(exampleDir, "node_modules/.agent-surface-bench");
+  mkdirSync(authorityDir, { recursive: true });
+  const authorityFile = path.join(authorityDir, "authority.js");
+  writeFileSync(authorityFile, authorityModule(manifest));
+  const bundlersArg = process.argv.indexOf("--bundlers");
+  const names = bundlersArg === -1 ? Object.keys(exampleBuilders) : process.argv[bundlersArg + 1].split(",");
+  const times = Object.fromEntries(names.map((n) => [n, { without: [], with: [] }]));
+  const sizes = {};
+  const once = async (name, kind, record = true) => {
+    const dir = path.join(out, `${name}-${kind}`);
+    rmSync(dir, { recursive: true, force: true });
     const t0 = performance.now();
-    await vite.build({
-      root: exampleDir,
-      logLevel: "silent",
-      build: { outDir: path.join(out, kind), emptyOutDir: true },
-      ...(kind === "with"
-        ? {}
-        : { configFile: false, plugins: [react(), prebuilt], resolve: { alias: { "@": path.join(exampleDir, "src") }, dedupe: ["react", "react-dom", "ai", "@agent-surface/core"] } }),
-    });
-    times[kind].push(performance.now() - t0);
+    await exampleBuilders[name](exampleDir, { plugin: kind === "with", out: dir, authorityFile });
+    const t = performance.now() - t0;
+    if (record) times[name][kind].push(t);
+    // Not a timing check: both builds must have bundled the same verified authority.
+    const js = readdirSync(dir, { recursive: true }).filter((f) => /\.m?js$/.test(f));
+    const text = js.map((f) => readFileSync(path.join(dir, f), "utf8")).join("\n");
+    if (!text.includes(manifest.manifestHash)) throw new Error(`${name} (${kind} the plugin): the bundle lacks the authority of ${manifest.manifestHash}`);
+    (sizes[name] ??= {})[kind] = text.length;
   };
-  await once("without"); // warm-up: Vite's and the plugins' own module loading
-  await once("with");
-  for (let i = 0; i < BUILDS; i++) for (const kind of ["without", "with"]) await once(kind);
-  rmSync(out, { recursive: true, force: true });
-  const [w, p] = [median(times.without), median(times.with)];
-  console.log(`\n3. vite build of examples/devices-app, median of ${BUILDS} (interleaved)`);
-  console.log("| without the plugin (the authority made ahead) | with it | ratio |\n| --- | --- | --- |");
-  console.log(`| ${ms(w)} | ${ms(p)} | ${(p / w).toFixed(3)} |`);
+  try {
+    // warm-up: each bundler's and plugin's own module loading, once per kind
+    for (const name of names) for (const kind of ["without", "with"]) await once(name, kind, false);
+    // interleaved: one build of each bundler without and with the plugin per round
+    for (let i = 0; i < BUILDS; i++) for (const name of names) for (const kind of i % 2 ? ["with", "without"] : ["without", "with"]) await once(name, kind);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+    rmSync(authorityDir, { recursive: true, force: true });
+  }
+  console.log(`\n3. cold production build of examples/devices-app, median of ${BUILDS} (interleaved; load average after: ${load()})`);
+  // The paired figure: each round's with - without (the same moment's load on both), its median
+  // and quartiles, which move less with the machine's load than the ratio of the two medians.
+  console.log("| bundler | without the plugin (the authority made ahead) | with it | ratio | paired difference: median (quartiles) | JS out (with / without) |");
+  console.log("| --- | --- | --- | --- | --- | --- |");
+  const quantile = (xs, q) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.min(s.length - 1, Math.max(0, Math.round(q * (s.length - 1))))];
+  };
+  for (const name of names) {
+    const [w, p] = [median(times[name].without), median(times[name].with)];
+    const diffs = times[name].with.map((t, i) => t - times[name].without[i]);
+    console.log(
+      `| ${name} | ${ms(w)} | ${ms(p)} | ${(p / w).toFixed(3)} | ${ms(median(diffs))} (${ms(quantile(diffs, 0.25))} … ${ms(quantile(diffs, 0.75))}) | ${sizes[name].with} / ${sizes[name].without} B |`,
+    );
+  }
+  if (process.env.BENCH_RAW) console.log(JSON.stringify(times));
+}
+
+// 4. The dev loop on the example app: saving a contract until the new authority is served.
+if (sections.has(4) && existsSync(path.join(exampleDir, "node_modules/vite"))) {
+  const { devLoops } = await import("./dev-loop.js");
+  for (const [name, loop] of Object.entries(devLoops)) {
+    const result = await loop(exampleDir, { saves: SAVES });
+    if (!result) continue;
+    const t = result.times;
+    console.log(`\n4. ${name}: saving a contract of examples/devices-app -> ${result.what}: median ${ms(median(t))} of ${t.length} saves (min ${ms(Math.min(...t))}, max ${ms(Math.max(...t))})${result.note ? `; ${result.note}` : ""}`);
+  }
 }
 process.exit(0);

@@ -74,6 +74,8 @@ export declare const PROTOCOL: "agent-surface-serve";
 export declare const PROTOCOL_VERSION: 1;
 export declare const VIRTUAL_AUTHORITY_ID: "virtual:agent-surface/authority";
 export declare const RESOLVED_AUTHORITY_ID: "\0virtual:agent-surface/authority";
+/** Rspack: the global registry (a `Map`) of the plugin instances' authority loaders, by key (internal). */
+export declare const RSPACK_AUTHORITY_LOADERS: unique symbol;
 
 export declare class AgentSurfaceServeError extends Error {
   /** e.g. "protocol-mismatch", "child-exited", "binary-not-found", or a protocol error code */

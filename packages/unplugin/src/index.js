@@ -6,6 +6,7 @@
 // Vite additionally gets the dev server hooks (overlay, HMR: a changed manifest reloads the page).
 
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { findBinary } from "@agent-surface/cli";
 import MagicString from "magic-string";
 import { createUnplugin } from "unplugin";
@@ -25,7 +26,15 @@ const TS_FILE = /\.(?:ts|tsx|mts|cts)$/;
 export const TS_ID_FILTER = /\.(?:ts|tsx|mts|cts)(?:\?.*)?$/;
 /** Queries that turn a file into something other than its own module text. */
 const NON_MODULE_QUERY = /(?:^|&)(?:raw|url|inline|worker|sharedworker)(?:[&=]|$)/;
+/** esbuild: the imports `resolveId` answers (the authority; core is resolved in `setup`). */
+const ESBUILD_RESOLVE_FILTER = /^virtual:agent-surface\/authority$/;
+/** esbuild: the paths `load` (the authority, in this plugin's namespace) or `transform` want. */
+const ESBUILD_LOAD_FILTER = /^.virtual:agent-surface\/authority$|\.(?:ts|tsx|mts|cts)$/;
 const CONFIG_FILES = new Set(["agent-surface.config.json"]);
+/** Rspack: the registry of the authority loaders of the plugin instances, by key. */
+export const RSPACK_AUTHORITY_LOADERS = Symbol.for("@agent-surface/unplugin/rspack-authority-loaders");
+const RSPACK_AUTHORITY_LOADER = fileURLToPath(new URL("./rspack-authority-loader.js", import.meta.url));
+let rspackInstances = 0;
 /** Bundlers whose plugin context's `error` throws (Rollup's semantics). */
 const THROWING_ERROR = new Set(["vite", "rollup", "rolldown"]);
 
@@ -131,6 +140,8 @@ export function createSession(options, getRoot) {
   /** manifestHash of the latest completed scan */
   let lastHash = null;
   const reported = new Set();
+  /** keys of the error diagnostics this build already failed on (transform, load) */
+  const failed = new Set();
 
   const session = {
     get client() {
@@ -183,11 +194,19 @@ export function createSession(options, getRoot) {
         warn(toRollupLog(d, { sources }));
       }
     },
+    /** Remembers errors reported as a build failure, so buildEnd does not report them twice. */
+    markFailed(diagnostics) {
+      for (const d of diagnostics) failed.add(diagnosticKey(d));
+    },
+    get failed() {
+      return failed;
+    },
     forgetReported(file) {
       for (const key of reported) if (key.startsWith(file + "\0")) reported.delete(key);
     },
     clearReported() {
       reported.clear();
+      failed.clear();
     },
     /**
      * The transform of one module: provenance edits applied, warnings reported, errors thrown
@@ -201,7 +220,10 @@ export function createSession(options, getRoot) {
       const sources = new Map([[file, code]]);
       session.warnOnce(warn, result.diagnostics, sources);
       const errors = errorsOf(result.diagnostics);
-      if (errors.length) fail(errorsToRollupError(errors, { sources }));
+      if (errors.length) {
+        session.markFailed(errors);
+        fail(errorsToRollupError(errors, { sources }));
+      }
       return applyEdits(code, result.edits, file);
     },
   };
@@ -230,6 +252,8 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
   const session = createSession(options, () => root);
   /** the dev server's first scan, if started */
   let baseline = null;
+  /** a build's project-wide scan, started in buildStart, reported in buildEnd */
+  let projectCheck = null;
   /** the rescan shared by the hotUpdate calls (one per environment) of one file event */
   let rescan = null;
 
@@ -284,13 +308,29 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
     },
   };
 
+  /**
+   * webpack and Rspack: the authority module depends on the files of the project's contracts
+   * (and the configuration), so a watch-mode rebuild after a change to one loads it again.
+   */
+  function watchContractFiles(ctx, result) {
+    const add = typeof ctx?.addDependency === "function" ? (f) => ctx.addDependency(f) : typeof ctx?.addWatchFile === "function" ? (f) => ctx.addWatchFile(f) : null;
+    if (!add) return;
+    const files = new Set(Object.values(result.locations ?? {}).map((l) => path.resolve(root, l.file)));
+    for (const name of CONFIG_FILES) files.add(path.join(root, name));
+    for (const file of files) add(file);
+  }
+
   const load = {
     filter: { id: /^\0virtual:agent-surface\/authority$/ },
     async handler(id) {
       if (id !== RESOLVED_AUTHORITY_ID) return null;
       const result = await session.scan();
       const errors = errorsOf(result.diagnostics);
-      if (errors.length) fail(this, errorsToRollupError(errors));
+      if (errors.length) {
+        session.markFailed(errors);
+        fail(this, errorsToRollupError(errors));
+      }
+      if (framework === "webpack" || framework === "rspack") watchContractFiles(this, result);
       return { code: authorityModule(result.manifest), moduleSideEffects: true };
     },
   };
@@ -311,15 +351,17 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
       if (framework === "rolldown" && options.root === undefined && inputOptions?.cwd) root = path.resolve(inputOptions.cwd);
     },
 
-    async buildStart() {
+    buildStart() {
       session.clearReported();
       if (framework === "rollup" || framework === "rolldown") isBuild = !this?.meta?.watchMode;
       if (framework !== "vite" || isBuild) {
-        // Every diagnostic of the project, also of files the bundle never imports.
-        const result = await session.scan();
-        session.warnOnce(warner(this), result.diagnostics);
-        const errors = errorsOf(result.diagnostics);
-        if (errors.length) fail(this, errorsToRollupError(errors));
+        // Every diagnostic of the project, also of files the bundle never imports: the child and
+        // its scan start now, but the bundler goes on resolving and parsing meanwhile instead of
+        // waiting (the plugin's fixed cost, off the build's critical path). The authority's
+        // `load` awaits the same scan; `buildEnd` reports what it found.
+        const scan = session.scan();
+        scan.catch(() => {}); // awaited in buildEnd; a build that fails first never asks
+        projectCheck = scan;
       } else if (server) {
         // The baseline for HMR decisions, and start-up errors for the overlay (buffered by Vite
         // until a browser connects). Not awaited: the server starts meanwhile.
@@ -330,8 +372,10 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
       }
     },
 
-    resolveId,
-    load,
+    // Rspack gets the authority natively (see `rspack` below): unplugin's resolveId would be a
+    // JavaScript call from Rust for each of the bundle's module requests.
+    resolveId: framework === "rspack" ? undefined : resolveId,
+    load: framework === "rspack" ? undefined : load,
     transform,
 
     watchChange(id, change) {
@@ -350,7 +394,26 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
       }
     },
 
-    async buildEnd() {
+    async buildEnd(error) {
+      const check = projectCheck;
+      projectCheck = null;
+      if (check && !error) {
+        // The project-wide diagnostics of buildStart's scan, minus the errors a transform or
+        // the authority's load already failed on (webpack and Rspack still get here then).
+        let result;
+        try {
+          result = await check;
+        } catch (err) {
+          await closeClient();
+          throw err;
+        }
+        session.warnOnce(warner(this), result.diagnostics);
+        const errors = errorsOf(result.diagnostics).filter((d) => !session.failed.has(diagnosticKey(d)));
+        if (errors.length) {
+          await closeClient();
+          fail(this, errorsToRollupError(errors));
+        }
+      }
       if (framework === "vite" || framework === "rollup" || framework === "rolldown") {
         if (isBuild) await closeClient();
       } else if (framework === "esbuild") {
@@ -429,10 +492,33 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
 
     rspack(compiler) {
       if (options.root === undefined && compiler.options.context) root = compiler.options.context;
+      // The authority without a JavaScript hook per module request: Rspack's own (Rust)
+      // NormalModuleReplacementPlugin points the import at a virtual file, and a rule that
+      // matches only that file runs the loader that awaits the scan.
+      const { rspack } = compiler;
+      const file = path.join(compiler.options.context ?? root, "node_modules/.virtual/agent-surface", `authority-${++rspackInstances}.js`);
+      const key = `${process.pid}:${rspackInstances}`;
+      const loaders = (globalThis[RSPACK_AUTHORITY_LOADERS] ??= new Map());
+      loaders.set(key, (loaderContext) => load.handler.call(loaderContext, RESOLVED_AUTHORITY_ID).then((result) => result.code));
+      new rspack.experiments.VirtualModulesPlugin({ [file]: "" }).apply(compiler);
+      new rspack.NormalModuleReplacementPlugin(/^virtual:agent-surface\/authority$/, file).apply(compiler);
+      compiler.options.module.rules.unshift({
+        test: new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`),
+        type: "javascript/auto",
+        use: [{ loader: RSPACK_AUTHORITY_LOADER, options: { key } }],
+      });
+      compiler.hooks.shutdown?.tap(PLUGIN_NAME, () => {
+        loaders.delete(key);
+      });
       webpackLike(compiler);
     },
 
     esbuild: {
+      // esbuild calls a plugin's JavaScript only for paths its (Go) filters match; unplugin's
+      // default filters match every path, so every import and every file of the bundle,
+      // node_modules included, would make a round trip to JavaScript just to be declined.
+      onResolveFilter: ESBUILD_RESOLVE_FILTER,
+      onLoadFilter: ESBUILD_LOAD_FILTER,
       setup(build) {
         const initial = build.initialOptions;
         if (options.root === undefined && initial.absWorkingDir) root = initial.absWorkingDir;

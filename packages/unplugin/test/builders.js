@@ -69,6 +69,28 @@ function runCompiler(compiler) {
   });
 }
 
+/**
+ * webpack or Rspack in watch mode with the plugin, in development mode (its cache keeps the
+ * modules a change does not touch, as a dev server's does): calls `onBuild(err, stats)` after each build;
+ * returns a function that stops watching (resolves when closed).
+ */
+export async function watchBuild(name, root, onBuild) {
+  let compiler;
+  if (name === "webpack") {
+    const { default: webpack } = await import("webpack");
+    const { default: agentSurface } = await import("../src/webpack.js");
+    const rule = { test: /\.ts$/, loader: require.resolve("esbuild-loader"), options: { target: "es2022" } };
+    compiler = webpack({ ...webpackConfig(root, rule, [agentSurface()]), mode: "development" });
+  } else {
+    const { rspack } = await import("@rspack/core");
+    const { default: agentSurface } = await import("../src/rspack.js");
+    const rule = { test: /\.ts$/, loader: "builtin:swc-loader", options: { jsc: { parser: { syntax: "typescript" }, target: "es2022" } }, type: "javascript/auto" };
+    compiler = rspack({ ...webpackConfig(root, rule, [agentSurface()]), mode: "development" });
+  }
+  const watching = compiler.watch({ aggregateTimeout: 20 }, (err, stats) => onBuild(err, stats));
+  return () => new Promise((resolve) => watching.close(() => resolve()));
+}
+
 async function webpackBuild(root, { plugin = true } = {}) {
   const { default: webpack } = await import("webpack");
   const { default: agentSurface } = await import("../src/webpack.js");

@@ -5,7 +5,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { TraceMap, originalPositionFor } from "@jridgewell/trace-mapping";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { builders } from "./builders.js";
+import { builders, watchBuild } from "./builders.js";
 import { compileManifest, copyApp, runBundle } from "./helpers.js";
 
 /** Every generated position (1-based line, 0-based column) of `needle` in `text`. */
@@ -65,6 +65,41 @@ describe.each(Object.keys(builders))("%s", (name) => {
     }
   });
 
+  test("a project-wide error in a file the bundle never imports fails the build, the entry importing no authority", async () => {
+    // buildStart starts the project's scan without waiting for it; buildEnd reports it.
+    const entry = path.join(app.root, "src/main.ts");
+    const original = readFileSync(entry, "utf8");
+    const dup = path.join(app.root, "src/domain/duplicate.ts");
+    writeFileSync(entry, 'import { exportReport } from "./external/reports";\n(globalThis as any).agentSurfaceReport = JSON.stringify({ provenance: (exportReport as any).provenance ?? null });\n');
+    writeFileSync(
+      dup,
+      [
+        'import { defineAgentProcedureContract, emptyObjectSchema } from "@agent-surface/core";',
+        "",
+        "export const again = defineAgentProcedureContract({",
+        '  id: "external:reports.export",',
+        '  description: "A second export, declared twice.",',
+        "  input: emptyObjectSchema,",
+        '  effect: "mutation",',
+        "});",
+        "",
+      ].join("\n"),
+    );
+    try {
+      const err = await build(app.root).then(
+        () => null,
+        (e) => e,
+      );
+      expect(err, "the build must fail").not.toBeNull();
+      const message = `${err.message}\n${err.frame ?? ""}`;
+      expect(message).toMatch(/external:reports\.export/);
+      expect(message).toMatch(/src\/(domain\/duplicate|external\/reports)\.ts:\d+:\d+: error AS\d{4}/);
+    } finally {
+      writeFileSync(entry, original);
+      rmSync(dup, { force: true });
+    }
+  });
+
   test("an invalid contract fails the build at its file:line:column, with a code frame", async () => {
     const file = path.join(app.root, "src/external/reports.ts");
     const original = readFileSync(file, "utf8");
@@ -84,4 +119,47 @@ describe.each(Object.keys(builders))("%s", (name) => {
       writeFileSync(file, original);
     }
   });
+});
+
+describe.each(["webpack", "rspack"])("%s watch mode", (name) => {
+  test("a rebuild after a contract's change bundles the new authority", async () => {
+    const app = copyApp();
+    let stop;
+    try {
+      const builds = [];
+      let next;
+      const built = () => new Promise((resolve) => (next = resolve));
+      const first = built();
+      stop = await watchBuild(name, app.root, (err, stats) => {
+        builds.push(err ?? (stats.hasErrors() ? new Error(stats.toString()) : null));
+        next?.();
+      });
+      await first;
+      expect(builds[0]).toBeNull();
+      // Let the watcher settle (webpack may rebuild once for the copy's fresh timestamps), so the
+      // rebuild below is the edit's own.
+      await new Promise((r) => setTimeout(r, 1500));
+      const before = await runBundle(path.join(app.root, "dist/main.js"));
+      expect(before.manifestHash).toBe(compileManifest(app.root).manifestHash);
+
+      const file = path.join(app.root, "src/domain/devices.ts");
+      writeFileSync(file, readFileSync(file, "utf8").replace("Reboot the selected devices.", "Reboot the selected devices now."));
+      const expected = compileManifest(app.root).manifestHash;
+      expect(expected).not.toBe(before.manifestHash);
+      // Wait for the build that saw the edit (the contract's provenance changes with it), at most 10 s.
+      const deadline = Date.now() + 10_000;
+      let after = before;
+      while (after.provenance?.[0]?.contractHash === before.provenance?.[0]?.contractHash && Date.now() < deadline) {
+        await Promise.race([built(), new Promise((r) => setTimeout(r, 500))]);
+        after = await runBundle(path.join(app.root, "dist/main.js"));
+      }
+      expect(builds.every((b) => b === null)).toBe(true);
+      expect(after.provenance[0].contractHash, "no rebuild saw the edit").not.toBe(before.provenance[0].contractHash);
+      expect(after.manifestHash).toBe(expected);
+      expect(after.verified).toBe(true);
+    } finally {
+      await stop?.();
+      app.cleanup();
+    }
+  }, 30_000);
 });
