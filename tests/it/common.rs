@@ -1,43 +1,12 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests: the compiler's (example app, copies, pinned test
+//! tools), and the binary's.
 
-use std::path::{Path, PathBuf};
+#[path = "../../crates/compiler/tests/it/common.rs"]
+mod shared;
+
+pub use shared::*;
+use std::path::Path;
 use std::process::Command;
-
-/// The bundled example app.
-pub fn example_app() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/devices-app")
-}
-
-/// Copies a fixture project, leaving out build output and installed packages.
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let p = entry.unwrap().path();
-        let name = p.file_name().unwrap();
-        if name == "node_modules" || name == "agent-surface.manifest.json" || name == "dist" {
-            continue;
-        }
-        let target = to.join(name);
-        if p.is_dir() {
-            copy_dir(&p, &target);
-        } else {
-            std::fs::copy(&p, &target).unwrap();
-        }
-    }
-}
-
-/// A scratch copy of a fixture project (a folder, or a single file) at a path that never shows
-/// in output; the path is normalized as the compiler normalizes roots.
-pub fn scratch_copy(fixture: &Path) -> (PathBuf, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = agent_surface_compiler::paths::normalize(&std::fs::canonicalize(dir.path()).unwrap());
-    if fixture.is_dir() {
-        copy_dir(fixture, &root);
-    } else {
-        std::fs::write(root.join(fixture.file_name().unwrap()), std::fs::read(fixture).unwrap()).unwrap();
-    }
-    (root, dir)
-}
 
 /// The binary under test, with colour and width fixed so output can be snapshot-tested.
 pub fn bin() -> Command {
@@ -61,21 +30,4 @@ pub fn run(cwd: &Path, args: &[&str]) -> Run {
         stdout: String::from_utf8(out.stdout).unwrap(),
         stderr: String::from_utf8(out.stderr).unwrap(),
     }
-}
-
-/// Installs a pinned test tool (`test-tools/<name>`: its package-lock.json) with `npm ci` when
-/// its `node_modules` is missing, so `cargo test` works on a fresh clone. Each tool has its own
-/// folder, and each is installed by one test, so no two installs race.
-pub fn npm_tool(name: &str, installed: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-tools").join(name);
-    if !dir.join(installed).exists() {
-        let out = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-            .current_dir(&dir)
-            .output()
-            .unwrap_or_else(|e| panic!("npm ci in {} (install Node.js and npm): {e}", dir.display()));
-        assert!(out.status.success(), "npm ci in {} failed:\n{}", dir.display(), String::from_utf8_lossy(&out.stderr));
-    }
-    assert!(dir.join(installed).exists(), "npm ci in {} did not install {installed}", dir.display());
-    dir
 }

@@ -1,11 +1,17 @@
-//! Helpers shared by the compiler's integration tests.
+//! Helpers shared by the compiler's integration tests, and by the root package's CLI tests
+//! (its `tests/it/common.rs` includes this file), so paths are found from the workspace root.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The repository's root: the bundled example app and the pinned test tools live there.
+/// The repository's root (where Cargo.lock is): the bundled example app and the pinned test
+/// tools live there.
 pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    while !dir.join("Cargo.lock").exists() {
+        assert!(dir.pop(), "no Cargo.lock above {}", env!("CARGO_MANIFEST_DIR"));
+    }
+    dir
 }
 
 /// The bundled example app.
