@@ -1,5 +1,5 @@
 //! What the differential tests of the schema libraries with one run per corpus entry share (zod
-//! 3, ArkType): run the real library (`node oracle.mjs` in `test-tools/<tool>`), compile one
+//! 4 in each io mode, zod 3, ArkType): run the real library (`node oracle.mjs` in `test-tools/<tool>`), compile one
 //! module per entry, compare structurally, and snapshot the refusals. `schema_libs_oracle`
 //! (Valibot, TypeBox: several modes per entry) shares the comparison.
 
@@ -57,7 +57,19 @@ pub fn differential(tool: &str, marker: &str, write_project: WriteProject) {
             (v["name"].as_str().unwrap().to_string(), v)
         })
         .collect();
-    let entries: Vec<&Value> = runs.iter().map(|r| &corpus[r["name"].as_str().unwrap()]).collect();
+    // A run's `io` (zod 4 converts each expression in both modes) reaches the writer as its
+    // entry's `io`, as a refusal entry's own `io` does.
+    let entries: Vec<Value> = runs
+        .iter()
+        .map(|r| {
+            let mut e = corpus[r["name"].as_str().unwrap()].clone();
+            if let (Some(io), Some(o)) = (r.get("io"), e.as_object_mut()) {
+                o.insert("io".into(), io.clone());
+            }
+            e
+        })
+        .collect();
+    let entries: Vec<&Value> = entries.iter().collect();
     let tmp = tempfile::tempdir().unwrap();
     let root = normalize(&std::fs::canonicalize(tmp.path()).unwrap());
     write_project(&root, &entries, "oracle");
@@ -67,7 +79,10 @@ pub fn differential(tool: &str, marker: &str, write_project: WriteProject) {
 
     let (mut matched, mut refused, mut refused_in_subset, mut wrong) = (0, 0, Vec::new(), Vec::new());
     for (i, run) in runs.iter().enumerate() {
-        let name = run["name"].as_str().unwrap();
+        let name = match run.get("io").and_then(Value::as_str) {
+            Some(io) => format!("{} ({io})", run["name"].as_str().unwrap()),
+            None => run["name"].as_str().unwrap().to_string(),
+        };
         let entry = entries[i];
         let file = format!("r{i}.ts");
         let errors: Vec<String> = c
