@@ -116,7 +116,9 @@ export function rustKeys(o: object): string[] {
 }
 
 /** UTF-8 length of a string (a lone surrogate counts as U+FFFD, 3 bytes, as TextEncoder writes it). */
-export const utf8Length = (s: string): number => new TextEncoder().encode(s).length;
+export const utf8Length = (s: string): number =>
+  // ASCII text (every manifest here) is as long in UTF-8 as in UTF-16: no encoding, no garbage.
+  /^[\0-\x7f]*$/.test(s) ? s.length : new TextEncoder().encode(s).length;
 
 /**
  * How serde_json reads a JSON number JavaScript writes: `int` when its JSON text is an integer
