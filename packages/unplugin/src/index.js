@@ -107,9 +107,15 @@ export function applyEdits(code, edits, file) {
   return { code: s.toString(), map: s.generateMap({ hires: true, source: file, includeContent: true }) };
 }
 
-/** The authority module's code for a manifest. */
+/**
+ * The authority module's code for a manifest. The manifest travels as JSON text given to
+ * `JSON.parse`: engines parse JSON text several times faster than the same object literal
+ * (V8 spent 40 ms of a page load parsing the example app's manifest as a literal, against 10 ms
+ * for the rest of the runtime), and minifiers requote the string to escape the least.
+ */
 export function authorityModule(manifest) {
-  return `import { createCapabilityAuthority } from ${JSON.stringify(CORE)};\nexport default createCapabilityAuthority(${JSON.stringify(manifest)});\n`;
+  const text = JSON.stringify(JSON.stringify(manifest));
+  return `import { createCapabilityAuthority } from ${JSON.stringify(CORE)};\nexport default createCapabilityAuthority(JSON.parse(${text}));\n`;
 }
 
 /**

@@ -3,7 +3,9 @@
 // + createAgentSurfaceRegistry + snapshot(), against the time to import React DOM and render one
 // component; at CPU ×1 and ×4 (DevTools CPU throttling), medians of 7 loads. Each module is a
 // separate minified bundle fetched from a loopback server, after an empty module warmed the
-// page's module loader; the order alternates between loads.
+// page's module loader; the order alternates between loads. The floor beside them: the same
+// timing of a module that only exports `start() { return 1 }` — what fetching and running any
+// separate module costs in this setup, whatever it holds.
 import { createServer } from "node:http";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -12,6 +14,7 @@ import { bundle, here } from "./build.mjs";
 const files = {
   "/core.js": (await bundle({ entry: path.join(here, "entries/core-start.js") })).code,
   "/react.js": (await bundle({ entry: path.join(here, "entries/react-start.jsx") })).code,
+  "/floor.js": Buffer.from("export function start() { return 1; }"),
   "/empty.js": Buffer.from("export {};"),
   "/": Buffer.from(`<!doctype html><meta charset="utf-8"><div id="root"></div>
 <script type="module">
@@ -47,6 +50,7 @@ try {
   for (const rate of [1, 4]) {
     const core = [];
     const react = [];
+    const floor = [];
     for (let i = 0; i < 7; i++) {
       const context = await browser.newContext();
       const page = await context.newPage();
@@ -54,14 +58,15 @@ try {
       await cdp.send("Emulation.setCPUThrottlingRate", { rate });
       const errors = [];
       page.on("pageerror", (e) => errors.push(e));
-      await page.goto(`${base}/?order=${i % 2 ? "react,core" : "core,react"}`);
+      await page.goto(`${base}/?order=${i % 2 ? "react,floor,core" : "core,floor,react"}`);
       const out = await page.waitForFunction(() => window.__done, null, { timeout: 60_000 }).then((h) => h.jsonValue());
       if (errors.length) throw errors[0];
       core.push(out.core);
       react.push(out.react);
+      floor.push(out.floor);
       await context.close();
     }
-    results[`cpu×${rate}`] = { coreMs: median(core), reactMs: median(react), ratio: median(core) / median(react), core, react };
+    results[`cpu×${rate}`] = { coreMs: median(core), reactMs: median(react), ratio: median(core) / median(react), floorRatio: median(floor) / median(react), core, react, floor };
   }
 } finally {
   await browser.close();
@@ -69,6 +74,6 @@ try {
 }
 if (process.argv.includes("--json")) console.log(JSON.stringify(results, null, 2));
 else {
-  console.log("| CPU | core: import + authority + registry + snapshot | React DOM: import + render one component | ratio (target ≤ 0.15) |\n|---|---|---|---|");
-  for (const [k, r] of Object.entries(results)) console.log(`| ${k} | ${r.coreMs.toFixed(1)} ms | ${r.reactMs.toFixed(1)} ms | ${r.ratio.toFixed(3)} |`);
+  console.log("| CPU | core: import + authority + registry + snapshot | React DOM: import + render one component | ratio (target ≤ 0.15) | floor: a one-line module, over React |\n|---|---|---|---|---|");
+  for (const [k, r] of Object.entries(results)) console.log(`| ${k} | ${r.coreMs.toFixed(1)} ms | ${r.reactMs.toFixed(1)} ms | ${r.ratio.toFixed(3)} | ${r.floorRatio.toFixed(3)} |`);
 }

@@ -1,6 +1,6 @@
 // The page + agent-surface: the component registers its contract (useAgentComponent) and the
 // registry is published to WebMCP, from a verified manifest (what the Vite plugin's
-// virtual:agent-surface/authority module does: createCapabilityAuthority(manifest)). The
+// virtual:agent-surface/authority module does: createCapabilityAuthority(JSON.parse(text))). The
 // manifest is this page's: its one contract, view:demo.counter, as compiled into the conformance
 // scenarios' manifest (counter.manifest.json holds that contract with its own manifestHash, so
 // the figure does not move when the scenario app gains contracts).
@@ -9,8 +9,9 @@ import { createRoot } from "react-dom/client";
 import { actionContract, createAgentSurfaceRegistry, createCapabilityAuthority, defineAgentComponentContract, emptyObjectSchema, fromJsonSchema, observationContract } from "@agent-surface/core";
 import { exposeToWebMCP } from "@agent-surface/core/webmcp";
 import { AgentSurfaceProvider, useAgentComponent } from "@agent-surface/react";
-import manifest from "./counter.manifest.json";
+import manifestText from "./counter.manifest.json" with { type: "text" };
 
+const manifest = JSON.parse(manifestText);
 const count = fromJsonSchema({ type: "object", properties: { value: { type: "integer", minimum: 0 } }, required: ["value"], additionalProperties: false });
 const provenance = (id) => ({ id, contractHash: manifest.contracts.find((c) => c.id === id).contractHash });
 const counter = defineAgentComponentContract(
