@@ -35,6 +35,12 @@ describe("canonicalJson", () => {
     expect(() => canonicalJson(cyclic)).toThrow('not a JSON value at "/a/0": cyclic structure');
   });
 
+  it("sorts members out of order at any depth, and integer-like keys JavaScript enumerates numerically", () => {
+    expect(canonicalJson({ a: [{ c: 1, b: { e: 2, d: 3 } }], f: null })).toBe('{"a":[{"b":{"d":3,"e":2},"c":1}],"f":null}');
+    expect(canonicalJson({ 2: "two", 10: "ten", b: [1, { 1: 0, x: -0 }] })).toBe('{"10":"ten","2":"two","b":[1,{"1":0,"x":0}]}');
+    expect(canonicalJson({ b: 1, a: { y: undefined, x: [] } })).toBe('{"a":{"x":[]},"b":1}');
+  });
+
   it("reads each member once", () => {
     let reads = 0;
     const o = Object.defineProperty({}, "x", { enumerable: true, get: () => ++reads });
