@@ -106,7 +106,7 @@ describe("the plugin against the real binary", () => {
       expect(p.resolveId.handler(VIRTUAL_AUTHORITY_ID)).toBe(RESOLVED_AUTHORITY_ID);
       expect(p.resolveId.handler("other")).toBeNull();
       const out = await p.load.handler.call(ctx(), RESOLVED_AUTHORITY_ID);
-      expect(out.code).toMatch(/^import \{ createCapabilityAuthority \} from "@agent-surface\/core";\nexport default createCapabilityAuthority\(\{/);
+      expect(out.code).toMatch(/^import \{ createCapabilityAuthority \} from "@agent-surface\/core";\nexport default createCapabilityAuthority\(JSON\.parse\('\{/);
       expect(out.code).toContain('"manifestHash":"blake3:');
     } finally {
       await p.api.close();
