@@ -12,7 +12,8 @@
 //!   `ping` with -32601, adds `resultType`, `ttlMs` and `cacheScope`). `tools.listChanged` is
 //!   announced to a legacy session as a notification, and under 2026-07-28 only on the
 //!   client's `subscriptions/listen` streams that opted in to `toolsListChanged`.
-//! - An action with no output answers empty `content` (no text `"null"`).
+//! - An action with no output answers empty `content` (no text `"null"`); a string output is the
+//!   text itself, unquoted; any other output its JSON text.
 //! - A tool the client was not listed is a JSON-RPC error (-32602, `Unknown tool: <name>`).
 //! - Failures are `isError: true` results carrying the envelope (as text, under
 //!   `_meta["agent-surface/result"]`, and as `structuredContent` unless the tool declares an
@@ -134,8 +135,13 @@ fn meta(key: &str, value: Value) -> MetaObject {
 pub fn to_mcp(r: &Value, has_output_schema: bool, page: Option<&str>) -> CallToolResult {
     if r.get("status").and_then(Value::as_str) == Some("ok") {
         let output = r.get("output").cloned().unwrap_or(Value::Null);
-        // No output (an action that returns nothing): empty content, not the text "null".
-        let content = if output.is_null() { vec![] } else { vec![ContentBlock::text(output.to_string())] };
+        // No output (an action that returns nothing): empty content, not the text "null"; a
+        // string is its own text (an agent reads `done`, not `"done"`); anything else its JSON.
+        let content = match &output {
+            Value::Null => vec![],
+            Value::String(text) => vec![ContentBlock::text(text.clone())],
+            other => vec![ContentBlock::text(other.to_string())],
+        };
         let mut result = CallToolResult::success(content);
         if output.is_object() {
             result.structured_content = Some(output);

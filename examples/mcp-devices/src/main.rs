@@ -35,8 +35,8 @@ use agent_surface_engine::toolset::{
 use agent_surface_model::canonical::canonical_json;
 use agent_surface_model::errors::{AgentCapabilityError, ErrorCode};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult, MetaObject,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler, ServiceExt};
@@ -332,32 +332,10 @@ impl Host {
     }
 }
 
-/// The result a client sees. Success: the output as JSON text, and as `structuredContent`
-/// when it is an object. Failure: `isError: true`, our result envelope (code, message,
-/// retry, details, invocationId, surfaceVersion) as JSON text and under `_meta`, and as
-/// `structuredContent` unless the tool declares an `outputSchema` (clients validate
-/// `structuredContent` against it even on errors; the TypeScript SDK does).
+/// The result a client sees: the MCP bridge's mapping (`agent_surface_bridge::mcp::to_mcp`), one
+/// rule for every MCP surface of agent-surface.
 fn to_mcp(r: &AgentInvocationResult, has_output_schema: bool) -> CallToolResult {
-    let envelope = serde_json::to_value(r).unwrap_or(Value::Null);
-    if r.is_ok() {
-        let output = r.output.clone().unwrap_or(Value::Null);
-        let mut result = CallToolResult::success(vec![ContentBlock::text(output.to_string())]);
-        if output.is_object() {
-            result.structured_content = Some(output);
-        }
-        result.meta = Some(MetaObject(serde_json::Map::from_iter([(
-            "agent-surface/invocation".to_string(),
-            json!({"invocationId": r.invocation_id, "surfaceVersion": r.surface_version}),
-        )])));
-        result
-    } else {
-        let mut result = CallToolResult::error(vec![ContentBlock::text(envelope.to_string())]);
-        if !has_output_schema {
-            result.structured_content = Some(envelope.clone());
-        }
-        result.meta = Some(MetaObject(serde_json::Map::from_iter([("agent-surface/result".to_string(), envelope)])));
-        result
-    }
+    agent_surface_bridge::mcp::to_mcp(&serde_json::to_value(r).unwrap_or(Value::Null), has_output_schema, None)
 }
 
 #[derive(Clone)]

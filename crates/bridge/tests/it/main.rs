@@ -443,7 +443,7 @@ async fn listed(h: &mut Harness, name: &str) {
 }
 
 #[tokio::test]
-async fn an_action_with_no_output_answers_empty_content_not_the_text_null() {
+async fn an_action_with_no_output_answers_empty_content_and_a_string_output_is_its_own_text() {
     let mut h = Harness::start(BridgeOptions::default()).await;
     let mut page = h.page("one").await;
     listed(&mut h, "view_t_read").await;
@@ -465,11 +465,17 @@ async fn an_action_with_no_output_answers_empty_content_not_the_text_null() {
         assert_ne!(r["isError"], true, "{a}");
         assert_eq!(r["_meta"]["agent-surface/invocation"]["page"], "p1");
     }
-    // An output that is not an object is still its JSON text.
-    h.send(h.call_frame(&json!(102), "view_t_read")).await;
-    let call = recv(&mut page).await;
-    send(&mut page, json!({"type": "result", "id": call["id"], "result": {"status": "ok", "output": 0, "invocationId": "i", "capabilityId": "view:t.read", "surfaceVersion": "2"}})).await;
-    assert_eq!(h.answer(&json!(102)).await["result"]["content"], json!([{"type": "text", "text": "0"}]));
+    // An output that is not an object is its JSON text, except a string: that is the text itself.
+    for (id, output, text) in
+        [(102, json!(0), "0"), (103, json!([1, "a"]), "[1,\"a\"]"), (104, json!("done \"now\""), "done \"now\"")]
+    {
+        h.send(h.call_frame(&json!(id), "view_t_read")).await;
+        let call = recv(&mut page).await;
+        send(&mut page, json!({"type": "result", "id": call["id"], "result": {"status": "ok", "output": output, "invocationId": "i", "capabilityId": "view:t.read", "surfaceVersion": "2"}})).await;
+        let a = h.answer(&json!(id)).await;
+        assert_eq!(a["result"]["content"], json!([{"type": "text", "text": text}]), "{a}");
+        assert!(a["result"].get("structuredContent").is_none(), "{a}");
+    }
 }
 
 #[tokio::test]
