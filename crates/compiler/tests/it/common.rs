@@ -20,6 +20,12 @@ pub fn example_app() -> PathBuf {
     repo().join("examples/devices-app")
 }
 
+/// The example app's committed manifest (`compile --check`-ed by the CLI tests): the manifest
+/// the runtime's tests, benches and examples read.
+pub fn example_manifest() -> PathBuf {
+    example_app().join("agent-surface.manifest.json")
+}
+
 /// Copies a fixture project, leaving out its manifest (and sidecar), build output, test
 /// artifacts and installed packages.
 pub fn copy_dir(from: &Path, to: &Path) {
