@@ -14,7 +14,7 @@ import hashlib, json, os, pathlib, random, sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "fuzz" / "corpus"
-MANIFEST = ROOT / "crates" / "engine" / "tests" / "fixtures" / "devices-app.manifest.json"
+MANIFEST = ROOT / "examples" / "devices-app" / "agent-surface.manifest.json"
 SUITE = ROOT / "conformance" / "json-schema-test-suite" / "draft2020-12"
 FUZZ_ROOT = "/nonexistent/agent-surface-fuzz/app"  # src/fuzz_support.rs FUZZ_ROOT
 

@@ -79,7 +79,7 @@ echo "==> MCP end to end (examples/mcp-devices with the official MCP TypeScript 
 cargo build --workspace --locked
 (cd examples/mcp-devices/e2e && npm ci --no-audit --no-fund --loglevel=error)
 (cd examples/mcp-devices/e2e && MCP_DEVICES_BIN="$ROOT/target/debug/mcp-devices" \
-  MANIFEST="$ROOT/crates/engine/tests/fixtures/devices-app.manifest.json" npm test)
+  MANIFEST="$ROOT/examples/devices-app/agent-surface.manifest.json" npm test)
 
 # The npm packages' tests drive the binary `cargo test` built above.
 export AGENT_SURFACE_BINARY="$PWD/target/debug/agent-surface"

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 fn authority() -> CapabilityAuthority {
     let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/devices-app.manifest.json"))
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/devices-app/agent-surface.manifest.json"))
             .unwrap();
     CapabilityAuthority::from_json_str(&text).unwrap()
 }

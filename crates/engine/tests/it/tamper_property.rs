@@ -765,7 +765,7 @@ fn the_javascript_tamper_corpus_is_current() {
     let committed = std::fs::read_to_string(CORPUS_PATH).unwrap_or_default();
     assert!(
         committed == text,
-        "{CORPUS_PATH} is stale or missing: run AGENT_SURFACE_REGENERATE_TAMPER_CORPUS=1 cargo test -p agent-surface-engine --test tamper_property"
+        "{CORPUS_PATH} is stale or missing: run AGENT_SURFACE_REGENERATE_TAMPER_CORPUS=1 cargo test -p agent-surface-engine --test it tamper_property"
     );
 }
 
