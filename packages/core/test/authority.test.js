@@ -100,7 +100,7 @@ describe("the example app's manifest (examples/devices-app/agent-surface.manifes
 });
 
 // [name, mutation, expected kind, expected contract (id) or null]. The main cases mirror the
-// Rust tests (runtime/src/authority.rs, tests/*); several were cross-checked against
+// Rust tests (crates/engine/src/authority.rs, crates/engine/tests/it/); several were cross-checked against
 // `agent-surface verify --format json` (see the differential test below).
 const tampers = [
   ["description", (m) => void (m.contracts[0].description = "Remove devices."), "contract-hash-mismatch", "domain:devices.decommission"],
