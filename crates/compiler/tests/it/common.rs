@@ -20,17 +20,16 @@ pub fn example_app() -> PathBuf {
     repo().join("examples/devices-app")
 }
 
-/// The example app's committed manifest (`compile --check`-ed by the CLI tests): the manifest
-/// the runtime's tests, benches and examples read.
-pub fn example_manifest() -> PathBuf {
-    example_app().join("agent-surface.manifest.json")
-}
-
 /// Copies a fixture project, leaving out its manifest (and sidecar), build output, test
 /// artifacts and installed packages.
 pub fn copy_dir(from: &Path, to: &Path) {
-    const LEFT_OUT: [&str; 5] =
-        ["node_modules", "agent-surface.manifest.json", "agent-surface.manifest.locations.json", "dist", "test-artifacts"];
+    const LEFT_OUT: [&str; 5] = [
+        "node_modules",
+        "agent-surface.manifest.json",
+        "agent-surface.manifest.locations.json",
+        "dist",
+        "test-artifacts",
+    ];
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let p = entry.unwrap().path();
