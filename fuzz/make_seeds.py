@@ -14,7 +14,7 @@ import hashlib, json, os, pathlib, random, sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "fuzz" / "corpus"
-MANIFEST = ROOT / "crates" / "engine" / "tests" / "fixtures" / "devices-app.manifest.json"
+MANIFEST = ROOT / "examples" / "devices-app" / "agent-surface.manifest.json"
 SUITE = ROOT / "conformance" / "json-schema-test-suite" / "draft2020-12"
 FUZZ_ROOT = "/nonexistent/agent-surface-fuzz/app"  # src/fuzz_support.rs FUZZ_ROOT
 
@@ -28,9 +28,17 @@ def put(target, data, name=None):
     (d / stem).write_bytes(data)
 
 
+APP = ROOT / "examples" / "devices-app"
+DIAGNOSTICS = ROOT / "crates" / "compiler" / "fixtures" / "diagnostics"
+
+
 def source_files():
-    files = sorted((ROOT / "fixtures" / "devices-app" / "src").rglob("*.ts*"))
-    files += sorted(p for p in (ROOT / "fixtures" / "diagnostics").rglob("*.ts*") if "node_modules" not in p.parts)
+    # A folder that moved would otherwise give no seeds, silently.
+    for d in (APP / "src", DIAGNOSTICS):
+        if not d.is_dir():
+            sys.exit(f"make_seeds.py: {d} is missing")
+    files = sorted((APP / "src").rglob("*.ts*"))
+    files += sorted(p for p in DIAGNOSTICS.rglob("*.ts*") if "node_modules" not in p.parts)
     # One oversized fixture (27 KB) would set libFuzzer's max_len for every input: skip it.
     return [p for p in files if p.stat().st_size <= 8192]
 
@@ -101,9 +109,8 @@ def schemas():
 
 
 def serve():
-    app = ROOT / "fixtures" / "devices-app"
-    table = (app / "src" / "components" / "DevicesTable.tsx").read_text()
-    domain = (app / "src" / "domain" / "devices.ts").read_text()
+    table = (APP / "src" / "components" / "DevicesTable.tsx").read_text()
+    domain = (APP / "src" / "domain" / "devices.ts").read_text()
     f = lambda rel: f"{FUZZ_ROOT}/{rel}"
     line = lambda **kw: json.dumps(kw)
     transform = lambda i, rel, code: line(id=i, method="transform", params={"file": f(rel), "code": code})

@@ -79,7 +79,7 @@ echo "==> MCP end to end (examples/mcp-devices with the official MCP TypeScript 
 cargo build --workspace --locked
 (cd examples/mcp-devices/e2e && npm ci --no-audit --no-fund --loglevel=error)
 (cd examples/mcp-devices/e2e && MCP_DEVICES_BIN="$ROOT/target/debug/mcp-devices" \
-  MANIFEST="$ROOT/crates/engine/tests/fixtures/devices-app.manifest.json" npm test)
+  MANIFEST="$ROOT/examples/devices-app/agent-surface.manifest.json" npm test)
 
 # The npm packages' tests drive the binary `cargo test` built above.
 export AGENT_SURFACE_BINARY="$PWD/target/debug/agent-surface"
@@ -101,6 +101,14 @@ echo "==> npm test (packages/core)"
 # and resolves its dependencies from here.
 echo "==> npm ci && npm test (packages/unplugin: Rollup, Rolldown, webpack, Rspack, esbuild)"
 (cd packages/unplugin && npm ci --no-audit --no-fund --loglevel=error && npm test)
+# The Vite plugin's tests (and the bridge suites below, through its test helpers) build copies of
+# the one devices app, examples/devices-app, on the example's own install, which links
+# packages/react, ai-sdk and orpc: built here (their suites run further down).
+echo "==> npm ci && npm run build (packages/react, ai-sdk, orpc), npm ci (examples/devices-app)"
+for pkg in react ai-sdk orpc; do
+  (cd "packages/$pkg" && npm ci --no-audit --no-fund --loglevel=error && npm run build)
+done
+(cd examples/devices-app && npm ci --no-audit --no-fund --loglevel=error)
 echo "==> npm ci && npm test (packages/vite)"
 (cd packages/vite && npm ci --no-audit --no-fund --loglevel=error && npm test)
 echo "==> npm ci && npm test (packages/ai-sdk: the AI SDK adapter, loops on ai 7's mock model)"

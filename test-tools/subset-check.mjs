@@ -3,7 +3,7 @@
 // "Supported JSON Schema subset", crates/schema/src/subset). Plain Node, no dependency.
 
 // ---------------------------------------------------------------------------------------------
-// The supported subset (keep in sync with runtime/src/schema.rs)
+// The supported subset (keep in sync with crates/schema/src/subset/)
 
 const SUPPORTED_FORMATS = ["date-time", "date", "uuid", "email", "uri"];
 const SUPPORTED_KEYWORDS = new Set([

@@ -5,7 +5,7 @@
 // `z.toJSONSchema(schema, { io })` exactly as an app author would (no other option), and prints
 // one JSON line per (entry, io mode). Each result is run through `checkSubset`, a JavaScript
 // mirror of the supported JSON Schema subset (spec/core-api.md "Supported JSON Schema subset",
-// runtime/src/schema.rs), and compared with the entry's `expect` so the corpus cannot drift:
+// crates/schema/src/subset/), and compared with the entry's `expect` so the corpus cannot drift:
 //
 //   expect "match"                 → zod returns a schema and it is inside the subset
 //   expect "refuse"                → zod throws, or its schema leaves the subset

@@ -19,16 +19,16 @@ fn the_cli_reports_the_cache_and_survives_a_bad_one() {
     let cache_arg = cache.to_str().unwrap();
     let cold = run(&root, &["compile", "--cache-dir", cache_arg]);
     assert_eq!(cold.code, 0, "{}", cold.stderr);
-    assert!(cold.stderr.contains("; 0 of 4 contract files from the cache"), "{}", cold.stderr);
+    assert!(cold.stderr.contains("; 0 of 11 contract files from the cache"), "{}", cold.stderr);
     let manifest = std::fs::read(root.join("agent-surface.manifest.json")).unwrap();
     std::fs::remove_file(root.join("agent-surface.manifest.json")).unwrap();
     let warm = run(&root, &["compile", "--cache-dir", cache_arg]);
     assert_eq!(warm.code, 0, "{}", warm.stderr);
-    assert!(warm.stderr.contains("; 4 of 4 contract files from the cache"), "{}", warm.stderr);
+    assert!(warm.stderr.contains("; 11 of 11 contract files from the cache"), "{}", warm.stderr);
     assert_eq!(std::fs::read(root.join("agent-surface.manifest.json")).unwrap(), manifest);
     let check = run(&root, &["check", "--cache-dir", cache_arg]);
     assert_eq!(check.code, 0, "{}", check.stderr);
-    assert!(check.stderr.contains("; 4 of 4 contract files from the cache"), "{}", check.stderr);
+    assert!(check.stderr.contains("; 11 of 11 contract files from the cache"), "{}", check.stderr);
 
     // A damaged cache file: a warning naming it, a cold compile, the same manifest, and a
     // repaired cache.
@@ -39,10 +39,10 @@ fn the_cli_reports_the_cache_and_survives_a_bad_one() {
     assert_eq!(damaged.code, 0, "{}", damaged.stderr);
     assert!(damaged.stderr.contains("warning: ignoring the unreadable cache"), "{}", damaged.stderr);
     assert!(damaged.stderr.contains(files[0].file_name().unwrap().to_str().unwrap()), "{}", damaged.stderr);
-    assert!(damaged.stderr.contains("; 0 of 4 contract files from the cache"), "{}", damaged.stderr);
+    assert!(damaged.stderr.contains("; 0 of 11 contract files from the cache"), "{}", damaged.stderr);
     assert_eq!(std::fs::read(root.join("agent-surface.manifest.json")).unwrap(), manifest);
     let repaired = run(&root, &["compile", "--cache-dir", cache_arg]);
-    assert!(repaired.stderr.contains("; 4 of 4 contract files from the cache"), "{}", repaired.stderr);
+    assert!(repaired.stderr.contains("; 11 of 11 contract files from the cache"), "{}", repaired.stderr);
 
     // A cache folder that cannot be made (a file is in the way): a warning, the compile still
     // runs and fails or passes on its own merits.

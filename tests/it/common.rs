@@ -5,8 +5,14 @@
 mod shared;
 
 pub use shared::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The example app's committed manifest (`compile --check`-ed by the CLI tests): the manifest
+/// the runtime's tests, benches and examples read.
+pub fn example_manifest() -> PathBuf {
+    example_app().join("agent-surface.manifest.json")
+}
 
 /// The binary under test, with colour and width fixed so output can be snapshot-tested.
 pub fn bin() -> Command {

@@ -69,17 +69,17 @@ fn edits_that_change_no_contract_leave_the_manifest_and_its_hash_alone() {
 
     // An import at the top of the file (the recommended layout: contracts next to their
     // components, whose imports come and go).
-    edit(&table, |t| format!("import {{ useEffect }} from \"react\";\n{t}"));
+    edit(&table, |t| format!("import {{ useRef }} from \"react\";\n{t}"));
     let imported = compile(&app);
     assert_eq!(imported.manifest, base.manifest, "an import changed the manifest");
     assert_eq!(imported.hash, base.hash);
     assert_eq!(check(&app), 0, "compile --check fails after an import");
     assert_eq!(at(&imported, "view:devices.table"), (file.clone(), line + 3));
 
-    // A contract moved within its file: the decommission procedure above the reboot one.
+    // A contract moved within its file: the label procedure above the reboot one.
     let devices = app.join("src/domain/devices.ts");
     edit(&devices, |t| {
-        let start = t.find("export const decommissionDevices").unwrap();
+        let start = t.find("export const labelDevice").unwrap();
         let end = start + t[start..].find("\n});\n").unwrap() + "\n});\n".len();
         let moved = t[start..end].to_string();
         let without = format!("{}{}", &t[..start], &t[end..]);
@@ -88,7 +88,7 @@ fn edits_that_change_no_contract_leave_the_manifest_and_its_hash_alone() {
     let reordered = compile(&app);
     assert_eq!(reordered.manifest, base.manifest, "reordering contracts changed the manifest");
     assert_eq!(check(&app), 0);
-    assert!(at(&reordered, "domain:devices.decommission").1 < at(&reordered, "domain:devices.reboot").1);
+    assert!(at(&reordered, "domain:devices.label").1 < at(&reordered, "domain:devices.reboot").1);
 
     // A contract moved to another file (and folder).
     std::fs::create_dir_all(app.join("src/reports")).unwrap();

@@ -1,17 +1,16 @@
 //! `agent-surface serve --stdio` as a real child process: handshake, scan, transform with a
 //! warm cache, notifications, bad requests, and a clean exit when stdin closes.
 
-use crate::common::copy_dir;
+use crate::common::{copy_dir, example_app};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 #[test]
 fn a_session_over_stdio() {
     let tmp = tempfile::tempdir().unwrap();
     let app = tmp.path().join("app");
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/devices-app"), &app);
+    copy_dir(&example_app(), &app);
     let app = std::fs::canonicalize(&app).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
         .args(["serve", "--stdio", "--root"])
@@ -42,7 +41,7 @@ fn a_session_over_stdio() {
     let scan = next();
     assert_eq!(scan["id"], 1);
     assert_eq!(scan["result"]["complete"], true, "{scan}");
-    assert_eq!(scan["result"]["manifest"]["contracts"].as_array().unwrap().len(), 5);
+    assert_eq!(scan["result"]["manifest"]["contracts"].as_array().unwrap().len(), 9);
 
     // A non-ASCII file: offsets are bytes; the edit lands right after the definition object.
     let file = app.join("src/external/reports.ts");

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn manifest() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/engine/tests/fixtures/devices-app.manifest.json")
+    crate::common::example_manifest()
 }
 
 fn tools(args: &[&str]) -> (i32, String, String) {
@@ -96,7 +96,7 @@ fn pretty_output_lists_sizes_and_the_total() {
     let doc = json_block(&["--provider", "anthropic"]);
     let total = doc["totalBytes"].as_u64().unwrap();
     assert!(stdout.contains("── domain_devices_decommission ("), "{stdout}");
-    assert!(stdout.trim_end().ends_with(&format!("11 tools, {total} bytes (anthropic, direct mode)")), "{stdout}");
+    assert!(stdout.trim_end().ends_with(&format!("15 tools, {total} bytes (anthropic, direct mode)")), "{stdout}");
     snapshot("tools-pretty-anthropic", &stdout);
 }
 

@@ -2,7 +2,7 @@
 //! table-driven matrix is refused (exit 1) with the expected error kind. Re-indenting or
 //! reordering keys — which change bytes but not canonical meaning — still verifies.
 
-use crate::common::{copy_dir, run, Run};
+use crate::common::{copy_dir, example_app, run, Run};
 use agent_surface_model::manifest::{contract_hash, manifest_hash};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ const MANIFEST: &str = "agent-surface.manifest.json";
 fn compiled_example_app() -> (tempfile::TempDir, PathBuf, String) {
     let tmp = tempfile::tempdir().unwrap();
     let app = tmp.path().join("app");
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/devices-app"), &app);
+    copy_dir(&example_app(), &app);
     let r = run(&app, &["compile"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let text = std::fs::read_to_string(app.join(MANIFEST)).unwrap();
@@ -41,6 +41,18 @@ fn contract<'a>(m: &'a mut Value, id: &str) -> &'a mut Value {
 
 fn contracts(m: &mut Value) -> &mut Vec<Value> {
     m["contracts"].as_array_mut().unwrap()
+}
+
+/// Inserts `c` right after the contract `id` (where a copy of it, or an id just above it, sorts).
+fn insert_after(m: &mut Value, id: &str, c: Value) {
+    let at = contracts(m).iter().position(|x| x["id"] == id).unwrap_or_else(|| panic!("no contract {id}")) + 1;
+    contracts(m).insert(at, c);
+}
+
+/// Sets `completeness.contracts` to the number of contracts, as a tamperer would.
+fn fix_count(m: &mut Value) {
+    let n = contracts(m).len();
+    m["completeness"]["contracts"] = n.into();
 }
 
 /// Recomputes every `contractHash` and the `manifestHash`, as a tamperer who knows the scheme would.
@@ -214,7 +226,7 @@ fn tampers() -> Vec<Tamper> {
             "manifest-hash-mismatch",
             Json(|m| {
                 contracts(m).retain(|c| c["id"] != DECOMMISSION);
-                m["completeness"]["contracts"] = 4.into();
+                fix_count(m);
             }),
         ),
         t(
@@ -223,7 +235,7 @@ fn tampers() -> Vec<Tamper> {
             Json(|m| {
                 let mut c = contract(m, EXPORT).clone();
                 c["id"] = "external:reports.purge".into();
-                contracts(m).insert(3, c);
+                insert_after(m, EXPORT, c);
             }),
         ),
         t(
@@ -232,8 +244,8 @@ fn tampers() -> Vec<Tamper> {
             Json(|m| {
                 let mut c = contract(m, EXPORT).clone();
                 c["id"] = "external:reports.purge".into();
-                contracts(m).insert(3, c);
-                m["completeness"]["contracts"] = 6.into();
+                insert_after(m, EXPORT, c);
+                fix_count(m);
             }),
         ),
         t(
@@ -243,8 +255,8 @@ fn tampers() -> Vec<Tamper> {
                 let mut c = contract(m, EXPORT).clone();
                 c["id"] = "external:reports.purge".into();
                 c["contractHash"] = contract_hash(&c).into();
-                contracts(m).insert(3, c);
-                m["completeness"]["contracts"] = 6.into();
+                insert_after(m, EXPORT, c);
+                fix_count(m);
             }),
         ),
         t(
@@ -252,8 +264,8 @@ fn tampers() -> Vec<Tamper> {
             "duplicate-id",
             Json(|m| {
                 let c = contract(m, EXPORT).clone();
-                contracts(m).insert(3, c);
-                m["completeness"]["contracts"] = 6.into();
+                insert_after(m, EXPORT, c);
+                fix_count(m);
             }),
         ),
         t("two contracts swapped", "not-sorted", Json(|m| contracts(m).swap(0, 1))),
@@ -296,7 +308,7 @@ fn tampers() -> Vec<Tamper> {
             Json(|m| m["completeness"]["status"] = "incomplete".into()),
         ),
         t("completeness.failed → 1", "incomplete", Json(|m| m["completeness"]["failed"] = 1.into())),
-        t("completeness.contracts → 6", "count-mismatch", Json(|m| m["completeness"]["contracts"] = 6.into())),
+        t("completeness.contracts → 10", "count-mismatch", Json(|m| m["completeness"]["contracts"] = 10.into())),
         t("formatVersion → 1", "unsupported-format-version", Json(|m| m["formatVersion"] = 1.into())),
         t("formatVersion → 3", "unsupported-format-version", Json(|m| m["formatVersion"] = 3.into())),
         t("formatVersion → \"2\"", "unsupported-format-version", Json(|m| m["formatVersion"] = "2".into())),
@@ -453,8 +465,8 @@ fn refusals_name_the_contract_involved() {
         (
             |m| {
                 let c = contract(m, EXPORT).clone();
-                contracts(m).insert(3, c);
-                m["completeness"]["contracts"] = 6.into();
+                insert_after(m, EXPORT, c);
+                fix_count(m);
             },
             json!(EXPORT),
         ),
@@ -481,7 +493,7 @@ fn verify_accepts_the_example_app_and_any_layout_of_the_same_meaning() {
     snapshot("verify-example-app-json", &json_ok);
     let doc: Value = serde_json::from_str(&json_ok.stdout).unwrap();
     let original: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(doc, json!({"ok": true, "contracts": 5, "manifestHash": original["manifestHash"]}));
+    assert_eq!(doc, json!({"ok": true, "contracts": 9, "manifestHash": original["manifestHash"]}));
 
     // Only canonical meaning is hashed: whitespace, key order and escapes are free.
     let layouts: Vec<(&str, String)> = vec![
@@ -500,7 +512,7 @@ fn verify_accepts_the_example_app_and_any_layout_of_the_same_meaning() {
         std::fs::write(app.join("layout.json"), &layout).unwrap();
         let r = run(&app, &["verify", "layout.json"]);
         assert_eq!(r.code, 0, "{what} was refused: {}", r.stderr);
-        assert!(r.stdout.starts_with("verified layout.json: 5 contracts"), "{what}: {}", r.stdout);
+        assert!(r.stdout.starts_with("verified layout.json: 9 contracts"), "{what}: {}", r.stdout);
     }
 }
 

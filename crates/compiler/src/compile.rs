@@ -239,7 +239,9 @@ fn assemble(
         // drops the repeats.
         diagnostics.extend(r.load_diagnostics.iter().cloned());
         candidates += usize::from(r.candidate);
-        reused += usize::from(*was_reused);
+        // Files that only import the core package (no contract) pass the prefilter too; they
+        // are not candidates, so not counted here either.
+        reused += usize::from(*was_reused && r.candidate);
     }
     if project_wide {
         // Cross-file rule: a duplicate keeps its first declaration (by path and position).

@@ -457,7 +457,7 @@ async fn announce(host: Arc<Host>, mut changes: mpsc::UnboundedReceiver<()>) {
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [manifest] = args.as_slice() else {
-        eprintln!("usage: mcp-devices MANIFEST  (e.g. crates/engine/tests/fixtures/devices-app.manifest.json)");
+        eprintln!("usage: mcp-devices MANIFEST  (e.g. examples/devices-app/agent-surface.manifest.json)");
         return std::process::ExitCode::from(2);
     };
     let text = match std::fs::read_to_string(manifest) {

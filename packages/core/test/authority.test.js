@@ -26,6 +26,7 @@ function rehash(m) {
   return m;
 }
 const component = (m) => m.contracts.find((c) => c.kind === "component" && Object.keys(c.actions).length > 0);
+const byId = (m, id) => m.contracts.find((c) => c.id === id);
 const withObservations = (m) => m.contracts.find((c) => c.kind === "component" && Object.keys(c.observations).length > 0);
 
 function refusal(value) {
@@ -38,20 +39,20 @@ function refusal(value) {
   throw new Error("the manifest was accepted");
 }
 
-describe("the example app's manifest (runtime/tests/fixtures/devices-app.manifest.json)", () => {
+describe("the example app's manifest (examples/devices-app/agent-surface.manifest.json)", () => {
   it("verifies", () => {
     const a = createCapabilityAuthority(fixture());
     expect(isCapabilityAuthority(a)).toBe(true);
     expect(() => assertCapabilityAuthority(a)).not.toThrow();
     expect(a.manifest).toEqual(fixture());
-    expect(a.manifest.contracts.length).toBe(5);
+    expect(a.manifest.contracts.length).toBe(9);
   });
 
   it("its contractHashes and manifestHash recomputed in JS equal the stored ones", () => {
     const m = fixture();
     for (const c of m.contracts) expect(contractHashOf(c), c.id).toBe(c.contractHash);
     expect(manifestHashOf(m)).toBe(m.manifestHash);
-    expect(m.manifestHash).toBe("blake3:6f367c426032463988a34401d8b5d6d6722759c2c47dedf0e4f7ff2403a3f7e7");
+    expect(m.manifestHash).toBe("blake3:3dde2e941bff8fc190d36bcf2bc4bc783de0bebc970e8329172a110aef1aba16");
   });
 
   it("the file is the pretty canonical form (keys in canonical order, two spaces, trailing newline)", () => {
@@ -99,23 +100,23 @@ describe("the example app's manifest (runtime/tests/fixtures/devices-app.manifes
 });
 
 // [name, mutation, expected kind, expected contract (id) or null]. The main cases mirror the
-// Rust tests (runtime/src/authority.rs, tests/*); several were cross-checked against
+// Rust tests (crates/engine/src/authority.rs, crates/engine/tests/it/); several were cross-checked against
 // `agent-surface verify --format json` (see the differential test below).
 const tampers = [
   ["description", (m) => void (m.contracts[0].description = "Remove devices."), "contract-hash-mismatch", "domain:devices.decommission"],
   ["input schema", (m) => void (m.contracts[0].inputSchema.properties.ids.maxItems = 500), "contract-hash-mismatch", "domain:devices.decommission"],
   ["output schema of an observation", (m) => void (Object.values(withObservations(m).observations)[0].outputSchema.type = "array"), "contract-hash-mismatch", null],
-  ["effect", (m) => void (m.contracts[1].effect = "destructive"), "contract-hash-mismatch", "domain:devices.reboot"],
+  ["effect", (m) => void (byId(m, "domain:devices.reboot").effect = "destructive"), "contract-hash-mismatch", "domain:devices.reboot"],
   ["a materialized default (confirmation)", (m) => void (m.contracts[0].confirmation = "optional"), "contract-hash-mismatch", "domain:devices.decommission"],
   ["a materialized default (audit of an action)", (m) => void (Object.values(component(m).actions)[0].audit = "none"), "contract-hash-mismatch", null],
   ["a materialized default (priority)", (m) => void (component(m).priority = 5), "contract-hash-mismatch", null],
   ["contract removed", (m) => void m.contracts.pop(), "count-mismatch", null],
   ["contract removed, count fixed", (m) => void (m.contracts.pop(), m.completeness.contracts--), "manifest-hash-mismatch", null],
-  ["contract added", (m) => void m.contracts.push(structuredClone(m.contracts[4])), "count-mismatch", null],
-  ["contract added (duplicate id), count fixed", (m) => void (m.contracts.push(structuredClone(m.contracts[4])), m.completeness.contracts++), "duplicate-id", "view:devices.table"],
+  ["contract added", (m) => void m.contracts.push(structuredClone(m.contracts.at(-1))), "count-mismatch", null],
+  ["contract added (duplicate id), count fixed", (m) => void (m.contracts.push(structuredClone(m.contracts.at(-1))), m.completeness.contracts++), "duplicate-id", "view:devices.table"],
   ["order swapped", (m) => void ([m.contracts[0], m.contracts[1]] = [m.contracts[1], m.contracts[0]]), "not-sorted", "domain:devices.decommission"],
-  ["contractHash", (m) => void (m.contracts[2].contractHash = ZERO_HASH), "contract-hash-mismatch", "external:reports.export"],
-  ["contractHash removed", (m) => void delete m.contracts[2].contractHash, "malformed", null],
+  ["contractHash", (m) => void (byId(m, "external:reports.export").contractHash = ZERO_HASH), "contract-hash-mismatch", "external:reports.export"],
+  ["contractHash removed", (m) => void delete byId(m, "external:reports.export").contractHash, "malformed", null],
   ["manifestHash", (m) => void (m.manifestHash = ZERO_HASH), "manifest-hash-mismatch", null],
   ["generator version", (m) => void (m.generator.version = "9.9.9"), "manifest-hash-mismatch", null],
   ["completeness incomplete", (m) => void (m.completeness.status = "incomplete"), "incomplete", null],
@@ -146,8 +147,8 @@ const tampers = [
   // Valid hashes (recomputed) but the definition rules refuse the contract.
   ["re-hashed: view action with a domain effect", (m) => void (Object.values(component(m).actions)[0].effect = "mutation", rehash(m)), "invalid-contract", "view:app.nav"],
   ["re-hashed: destructive without confirmation", (m) => void ((m.contracts[0].confirmation = "never"), rehash(m)), "invalid-contract", "domain:devices.decommission"],
-  ["re-hashed: blank description", (m) => void ((m.contracts[1].description = " \u0085 "), rehash(m)), "invalid-contract", "domain:devices.reboot"],
-  ["re-hashed: description of 302 UTF-16 units", (m) => void ((m.contracts[1].description = "😀".repeat(151)), rehash(m)), "invalid-contract", "domain:devices.reboot"],
+  ["re-hashed: blank description", (m) => void ((byId(m, "domain:devices.reboot").description = " \u0085 "), rehash(m)), "invalid-contract", "domain:devices.reboot"],
+  ["re-hashed: description of 302 UTF-16 units", (m) => void ((byId(m, "domain:devices.reboot").description = "😀".repeat(151)), rehash(m)), "invalid-contract", "domain:devices.reboot"],
   ["re-hashed: bad procedure id", (m) => void ((m.contracts[0].id = "domain:devices"), rehash(m)), "invalid-contract", "domain:devices"],
   ["re-hashed: meta over 2 kB", (m) => void ((m.contracts[0].meta = { x: "a".repeat(2100) }), rehash(m)), "invalid-contract", "domain:devices.decommission"],
   ["re-hashed: duplicate id", (m) => void (m.contracts.splice(1, 0, structuredClone(m.contracts[0])), m.completeness.contracts++, rehash(m)), "duplicate-id", "domain:devices.decommission"],
@@ -218,7 +219,7 @@ describe("tampered manifests are refused with the Rust kinds", () => {
     expect(refusal(o).kind).toBe("count-mismatch");
     const p = fixture();
     [p.contracts[0], p.contracts[1]] = [p.contracts[1], p.contracts[0]];
-    p.contracts[4].contractHash = ZERO_HASH;
+    p.contracts.at(-1).contractHash = ZERO_HASH;
     expect(refusal(p).kind).toBe("contract-hash-mismatch");
   });
 });
@@ -253,7 +254,7 @@ describe("the authority is deeply frozen and branded", () => {
     const a = createCapabilityAuthority(input);
     input.contracts[0].description = "changed";
     input.contracts.pop();
-    expect(a.manifest.contracts.length).toBe(5);
+    expect(a.manifest.contracts.length).toBe(9);
     expect(a.manifest.contracts[0].description).toBe(fixture().contracts[0].description);
     expect(Object.isFrozen(input)).toBe(false);
   });

@@ -25,7 +25,7 @@ describe("canonicalJson", () => {
     expect(canonicalJson({ b: 1, 10: 2, 9: 3, a: 4 })).toBe('{"10":2,"9":3,"a":4,"b":1}');
   });
 
-  it("formats numbers like ECMAScript (same cases as runtime/src/canonical.rs)", () => {
+  it("formats numbers like ECMAScript (same cases as crates/schema/src/canonical.rs)", () => {
     const cases = [
       [0, "0"],
       [-0, "0"],

@@ -1,5 +1,5 @@
 // The devices page the WebMCP tests publish (test/webmcp.test.js under happy-dom, and
-// test/webmcp-browser.test.js in headless Chromium): a registry from the devices fixture's
+// test/webmcp-browser.test.js in headless Chromium): a registry from the example app's
 // manifest, the table bound to live state with the two domain procedures, and the navigation.
 // Plain ES module with no Node or vitest dependency.
 import { contractsOf } from "./scenarios/runner.js";

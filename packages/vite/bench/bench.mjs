@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Performance of @agent-surface/vite (a report, not a test):
-//  1. `vite build` of the example app (fixtures/devices-app + index.html/main.tsx, with
+//  1. `vite build` of the example app (examples/devices-app + index.html/main.tsx, with
 //     @vitejs/plugin-react), with and without the plugin: median of N runs each, interleaved.
 //     Without the plugin, `virtual:agent-surface/authority` is aliased to a stub module so both
 //     builds bundle the same app.

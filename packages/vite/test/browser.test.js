@@ -62,7 +62,7 @@ test("the built app shows the verified manifest hash, equal to `agent-surface co
   expect(await page.textContent("#manifest-hash")).toBe(expected.manifestHash);
   expect(await page.textContent("#verified")).toBe("true");
   const provenance = JSON.parse(await page.textContent("#provenance"));
-  expect(provenance).toHaveLength(5);
+  expect(provenance).toHaveLength(9);
   const byId = Object.fromEntries(expected.contracts.map((c) => [c.id, c.contractHash]));
   for (const p of provenance) {
     expect(p).not.toBeNull();
@@ -70,7 +70,7 @@ test("the built app shows the verified manifest hash, equal to `agent-surface co
   }
   expect(new Set(provenance.map((p) => p.id))).toEqual(new Set(Object.keys(byId)));
   // React rendered the app too.
-  expect(await page.locator("nav a").count()).toBe(2);
+  expect(await page.locator("nav a").count()).toBe(3);
   await page.close();
 });
 
@@ -156,14 +156,14 @@ createRoot(document.getElementById("root")!).render(<App />);
     const firstHash = await page.textContent("#manifest-hash");
     expect(firstHash).toBe(compileManifest(dev.root).manifestHash);
     // Page state: React state in the table, and a marker a reload would lose.
-    await page.fill('input[placeholder="Filter"]', "state kept");
+    await page.fill('input[placeholder="Filter by name"]', "state kept");
     await page.evaluate(() => (window.marker = "no reload"));
     /** The page's view: evaluations of the table module, its state, and whether the contract's provenance verifies against the page's authority. */
     const view = () =>
       page.evaluate(() => ({
         evaluations: window.tableEvaluations,
         marker: window.marker ?? null,
-        filter: document.querySelector('input[placeholder="Filter"]')?.value ?? null,
+        filter: document.querySelector('input[placeholder="Filter by name"]')?.value ?? null,
         manifestHash: document.getElementById("manifest-hash")?.textContent,
         verified: window.authority.contract(window.tableProvenance.id)?.contractHash === window.tableProvenance.contractHash,
       }));
@@ -179,7 +179,7 @@ createRoot(document.getElementById("root")!).render(<App />);
     };
     const edits = [
       ["a comment above the contract", (t) => t.replace("const devicesTableContract", "// The table's agent contract,\n// next to its component.\nconst devicesTableContract")],
-      ["an import above the contract", (t) => `import { useEffect } from "react";\n${t}`],
+      ["an import above the contract", (t) => `import { useRef } from "react";\n${t}`],
       ["the contract moved below its component", moveContractBelowComponent],
     ];
     for (const [i, [what, change]] of edits.entries()) {

@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
 import { AgentSurfaceServeError, ServeClient, checkHandshake } from "../src/index.js";
-import { binary, fixtureDir } from "./helpers.js";
+import { binary, exampleDir as fixtureDir } from "./helpers.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fake = path.join(here, "fake-server.mjs");
@@ -97,7 +97,7 @@ describe("requests", () => {
     const c = realClient();
     const scan = await c.request("scan");
     expect(scan.complete).toBe(true);
-    expect(scan.manifest.contracts).toHaveLength(5);
+    expect(scan.manifest.contracts).toHaveLength(9);
     // Format 2: where each contract is written comes beside the manifest, never inside it.
     expect(scan.manifest.formatVersion).toBe(2);
     expect(scan.manifest.contracts.every((m) => !("source" in m))).toBe(true);
@@ -175,7 +175,7 @@ describe("lifecycle", () => {
     const t0 = Date.now();
     const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 20000 });
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^scanned 5 \d+/);
+    expect(r.stdout).toMatch(/^scanned 9 \d+/);
     expect(Date.now() - t0).toBeLessThan(15000);
     const pid = Number(r.stdout.trim().split(" ")[2]);
     // The orphaned child sees its stdin close and exits by itself.

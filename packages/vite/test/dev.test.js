@@ -105,7 +105,7 @@ describe("dev server", () => {
       return { line: i + 1, column: origLines[i].indexOf(needle) };
     };
     // The first token after the insertion, and one far after it.
-    for (const needle of ["AppNav()", '"/reports"']) {
+    for (const needle of ["AppNav({", '"/reports"']) {
       const pos = originalPositionFor(trace, where(needle));
       expect(pos.source).toMatch(/AppNav\.tsx$/);
       expect({ line: pos.line, column: pos.column }, needle).toEqual(origWhere(needle));
@@ -120,7 +120,7 @@ describe("dev server", () => {
     expect(before).toBeTruthy();
     rec.sent.length = 0;
     const file = contractFile();
-    writeFileSync(file, readFileSync(file, "utf8").replace('placeholder="Filter"', 'placeholder="Filter devices"'));
+    writeFileSync(file, readFileSync(file, "utf8").replace('placeholder="Filter by name"', 'placeholder="Filter devices by name"'));
     await waitFor("an HMR update of DevicesTable.tsx", () =>
       rec.sent.find((p) => p.type === "update" && p.updates.some((u) => u.path === "/src/components/DevicesTable.tsx")),
     );
@@ -135,7 +135,7 @@ describe("dev server", () => {
     const file = contractFile();
     for (const [what, change] of [
       ["a comment", (t) => t.replace("export const devicesTableContract", "// The table's contract.\nexport const devicesTableContract")],
-      ["an import", (t) => `import { useEffect } from "react";\n${t}`],
+      ["an import", (t) => `import { useRef } from "react";\n${t}`],
     ]) {
       rec.sent.length = 0;
       writeFileSync(file, change(readFileSync(file, "utf8")));
@@ -206,7 +206,7 @@ describe("dev server", () => {
     const again = await env.transformRequest(VIRTUAL_AUTHORITY_ID);
     expect(again.code).not.toContain("external:reports.export");
     expect(hashIn(again.code)).toBe(compileManifest(app.root).manifestHash);
-    expect(compileManifest(app.root).contracts).toHaveLength(4);
+    expect(compileManifest(app.root).contracts).toHaveLength(8);
   });
 });
 

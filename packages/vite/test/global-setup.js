@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const coreDir = path.resolve(here, "../../core");
+const exampleDir = path.resolve(here, "../../../examples/devices-app");
 
 export default function setup() {
   const bin = process.env.AGENT_SURFACE_BINARY;
@@ -24,5 +25,13 @@ export default function setup() {
   }
   if (!existsSync(path.join(coreDir, "dist/index.js"))) {
     throw new Error(`packages/core is not built (no dist/; @agent-surface/core resolves to it): run npm run build in ${coreDir}`);
+  }
+  // The tests build copies of the example app with its own install, which links the packages.
+  for (const pkg of ["react", "ai-sdk", "orpc"]) {
+    const dist = path.join(here, "../..", pkg, "dist/index.js");
+    if (!existsSync(dist)) throw new Error(`packages/${pkg} is not built (the example app imports it): run npm ci && npm run build in packages/${pkg}`);
+  }
+  if (!existsSync(path.join(exampleDir, "node_modules/@agent-surface/react"))) {
+    throw new Error(`the example app is not installed (the tests build copies of it): run npm ci in ${exampleDir}`);
   }
 }

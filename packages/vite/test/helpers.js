@@ -10,7 +10,8 @@ import { fileURLToPath } from "node:url";
 export const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const repoDir = path.resolve(packageDir, "../..");
 export const coreDir = path.join(repoDir, "packages/core");
-export const fixtureDir = path.join(repoDir, "fixtures/devices-app");
+/** The one devices app (examples/devices-app): the tests build scratch copies of it. */
+export const exampleDir = path.join(repoDir, "examples/devices-app");
 
 /** The compiler under test: $AGENT_SURFACE_BINARY (checked by test/global-setup.js). */
 export function binary() {
@@ -38,11 +39,13 @@ const ENTRY_MAIN = `import { createRoot } from "react-dom/client";
 import authority from "virtual:agent-surface/authority";
 import { App } from "./App";
 import { devicesTableContract } from "./components/DevicesTable";
-import { decommissionDevices, rebootDevices } from "./domain/devices";
+import { labelDevice, rebootDevices, tagDevices } from "./domain/devices";
+import { pingDevices, renameDevice } from "./domain/maintenance";
+import { decommissionDevices } from "./domain/procedures";
 import { exportReport } from "./external/reports";
 import { appNavContract } from "./routes/AppNav";
 
-const contracts = [devicesTableContract, appNavContract, rebootDevices, decommissionDevices, exportReport];
+const contracts = [devicesTableContract, appNavContract, rebootDevices, tagDevices, labelDevice, decommissionDevices, pingDevices, renameDevice, exportReport];
 const provenance = contracts.map((c) => c.provenance ?? null);
 const verified =
   Object.isFrozen(authority) &&
@@ -61,22 +64,20 @@ function link(target, at) {
 }
 
 /**
- * Copies fixtures/devices-app into a fresh temp dir and links its dependencies:
- * @agent-surface/core -> packages/core (as its file: dependency would), react, react-dom and zod
- * from this package's node_modules. Adds index.html and src/main.tsx.
+ * Copies examples/devices-app (its sources, without its manifest, build output and test
+ * artifacts) into a fresh temp dir whose node_modules is the example's own install (`npm ci` in
+ * examples/devices-app, after the packages it links are built: test/global-setup.js checks).
+ * With `entry`, replaces index.html and src/main.tsx with the tests' page.
  * @returns {{ root: string, cleanup: () => Promise<void> }}
  */
 export function copyApp({ entry = true } = {}) {
   const tmp = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-surface-vite-")));
   const root = path.join(tmp, "app");
-  cpSync(fixtureDir, root, {
+  cpSync(exampleDir, root, {
     recursive: true,
-    filter: (src) => !/[\\/](node_modules|dist)$/.test(src) && !src.endsWith("agent-surface.manifest.json"),
+    filter: (src) => !/[\\/](node_modules|dist|test-artifacts)$/.test(src) && !/agent-surface\.manifest(\.locations)?\.json$/.test(src),
   });
-  link(coreDir, path.join(root, "node_modules/@agent-surface/core"));
-  for (const dep of ["react", "react-dom", "scheduler", "zod"]) {
-    link(path.join(packageDir, "node_modules", dep), path.join(root, "node_modules", dep));
-  }
+  link(path.join(exampleDir, "node_modules"), path.join(root, "node_modules"));
   if (entry) {
     writeFileSync(path.join(root, "index.html"), ENTRY_HTML);
     writeFileSync(path.join(root, "src/main.tsx"), ENTRY_MAIN);
@@ -110,7 +111,11 @@ export async function viteConfig(root, plugins, extra = {}) {
     configFile: false,
     logLevel: "silent",
     plugins: [react(), ...plugins],
-    resolve: { alias: { "@": path.join(root, "src") } },
+    // Each copy its own optimizer cache (node_modules is the example's, shared by every copy).
+    cacheDir: path.join(root, ".vite"),
+    // The linked packages (file:) keep dev installs of React and the AI SDK: one copy of each,
+    // as the example's vite.config.ts says.
+    resolve: { alias: { "@": path.join(root, "src") }, dedupe: ["react", "react-dom", "ai", "@agent-surface/core"] },
     ...extra,
   };
 }
@@ -122,7 +127,10 @@ export async function viteConfig(root, plugins, extra = {}) {
  */
 export const DEV_SERVER = {
   server: { host: "127.0.0.1", port: 0, strictPort: false, hmr: { host: "127.0.0.1" } },
-  optimizeDeps: { include: ["react", "react/jsx-dev-runtime", "react-dom/client", "zod"], noDiscovery: true },
+  optimizeDeps: {
+    include: ["react", "react/jsx-dev-runtime", "react-dom/client", "zod", "zod/v3", "zod-to-json-schema", "arktype", "valibot", "@valibot/to-json-schema", "typebox", "ai", "ai/test"],
+    noDiscovery: true,
+  },
 };
 
 // Headless Chromium for the browser tests: Debian's /usr/bin/chromium (or $CHROMIUM_PATH).

@@ -150,7 +150,7 @@ describe("the plugin against the real binary", () => {
       const out = await p.transform.handler.call(ctx(warnings), warned, domain);
       expect(out.code).toContain('"id":"domain:devices.reboot"');
       expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatchObject({ id: domain, loc: { line: 16 } });
+      expect(warnings[0]).toMatchObject({ id: domain, loc: { line: 11 } });
       expect(warnings[0].message).toMatch(/AS0209/);
       await p.transform.handler.call(ctx(warnings), warned, domain);
       expect(warnings).toHaveLength(1);

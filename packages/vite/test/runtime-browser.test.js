@@ -27,7 +27,8 @@ const MAIN = `import authority from "virtual:agent-surface/authority";
 import * as core from "@agent-surface/core";
 import { explainSurface } from "@agent-surface/core/explain";
 import { devicesTableContract } from "./components/DevicesTable";
-import { decommissionDevices, rebootDevices } from "./domain/devices";
+import { rebootDevices } from "./domain/devices";
+import { decommissionDevices } from "./domain/procedures";
 import { appNavContract } from "./routes/AppNav";
 import { runScenario } from "./scenario-runner.js";
 

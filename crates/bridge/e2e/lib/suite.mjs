@@ -1,7 +1,7 @@
 // End to end: the official MCP TypeScript SDK client talks to `agent-surface bridge` over stdio
 // (it starts the bridge) or over Streamable HTTP (`bridge --http`, the bearer token, the SDK's
 // StreamableHTTPClientTransport); test/stdio.test.mjs and test/http.test.mjs run this suite once each;
-// the example app (fixtures/devices-app's contracts, built with Vite and the agent-surface
+// the example app (examples/devices-app's contracts, built with Vite and the agent-surface
 // plugin exactly as packages/vite/test/runtime-browser.test.js builds it) runs in headless
 // Chromium and connects with connectAgentBridge. The client lists the page's tools, reads the
 // table, filters, gets CONFIRMATION_REQUIRED for decommission; the test approves in the page
@@ -59,7 +59,8 @@ const main = (extra) => `import authority from "virtual:agent-surface/authority"
 import * as core from "@agent-surface/core";
 import { connectAgentBridge } from "@agent-surface/core/bridge";
 import { devicesTableContract } from "./components/DevicesTable";
-import { decommissionDevices, rebootDevices } from "./domain/devices";
+import { rebootDevices } from "./domain/devices";
+import { decommissionDevices } from "./domain/procedures";
 import { appNavContract } from "./routes/AppNav";
 ${extra ? 'import { procedures as extraProcedures } from "./domain/extra";' : ""}
 

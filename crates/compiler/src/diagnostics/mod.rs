@@ -1,4 +1,5 @@
-//! The one diagnostic type, shared by every renderer (pretty, JSON, and later LSP/SARIF).
+//! The one diagnostic type, shared by every renderer (`render`: pretty, JSON, GitHub annotations,
+//! SARIF) and by the language server (`agent-surface-lsp`).
 
 pub mod codes;
 

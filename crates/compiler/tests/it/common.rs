@@ -14,18 +14,27 @@ pub fn repo() -> PathBuf {
     dir
 }
 
-/// The bundled example app.
+/// The example app (`examples/devices-app`), also the compiler's fixture: a real Vite app whose
+/// committed `agent-surface.manifest.json` the tests compare with a fresh compile.
 pub fn example_app() -> PathBuf {
-    repo().join("fixtures/devices-app")
+    repo().join("examples/devices-app")
 }
 
-/// Copies a fixture project, leaving out build output and installed packages.
+/// Copies a fixture project, leaving out its manifest (and sidecar), build output, test
+/// artifacts and installed packages.
 pub fn copy_dir(from: &Path, to: &Path) {
+    const LEFT_OUT: [&str; 5] = [
+        "node_modules",
+        "agent-surface.manifest.json",
+        "agent-surface.manifest.locations.json",
+        "dist",
+        "test-artifacts",
+    ];
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let p = entry.unwrap().path();
         let name = p.file_name().unwrap();
-        if name == "node_modules" || name == "agent-surface.manifest.json" || name == "dist" {
+        if LEFT_OUT.iter().any(|n| name == *n) {
             continue;
         }
         let target = to.join(name);

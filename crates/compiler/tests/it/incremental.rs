@@ -148,8 +148,8 @@ fn incremental_compiles_match_fresh_ones_through_an_edit_script() {
     );
     s.step("syntax fixed", vec![Edit::Write("src/schemas/devices.ts", devices.clone())]);
 
-    let extra = "import { defineAgentProcedureContract, emptyObjectSchema, fromJsonSchema } from \"@agent-surface/core\";\nimport { DEVICE_ID } from \"@/schemas\";\nexport const ping = defineAgentProcedureContract({ id: \"domain:devices.ping\", description: \"Ping a device.\", input: emptyObjectSchema, output: fromJsonSchema({ type: \"object\", properties: { id: DEVICE_ID } }), effect: \"read\" });\n";
-    let (c, _) = s.step("a contract file added", vec![Edit::Write("src/domain/ping.ts", extra.to_string())]);
+    let extra = "import { defineAgentProcedureContract, emptyObjectSchema, fromJsonSchema } from \"@agent-surface/core\";\nimport { DEVICE_ID } from \"@/schemas\";\nexport const probe = defineAgentProcedureContract({ id: \"domain:devices.probe\", description: \"Probe a device.\", input: emptyObjectSchema, output: fromJsonSchema({ type: \"object\", properties: { id: DEVICE_ID } }), effect: \"read\" });\n";
+    let (c, _) = s.step("a contract file added", vec![Edit::Write("src/domain/probe.ts", extra.to_string())]);
     assert_eq!(
         c.manifest().contracts.len(),
         contracts + 1,
@@ -159,7 +159,7 @@ fn incremental_compiles_match_fresh_ones_through_an_edit_script() {
 
     let (c, _) = s.step(
         "an import made unresolvable",
-        vec![Edit::Write("src/domain/ping.ts", extra.replace("\"@/schemas\"", "\"@/schemas/devicez\""))],
+        vec![Edit::Write("src/domain/probe.ts", extra.replace("\"@/schemas\"", "\"@/schemas/devicez\""))],
     );
     assert!(
         c.diagnostics.iter().any(|d| d.is_error() && d.message.contains("devicez")),
@@ -175,12 +175,12 @@ fn incremental_compiles_match_fresh_ones_through_an_edit_script() {
     let (c, _) = s.step("the module deleted again", vec![Edit::Delete("src/schemas/devicez.ts")]);
     assert_eq!(c.manifest().contracts.len(), contracts);
 
-    let (c, _) = s.step("an unsaved buffer", vec![Edit::Overlay("src/domain/ping.ts", "export const nothing = 1;\n")]);
+    let (c, _) = s.step("an unsaved buffer", vec![Edit::Overlay("src/domain/probe.ts", "export const nothing = 1;\n")]);
     assert_eq!(c.manifest().contracts.len(), contracts);
-    let (c, _) = s.step("the buffer closed", vec![Edit::ClearOverlay("src/domain/ping.ts")]);
+    let (c, _) = s.step("the buffer closed", vec![Edit::ClearOverlay("src/domain/probe.ts")]);
     assert!(c.error_count() > 0, "back to the file on disk, with its unresolvable import");
 
-    let (c, _) = s.step("a contract file deleted", vec![Edit::Delete("src/domain/ping.ts")]);
+    let (c, _) = s.step("a contract file deleted", vec![Edit::Delete("src/domain/probe.ts")]);
     assert_eq!(observable(&c), observable(&first), "back where it started");
 }
 

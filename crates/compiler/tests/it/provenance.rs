@@ -11,10 +11,10 @@ fn edits_add_id_and_hash_to_each_compiled_contract() {
     let file =
         agent_surface_compiler::paths::normalize(&std::path::absolute(root.join("src/domain/devices.ts")).unwrap());
     let edits = provenance_edits(&c, &file);
-    assert_eq!(edits.len(), 2);
+    assert_eq!(edits.len(), 3);
     let text = std::fs::read_to_string(&file).unwrap();
     let out = apply_edits(&text, &edits);
-    for id in ["domain:devices.reboot", "domain:devices.decommission"] {
+    for id in ["domain:devices.reboot", "domain:devices.tag", "domain:devices.label"] {
         let hash = c.manifest().contracts.iter().find(|m| m.id() == id).unwrap().contract_hash();
         assert!(out.contains(&format!(", {}", provenance_literal(id, hash))), "{out}");
     }

@@ -15,9 +15,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 fn authority() -> CapabilityAuthority {
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/devices-app.manifest.json"))
-            .unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/devices-app/agent-surface.manifest.json"
+    ))
+    .unwrap();
     CapabilityAuthority::from_json_str(&text).unwrap()
 }
 

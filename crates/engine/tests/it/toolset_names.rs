@@ -60,7 +60,11 @@ fn the_example_app_in_every_mode() {
         direct,
         [
             "domain_devices_decommission",
+            "domain_devices_label",
+            "domain_devices_ping",
             "domain_devices_reboot",
+            "domain_devices_rename",
+            "domain_devices_tag",
             "external_reports_export",
             "view_app_nav_currentRoute",
             "view_app_nav_navigate",

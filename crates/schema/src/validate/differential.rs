@@ -46,7 +46,7 @@ fn sources() -> Vec<(Value, Vec<Value>)> {
             out.push((g["schema"].clone(), instances));
         }
     }
-    let manifest = root.join("../engine/tests/fixtures/devices-app.manifest.json");
+    let manifest = root.join("../../examples/devices-app/agent-surface.manifest.json");
     let text = std::fs::read(&manifest).unwrap_or_else(|e| panic!("cannot read {}: {e}", manifest.display()));
     let mut found = Vec::new();
     manifest_schemas(&serde_json::from_slice(&text).unwrap(), &mut found);

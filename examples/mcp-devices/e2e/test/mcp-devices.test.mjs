@@ -2,7 +2,7 @@
 // The host's control channel (TCP, not an MCP tool) plays the user: it approves or denies
 // confirmations and mounts components.
 //
-//   MCP_DEVICES_BIN=.../target/debug/mcp-devices MANIFEST=.../devices-app.manifest.json npm test
+//   MCP_DEVICES_BIN=.../target/debug/mcp-devices MANIFEST=.../examples/devices-app/agent-surface.manifest.json npm test
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -32,7 +32,7 @@ function findBinary() {
 }
 const binary = findBinary();
 const PROVIDERS = ["openai", "anthropic", "gemini", "mcp"];
-const devicesPath = join(repo, "crates/engine/tests/fixtures/devices-app.manifest.json");
+const devicesPath = join(repo, "examples/devices-app/agent-surface.manifest.json");
 const read = (path) => JSON.parse(readFileSync(path, "utf8"));
 const neutral = ({ traits, route, ...tool }) => tool;
 

@@ -27,7 +27,11 @@ use std::task::{Context, Poll, Waker};
 pub const T0: u64 = 1_767_225_600_000;
 
 pub fn fixture_text() -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/devices-app.manifest.json")).unwrap()
+    std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/devices-app/agent-surface.manifest.json"
+    ))
+    .unwrap()
 }
 
 /// The example app's compiled manifest.

@@ -18,7 +18,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 pub fn fixture_text() -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/devices-app.manifest.json")).unwrap()
+    std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/devices-app/agent-surface.manifest.json"
+    ))
+    .unwrap()
 }
 
 /// The example app's compiled manifest.

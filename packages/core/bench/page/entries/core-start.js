@@ -3,7 +3,7 @@
 // The manifest arrives as the bundler plugins' authority module hands it over: JSON text given to
 // JSON.parse (packages/unplugin `authorityModule`).
 import { createAgentSurfaceRegistry, createCapabilityAuthority } from "@agent-surface/core";
-import manifestText from "../../../../../crates/engine/tests/fixtures/devices-app.manifest.json" with { type: "text" };
+import manifestText from "../../../../../examples/devices-app/agent-surface.manifest.json" with { type: "text" };
 
 export function start() {
   const registry = createAgentSurfaceRegistry({ authority: createCapabilityAuthority(JSON.parse(manifestText)) });
