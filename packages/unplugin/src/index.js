@@ -24,6 +24,12 @@ export const PLUGIN_NAME = "agent-surface";
 const TS_FILE = /\.(?:ts|tsx|mts|cts)$/;
 /** Hook filter: TS files, with or without a query (the handler looks at the query). */
 export const TS_ID_FILTER = /\.(?:ts|tsx|mts|cts)(?:\?.*)?$/;
+/**
+ * Text that can hold a contract macro call, the only thing a transform inserts provenance for: a
+ * call names the macro's export (imported by that name, perhaps renamed, or called as a member of
+ * the package's namespace import); `\u` for an identifier spelled with escapes.
+ */
+export const MAY_DECLARE = /define(?:Agent(?:Component|Procedure)|ExternalAgentTool)Contract|\\u/;
 /** Queries that turn a file into something other than its own module text. */
 const NON_MODULE_QUERY = /(?:^|&)(?:raw|url|inline|worker|sharedworker)(?:[&=]|$)/;
 /** esbuild: the imports `resolveId` answers (the authority; core is resolved in `setup`). */
@@ -134,6 +140,8 @@ export function toFramedError(log) {
 export function createSession(options, getRoot) {
   /** @type {ServeClient | null} */
   let client = null;
+  /** the exits of the children closed so far (a close resolves when every earlier one did) */
+  let closing = Promise.resolve();
   let generation = 0;
   /** @type {{ generation: number, promise: Promise<any> } | null} */
   let scanCache = null;
@@ -178,11 +186,16 @@ export function createSession(options, getRoot) {
     invalidate() {
       generation++;
     },
+    /** Stops the child; resolves when it (and any child closed before it) has exited. */
     close() {
       const c = client;
       client = null;
       scanCache = null;
-      return c ? c.close() : Promise.resolve();
+      if (c) {
+        const exited = c.close();
+        closing = closing.then(() => exited);
+      }
+      return closing;
     },
     /** Warnings once each (per build, or per dev server until the file changes). */
     warnOnce(warn, diagnostics, sources) {
@@ -284,8 +297,9 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
 
   /** webpack and Rspack: watch mode keeps the child; a one-off build closes it when done. */
   function webpackLike(compiler) {
-    compiler.hooks.done.tapPromise(PLUGIN_NAME, async () => {
-      if (!compiler.watchMode) await closeClient();
+    // Told to stop, not waited for here: `compiler.close()` (its shutdown hook) waits for the exit.
+    compiler.hooks.done.tap(PLUGIN_NAME, () => {
+      if (!compiler.watchMode) closeClient();
     });
     compiler.hooks.watchClose.tap(PLUGIN_NAME, () => {
       closeClient();
@@ -338,6 +352,12 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
   const transform = {
     filter: { id: TS_ID_FILTER, code: CORE },
     handler(code, id) {
+      // A build checks the whole project (buildStart's scan, reported in buildEnd), so a module
+      // that can declare no contract, which would get no edits, needs no round trip to the
+      // compiler for its diagnostics either: the entry module would otherwise wait for the
+      // child's start and the scan before the bundler could follow its imports. The dev server
+      // has no such check: there every module the compiler would look at goes to it.
+      if (projectCheck && !MAY_DECLARE.test(code)) return null;
       return session.transform(code, id, { warn: warner(this), fail: (log) => fail(this, log) });
     },
   };
@@ -414,12 +434,14 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
           fail(this, errorsToRollupError(errors));
         }
       }
+      // The child is told to stop, not waited for: it exits while the bundler writes its output
+      // (closeBundle, which Vite, Rollup and Rolldown call at the end, waits for the exit).
       if (framework === "vite" || framework === "rollup" || framework === "rolldown") {
-        if (isBuild) await closeClient();
+        if (isBuild) closeClient();
       } else if (framework === "esbuild") {
         // esbuild tells no plugin which files a rebuild saw change: the next build's fresh
         // child reads them all again.
-        await closeClient();
+        closeClient();
       }
     },
 

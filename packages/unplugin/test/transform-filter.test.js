@@ -1,0 +1,75 @@
+// In a build, a module that can declare no contract makes no round trip to the compiler (its
+// diagnostics come with the build's project-wide check, reported in buildEnd); in the dev server,
+// which has no such check, it still does, so its errors still show where it is transformed.
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { unpluginFactory } from "../src/index.js";
+import { binary, copyApp } from "./helpers.js";
+
+/** Declares no contract; binds one with an instance id the grammar refuses (AS0105). */
+const HELPER = [
+  'import type { ContractProvenance } from "@agent-surface/core";',
+  'import { exportReport } from "./external/reports";',
+  "",
+  'export const bound: ContractProvenance | undefined = exportReport.bind({ instanceId: "Not An Id!" });',
+  "",
+].join("\n");
+
+const ctx = (warnings = []) => ({
+  meta: { watchMode: false },
+  warn: (w) => warnings.push(w),
+  error: (e) => {
+    throw Object.assign(new Error(e.message), e);
+  },
+});
+
+describe("transform in a build and in the dev server", () => {
+  let app;
+  let helper;
+  beforeAll(() => {
+    app = copyApp();
+    helper = path.join(app.root, "src/helper.ts");
+    writeFileSync(helper, HELPER);
+  });
+  afterAll(() => app?.cleanup());
+
+  test("a build sends only the modules that can declare a contract, and still fails at the others' errors", async () => {
+    const p = unpluginFactory({ binary: binary(), root: app.root }, { framework: "rollup" });
+    try {
+      p.buildStart.call(ctx());
+      const requests = () => p.api.client.nextId - 1;
+      expect(requests()).toBe(1); // the project's scan
+      expect(await p.transform.handler.call(ctx(), HELPER, helper)).toBeNull();
+      expect(requests()).toBe(1);
+      const reports = path.join(app.root, "src/external/reports.ts");
+      const out = await p.transform.handler.call(ctx(), readFileSync(reports, "utf8"), reports);
+      expect(out.code).toContain('"id":"external:reports.export"');
+      expect(requests()).toBe(2);
+      const err = await p.buildEnd.call(ctx()).then(
+        () => null,
+        (e) => e,
+      );
+      expect(err, "the build must fail").not.toBeNull();
+      expect(err.message).toContain("src/helper.ts:4:90: error AS0105");
+    } finally {
+      await p.api.close();
+    }
+  });
+
+  test("the dev server sends them too: the error shows where the module is transformed", async () => {
+    const p = unpluginFactory({ binary: binary() }, { framework: "vite" });
+    try {
+      p.vite.configResolved({ root: app.root, command: "serve", logger: console });
+      const err = await p.transform.handler.call(ctx(), HELPER, helper).then(
+        () => null,
+        (e) => e,
+      );
+      expect(err, "the transform must fail").not.toBeNull();
+      expect(`${err.message}\n${err.frame ?? ""}`).toContain("src/helper.ts:4:90: error AS0105");
+      expect(p.api.client.nextId - 1).toBe(1);
+    } finally {
+      await p.api.close();
+    }
+  });
+});
