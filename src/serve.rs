@@ -288,8 +288,33 @@ fn files_param(params: &Value) -> Result<Vec<PathBuf>, Failure> {
         .collect()
 }
 
+/// The provenance edits of each file whose contracts compiled without a diagnostic in it, with
+/// the SHA-256 of the text compiled: a client given that same text for a transform may apply them
+/// without asking (a build, whose scan reports every diagnostic anyway).
+fn scan_provenance(c: &Compilation) -> Vec<Value> {
+    use sha2::Digest;
+    let with_diagnostics: std::collections::HashSet<_> = c.diagnostics.iter().map(|d| d.primary.span.file).collect();
+    let mut files: Vec<_> = c.contracts.iter().map(|cc| cc.file).filter(|f| !with_diagnostics.contains(f)).collect();
+    files.sort();
+    files.dedup();
+    files
+        .into_iter()
+        .map(|id| {
+            let f = c.project.db.get(id);
+            let digest = sha2::Sha256::digest(f.text.as_bytes());
+            let sha256: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            json!({
+                "file": f.path.to_string_lossy(),
+                "sha256": sha256,
+                "edits": agent_surface_compiler::provenance::provenance_edits(c, &f.path),
+            })
+        })
+        .collect()
+}
+
 fn scan_result(c: &Compilation) -> Value {
     json!({
+        "provenance": scan_provenance(c),
         "manifest": c.manifest().to_value(),
         "manifestHash": c.manifest().manifest_hash,
         "locations": c.locations().locations,
@@ -438,6 +463,28 @@ mod tests {
         assert_eq!(second["result"]["edits"], first["result"]["edits"]);
         let (scan, _) = s.handle_line("{\"id\":2,\"method\":\"scan\"}");
         assert_eq!(scan["result"]["complete"], true, "{scan}");
+    }
+
+    #[test]
+    fn a_scan_gives_the_edits_of_each_clean_contract_file_and_the_hash_of_its_text() {
+        use sha2::Digest;
+        let (s, _d) = server();
+        let file = s.root().join("c.ts");
+        let bad = s.root().join("bad.ts");
+        std::fs::write(&bad, "import { defineAgentComponentContract } from '@agent-surface/core';\nexport const b = defineAgentComponentContract({ type: 'Not A Type!', description: 'x' });\n").unwrap();
+        let code = std::fs::read_to_string(&file).unwrap();
+        let (scan, _) = s.handle_line("{\"id\":1,\"method\":\"scan\"}");
+        let provenance = scan["result"]["provenance"].as_array().unwrap().clone();
+        // bad.ts has a diagnostic (AS0101): only a transform gives what to do with it.
+        assert_eq!(scan["result"]["diagnostics"][0]["file"], "bad.ts", "{scan}");
+        assert_eq!(provenance.len(), 1, "{scan}");
+        assert_eq!(provenance[0]["file"], file.to_string_lossy().as_ref());
+        let sha256: String = sha2::Sha256::digest(code.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(provenance[0]["sha256"], sha256);
+        let req = json!({ "id": 2, "method": "transform", "params": { "file": file, "code": code } }).to_string();
+        let (t, _) = s.handle_line(&req);
+        assert_eq!(t["result"]["edits"].as_array().unwrap().len(), 1, "{t}");
+        assert_eq!(provenance[0]["edits"], t["result"]["edits"]);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 // module `virtual:agent-surface/authority`, diagnostics as build errors located at the contract.
 // Vite additionally gets the dev server hooks (overlay, HMR: a changed manifest reloads the page).
 
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { findBinary } from "@agent-surface/cli";
@@ -147,6 +148,8 @@ export function createSession(options, getRoot) {
   let scanCache = null;
   /** manifestHash of the latest completed scan */
   let lastHash = null;
+  /** the provenance edits of the current generation's completed scan, by file */
+  let scanned = null;
   const reported = new Set();
   /** keys of the error diagnostics this build already failed on (transform, load) */
   const failed = new Set();
@@ -173,7 +176,10 @@ export function createSession(options, getRoot) {
         .getClient()
         .request("scan")
         .then((result) => {
-          if (gen === generation) lastHash = result.manifestHash;
+          if (gen === generation) {
+            lastHash = result.manifestHash;
+            scanned = { generation: gen, provenance: new Map((result.provenance ?? []).map((p) => [p.file, p])) };
+          }
           return result;
         });
       scanCache = { generation: gen, promise };
@@ -191,6 +197,7 @@ export function createSession(options, getRoot) {
       const c = client;
       client = null;
       scanCache = null;
+      scanned = null;
       if (c) {
         const exited = c.close();
         closing = closing.then(() => exited);
@@ -220,6 +227,20 @@ export function createSession(options, getRoot) {
     clearReported() {
       reported.clear();
       failed.clear();
+    },
+    /**
+     * The transform of one module from the current generation's completed scan, without asking
+     * the compiler: when the scan compiled this very text (its SHA-256) and found no diagnostic
+     * in the file. Undefined when it cannot tell (then ask: `transform`).
+     * @returns {{ code: string, map: import("magic-string").SourceMap } | null | undefined}
+     */
+    scannedTransform(code, id) {
+      if (!scanned || scanned.generation !== generation) return undefined;
+      const file = transformTarget(id, code, getRoot());
+      if (!file) return null;
+      const entry = scanned.provenance.get(file);
+      if (!entry || createHash("sha256").update(code).digest("hex") !== entry.sha256) return undefined;
+      return applyEdits(code, entry.edits, file);
     },
     /**
      * The transform of one module: provenance edits applied, warnings reported, errors thrown
@@ -357,7 +378,13 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
       // compiler for its diagnostics either: the entry module would otherwise wait for the
       // child's start and the scan before the bundler could follow its imports. The dev server
       // has no such check: there every module the compiler would look at goes to it.
-      if (projectCheck && !MAY_DECLARE.test(code)) return null;
+      // Nor does one whose text the build's scan, done by now, compiled: the scan's edits for it
+      // are the ones a transform would give.
+      if (projectCheck) {
+        if (!MAY_DECLARE.test(code)) return null;
+        const scanned = session.scannedTransform(code, id);
+        if (scanned !== undefined) return scanned;
+      }
       return session.transform(code, id, { warn: warner(this), fail: (log) => fail(this, log) });
     },
   };

@@ -1,10 +1,11 @@
 // In a build, a module that can declare no contract makes no round trip to the compiler (its
-// diagnostics come with the build's project-wide check, reported in buildEnd); in the dev server,
-// which has no such check, it still does, so its errors still show where it is transformed.
+// diagnostics come with the build's project-wide check, reported in buildEnd), nor does one whose
+// text the build's scan compiled; in the dev server, which has no such check, every module the
+// compiler would look at still goes to it, so its errors show where it is transformed.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { unpluginFactory } from "../src/index.js";
+import { applyEdits, unpluginFactory } from "../src/index.js";
 import { binary, copyApp } from "./helpers.js";
 
 /** Declares no contract; binds one with an instance id the grammar refuses (AS0105). */
@@ -42,10 +43,24 @@ describe("transform in a build and in the dev server", () => {
       expect(requests()).toBe(1); // the project's scan
       expect(await p.transform.handler.call(ctx(), HELPER, helper)).toBeNull();
       expect(requests()).toBe(1);
+      // Once the build's scan is done, a contract module whose text it compiled gets its edits.
+      await p.api.scan();
       const reports = path.join(app.root, "src/external/reports.ts");
-      const out = await p.transform.handler.call(ctx(), readFileSync(reports, "utf8"), reports);
-      expect(out.code).toContain('"id":"external:reports.export"');
+      const text = readFileSync(reports, "utf8");
+      const out = await p.transform.handler.call(ctx(), text, reports);
+      expect(requests()).toBe(1);
+      // The same as the compiler's transform of that text gives; a source map back to it.
+      const asked = await p.api.client.request("transform", { file: reports, code: text });
       expect(requests()).toBe(2);
+      expect(asked.edits).toHaveLength(1);
+      expect(out.code).toBe(applyEdits(text, asked.edits, reports).code);
+      expect(out.code).toContain('"id":"external:reports.export"');
+      expect(out.map.sources).toEqual([reports]);
+      // Another text (a comment added above the contract): the compiler is asked.
+      const edited = `// edited\n${text}`;
+      const again = await p.transform.handler.call(ctx(), edited, reports);
+      expect(requests()).toBe(3);
+      expect(again.code).toBe(`// edited\n${out.code}`);
       const err = await p.buildEnd.call(ctx()).then(
         () => null,
         (e) => e,
