@@ -3,6 +3,11 @@
 //! cache live as long as the process, so a transform of an unchanged file does no parsing.
 //! Bad requests get error responses; nothing a client sends can crash the process; it exits
 //! cleanly when stdin closes.
+//!
+//! Over stdio a `scan` runs on a thread of its own (scans one after another, in order), so the
+//! transforms a bundler asks for meanwhile are answered without waiting for the whole project:
+//! they compile on a second project with the same configuration and texts while the scan holds
+//! the first. Everything else is handled in the order it arrives.
 
 use agent_surface_compiler::compile::{compile_files, compile_shared, Compilation};
 use agent_surface_compiler::diagnostics::Diagnostic;
@@ -12,7 +17,7 @@ use agent_surface_compiler::source::SourceDb;
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 pub const PROTOCOL: &str = "agent-surface-serve";
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -37,10 +42,16 @@ fn diagnostic_json(d: &Diagnostic, db: &SourceDb) -> Value {
 /// One server: a project that outlives requests.
 pub struct Server {
     project: Arc<Project>,
+    /// Held by the compile that uses `project` (one at a time: a compile starts by clearing the
+    /// project's per-compile state).
+    busy: Mutex<()>,
+    /// Where a transform compiles while a scan holds `project`: the same configuration and the
+    /// same texts given by `transform`, caches of its own (made on first use).
+    side: std::sync::OnceLock<(Arc<Project>, Mutex<()>)>,
     filter: Option<agent_surface_compiler::discover::FileFilter>,
     /// Transform results by file and text hash. Any change anywhere (new text for a file,
     /// didChange, didRemove) clears it: a contract's result depends on what it imports.
-    transforms: std::sync::Mutex<TransformCache>,
+    transforms: Mutex<TransformCache>,
 }
 
 #[derive(Default)]
@@ -62,9 +73,35 @@ fn bad(code: &'static str, message: impl Into<String>) -> Failure {
 impl Server {
     pub fn new(project: Project) -> Self {
         let filter = agent_surface_compiler::discover::FileFilter::new(&project.config).ok();
-        Server { project: Arc::new(project), filter, transforms: Default::default() }
+        Server {
+            project: Arc::new(project),
+            busy: Mutex::new(()),
+            side: std::sync::OnceLock::new(),
+            filter,
+            transforms: Default::default(),
+        }
     }
 
+    /// The projects that exist (the main one, and the side one once made).
+    fn projects(&self) -> impl Iterator<Item = &Arc<Project>> {
+        std::iter::once(&self.project).chain(self.side.get().map(|(p, _)| p))
+    }
+
+    /// The main project, waiting for a running scan to end.
+    fn wait_idle(&self) -> MutexGuard<'_, ()> {
+        self.busy.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` on every project with none compiling: didChange and didRemove come after the
+    /// scans asked for before them, and forgetting a file must not race a compile.
+    fn on_every_project(&self, f: impl Fn(&Project)) {
+        let _idle = self.wait_idle();
+        f(&self.project);
+        if let Some((side, lock)) = self.side.get() {
+            let _idle = lock.lock().unwrap_or_else(|e| e.into_inner());
+            f(side);
+        }
+    }
     fn clear_transforms(&self) {
         let mut t = self.transforms.lock().unwrap_or_else(|e| e.into_inner());
         t.results.clear();
@@ -77,33 +114,24 @@ impl Server {
 
     /// Handles one request line; returns the response line (always one).
     pub fn handle_line(&self, line: &str) -> (Value, bool) {
-        let req: Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(e) => {
-                return (
-                    json!({ "id": null, "error": { "code": "bad-request", "message": format!("not JSON: {e}") } }),
-                    false,
-                )
-            }
-        };
-        let id = req.get("id").cloned().unwrap_or(Value::Null);
-        let Some(method) = req.get("method").and_then(Value::as_str) else {
-            return (
-                json!({ "id": id, "error": { "code": "bad-request", "message": "a request needs a string `method`" } }),
-                false,
-            );
-        };
-        let params = req.get("params").cloned().unwrap_or(json!({}));
-        let shutdown = method == "shutdown";
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch(method, &params)));
-        let response = match outcome {
+        match Request::parse(line) {
+            Ok(req) => (self.respond(&req), req.method == "shutdown"),
+            Err(response) => (response, false),
+        }
+    }
+
+    /// The response to one request.
+    fn respond(&self, req: &Request) -> Value {
+        let id = &req.id;
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch(&req.method, &req.params)));
+        match outcome {
             Ok(Ok(result)) => json!({ "id": id, "result": result }),
             Ok(Err(f)) => json!({ "id": id, "error": { "code": f.code, "message": f.message } }),
             Err(_) => {
                 json!({ "id": id, "error": { "code": "internal", "message": "the compiler failed on this request (please report it)" } })
             }
-        };
-        (response, shutdown)
+        }
     }
 
     fn dispatch(&self, method: &str, params: &Value) -> Result<Value, Failure> {
@@ -111,17 +139,23 @@ impl Server {
             "scan" => self.scan(),
             "transform" => self.transform(params),
             "didChange" => {
-                for f in files_param(params)? {
-                    self.project.clear_overlay(&f);
-                }
+                let files = files_param(params)?;
+                self.on_every_project(|p| {
+                    for f in &files {
+                        p.clear_overlay(f);
+                    }
+                });
                 self.clear_transforms();
                 Ok(json!({}))
             }
             "didRemove" => {
-                for f in files_param(params)? {
-                    self.project.clear_overlay(&f);
-                    self.project.forget(&f);
-                }
+                let files = files_param(params)?;
+                self.on_every_project(|p| {
+                    for f in &files {
+                        p.clear_overlay(f);
+                        p.forget(f);
+                    }
+                });
                 self.clear_transforms();
                 Ok(json!({}))
             }
@@ -134,6 +168,7 @@ impl Server {
     }
 
     fn scan(&self) -> Result<Value, Failure> {
+        let _idle = self.wait_idle();
         let c = compile_shared(self.project.clone()).map_err(|e| bad("config", e.to_string()))?;
         Ok(scan_result(&c))
     }
@@ -175,10 +210,31 @@ impl Server {
             }
             t.texts.insert(path.clone(), hash);
         }
-        self.project.set_overlay(path.clone(), Arc::from(code));
-        let before = self.project.parse_count();
-        let c = compile_files(self.project.clone(), std::slice::from_ref(&path));
-        let parsed = self.project.parse_count() - before;
+        // The text is the file's for every later request, whichever project compiles them.
+        let text: Arc<str> = Arc::from(code);
+        // The main project (its caches are warm from the scans) unless a scan holds it: then the
+        // side project, rather than waiting for the whole project's compile.
+        let (project, _held) = match self.busy.try_lock() {
+            Ok(g) => (&self.project, g),
+            Err(TryLockError::Poisoned(e)) => (&self.project, e.into_inner()),
+            Err(TryLockError::WouldBlock) => {
+                let (side, lock) = self.side.get_or_init(|| {
+                    let side = Project::new(self.project.config.clone());
+                    // The texts given before it existed (later ones go to both).
+                    for (p, t) in self.project.overlays() {
+                        side.set_overlay(p, t);
+                    }
+                    (Arc::new(side), Mutex::new(()))
+                });
+                (side, lock.lock().unwrap_or_else(|e| e.into_inner()))
+            }
+        };
+        for p in self.projects() {
+            p.set_overlay(path.clone(), text.clone());
+        }
+        let before = project.parse_count();
+        let c = compile_files(project.clone(), std::slice::from_ref(&path));
+        let parsed = project.parse_count() - before;
         let edits = agent_surface_compiler::provenance::provenance_edits(&c, &path);
         let contracts: Vec<Value> =
             c.manifest().contracts.iter().map(|m| json!({ "id": m.id(), "contractHash": m.contract_hash() })).collect();
@@ -191,6 +247,29 @@ impl Server {
         });
         self.transforms.lock().unwrap_or_else(|e| e.into_inner()).results.insert(path, (hash, result.clone()));
         Ok(result)
+    }
+}
+
+/// A request line, read.
+struct Request {
+    id: Value,
+    method: String,
+    params: Value,
+}
+
+impl Request {
+    /// The request, or the error response to a line that is none.
+    fn parse(line: &str) -> Result<Request, Value> {
+        let req: Value = serde_json::from_str(line).map_err(
+            |e| json!({ "id": null, "error": { "code": "bad-request", "message": format!("not JSON: {e}") } }),
+        )?;
+        let id = req.get("id").cloned().unwrap_or(Value::Null);
+        let Some(method) = req.get("method").and_then(Value::as_str) else {
+            return Err(
+                json!({ "id": id, "error": { "code": "bad-request", "message": "a request needs a string `method`" } }),
+            );
+        };
+        Ok(Request { method: method.to_string(), params: req.get("params").cloned().unwrap_or(json!({})), id })
     }
 }
 
@@ -209,8 +288,33 @@ fn files_param(params: &Value) -> Result<Vec<PathBuf>, Failure> {
         .collect()
 }
 
+/// The provenance edits of each file whose contracts compiled without a diagnostic in it, with
+/// the SHA-256 of the text compiled: a client given that same text for a transform may apply them
+/// without asking (a build, whose scan reports every diagnostic anyway).
+fn scan_provenance(c: &Compilation) -> Vec<Value> {
+    use sha2::Digest;
+    let with_diagnostics: std::collections::HashSet<_> = c.diagnostics.iter().map(|d| d.primary.span.file).collect();
+    let mut files: Vec<_> = c.contracts.iter().map(|cc| cc.file).filter(|f| !with_diagnostics.contains(f)).collect();
+    files.sort();
+    files.dedup();
+    files
+        .into_iter()
+        .map(|id| {
+            let f = c.project.db.get(id);
+            let digest = sha2::Sha256::digest(f.text.as_bytes());
+            let sha256: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            json!({
+                "file": f.path.to_string_lossy(),
+                "sha256": sha256,
+                "edits": agent_surface_compiler::provenance::provenance_edits(c, &f.path),
+            })
+        })
+        .collect()
+}
+
 fn scan_result(c: &Compilation) -> Value {
     json!({
+        "provenance": scan_provenance(c),
         "manifest": c.manifest().to_value(),
         "manifestHash": c.manifest().manifest_hash,
         "locations": c.locations().locations,
@@ -221,23 +325,65 @@ fn scan_result(c: &Compilation) -> Value {
     })
 }
 
-/// Runs the protocol on stdin/stdout until stdin closes or `shutdown`.
+/// Writes one response line (whole: the scan thread writes too).
+fn write_line(out: &Mutex<std::io::Stdout>, v: &Value) -> std::io::Result<()> {
+    let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+    writeln!(out, "{v}")?;
+    out.flush()
+}
+
+/// Work for the scan thread, in request order.
+enum Job {
+    Scan(Request),
+    /// Answered once every scan asked for before it has been.
+    Barrier(std::sync::mpsc::Sender<()>),
+}
+
+/// Runs the protocol on stdin/stdout until stdin closes or `shutdown`. Scans run on a thread of
+/// their own, one after another, so a transform asked for during a scan is answered without
+/// waiting for it. `didChange`, `didRemove` and `shutdown` wait for the scans asked for before
+/// them (a scan sees the texts given before it, and no later notification); the end of stdin
+/// too, so every request is answered.
 pub fn run_stdio(server: Server) -> std::io::Result<()> {
-    let stdin = std::io::stdin();
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{}", hello(server.root()))?;
-    out.flush()?;
-    for line in stdin.lock().lines() {
+    let server = Arc::new(server);
+    let out = Arc::new(Mutex::new(std::io::stdout()));
+    write_line(&out, &hello(server.root()))?;
+    let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+    // Without a thread (none could be started), scans are answered in line.
+    let scanner = {
+        let (server, out) = (server.clone(), out.clone());
+        std::thread::Builder::new()
+            .name("agent-surface-scan".into())
+            .spawn(move || {
+                for job in queue {
+                    match job {
+                        // A client that went away is seen by the reader (stdin closes).
+                        Job::Scan(req) => drop(write_line(&out, &server.respond(&req))),
+                        Job::Barrier(done) => drop(done.send(())),
+                    }
+                }
+            })
+            .ok()
+    };
+    let jobs = scanner.as_ref().map(|_| jobs);
+    // Waits for the scans asked for so far.
+    let barrier = || {
+        if let Some(jobs) = &jobs {
+            let (done, wait) = std::sync::mpsc::channel();
+            if jobs.send(Job::Barrier(done)).is_ok() {
+                let _ = wait.recv();
+            }
+        }
+    };
+    for line in std::io::stdin().lock().lines() {
         let line = match line {
             Ok(l) => l,
             // Invalid UTF-8 on the wire: answer and go on.
             Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                writeln!(
-                    out,
-                    "{}",
-                    json!({ "id": null, "error": { "code": "bad-request", "message": "the request line is not UTF-8" } })
+                write_line(
+                    &out,
+                    &json!({ "id": null, "error": { "code": "bad-request", "message": "the request line is not UTF-8" } }),
                 )?;
-                out.flush()?;
                 continue;
             }
             Err(e) => return Err(e),
@@ -245,13 +391,33 @@ pub fn run_stdio(server: Server) -> std::io::Result<()> {
         if line.trim().is_empty() {
             continue;
         }
-        let (response, shutdown) = server.handle_line(&line);
-        writeln!(out, "{response}")?;
-        out.flush()?;
-        if shutdown {
-            break;
+        let req = match Request::parse(&line) {
+            Ok(req) => req,
+            Err(response) => {
+                write_line(&out, &response)?;
+                continue;
+            }
+        };
+        let req = match (req.method.as_str(), &jobs) {
+            ("scan", Some(jobs)) => match jobs.send(Job::Scan(req)) {
+                Ok(()) => continue,
+                Err(std::sync::mpsc::SendError(job)) => match job {
+                    Job::Scan(req) => req,
+                    Job::Barrier(_) => continue,
+                },
+            },
+            ("didChange" | "didRemove" | "shutdown", _) => {
+                barrier();
+                req
+            }
+            _ => req,
+        };
+        write_line(&out, &server.respond(&req))?;
+        if req.method == "shutdown" {
+            return Ok(());
         }
     }
+    barrier();
     Ok(())
 }
 
@@ -297,6 +463,28 @@ mod tests {
         assert_eq!(second["result"]["edits"], first["result"]["edits"]);
         let (scan, _) = s.handle_line("{\"id\":2,\"method\":\"scan\"}");
         assert_eq!(scan["result"]["complete"], true, "{scan}");
+    }
+
+    #[test]
+    fn a_scan_gives_the_edits_of_each_clean_contract_file_and_the_hash_of_its_text() {
+        use sha2::Digest;
+        let (s, _d) = server();
+        let file = s.root().join("c.ts");
+        let bad = s.root().join("bad.ts");
+        std::fs::write(&bad, "import { defineAgentComponentContract } from '@agent-surface/core';\nexport const b = defineAgentComponentContract({ type: 'Not A Type!', description: 'x' });\n").unwrap();
+        let code = std::fs::read_to_string(&file).unwrap();
+        let (scan, _) = s.handle_line("{\"id\":1,\"method\":\"scan\"}");
+        let provenance = scan["result"]["provenance"].as_array().unwrap().clone();
+        // bad.ts has a diagnostic (AS0101): only a transform gives what to do with it.
+        assert_eq!(scan["result"]["diagnostics"][0]["file"], "bad.ts", "{scan}");
+        assert_eq!(provenance.len(), 1, "{scan}");
+        assert_eq!(provenance[0]["file"], file.to_string_lossy().as_ref());
+        let sha256: String = sha2::Sha256::digest(code.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(provenance[0]["sha256"], sha256);
+        let req = json!({ "id": 2, "method": "transform", "params": { "file": file, "code": code } }).to_string();
+        let (t, _) = s.handle_line(&req);
+        assert_eq!(t["result"]["edits"].as_array().unwrap().len(), 1, "{t}");
+        assert_eq!(provenance[0]["edits"], t["result"]["edits"]);
     }
 
     #[test]

@@ -83,3 +83,77 @@ fn a_session_over_stdio() {
     let status = child.wait().unwrap();
     assert!(status.success(), "exits cleanly when stdin closes");
 }
+
+/// A transform asked for while a scan of the whole project runs is answered first, with the text
+/// it was given; a scan asked for after it sees that text; `didChange` waits for the scans asked
+/// for before it, and the scan after it reads the disk again.
+#[test]
+fn a_transform_does_not_wait_for_a_running_scan() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap();
+    // Enough contract files that the scan takes far longer than one file's transform.
+    for i in 0..400 {
+        std::fs::write(
+            root.join(format!("c{i}.ts")),
+            format!("import {{ defineAgentComponentContract }} from '@agent-surface/core';\nexport const c = defineAgentComponentContract({{ type: 'many.c{i}', description: 'Contract {i}.' }});\n"),
+        )
+        .unwrap();
+    }
+    let probe = root.join("probe.ts");
+    let on_disk = "import { defineAgentComponentContract } from '@agent-surface/core';\nexport const p = defineAgentComponentContract({ type: 'probe', description: 'On disk.' });\n";
+    std::fs::write(&probe, on_disk).unwrap();
+    let given = on_disk.replace("On disk.", "Given by the bundler.");
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
+        .args(["serve", "--stdio", "--root"])
+        .arg(&root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let hello: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(hello["protocol"], "agent-surface-serve");
+
+    // All at once, as a bundler does: the responses come as they are ready.
+    for req in [
+        json!({"id": "scan-1", "method": "scan"}),
+        json!({"id": "transform", "method": "transform", "params": {"file": probe, "code": given}}),
+        json!({"id": "scan-2", "method": "scan"}),
+        json!({"id": "didChange", "method": "didChange", "params": {"files": [probe]}}),
+        json!({"id": "scan-3", "method": "scan"}),
+    ] {
+        writeln!(stdin, "{req}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let responses: Vec<Value> =
+        (0..5).map(|_| serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap()).collect();
+    let order: Vec<&str> = responses.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let at = |id: &str| order.iter().position(|o| *o == id).unwrap_or_else(|| panic!("no response to {id}: {order:?}"));
+    let get = |id: &str| &responses[at(id)]["result"];
+    assert!(at("transform") < at("scan-1"), "the transform waited for the scan: {order:?}");
+    assert!(
+        at("scan-1") < at("scan-2") && at("scan-2") < at("didChange") && at("didChange") < at("scan-3"),
+        "{order:?}"
+    );
+
+    let description = |scan: &Value| {
+        let contracts = scan["manifest"]["contracts"].as_array().unwrap_or_else(|| panic!("{scan}"));
+        assert_eq!(contracts.len(), 401, "{scan}");
+        let probe = contracts.iter().find(|c| c["id"] == "view:probe").unwrap();
+        (probe["description"].as_str().unwrap().to_string(), probe["contractHash"].clone())
+    };
+    let t = get("transform");
+    assert_eq!(t["edits"].as_array().unwrap().len(), 1, "{t}");
+    assert_eq!(t["contracts"][0]["id"], "view:probe");
+    let (given_description, given_hash) = description(get("scan-2"));
+    assert_eq!(given_description, "Given by the bundler.");
+    assert_eq!(t["contracts"][0]["contractHash"], given_hash, "the transform compiled the text it was given");
+    let (disk_description, disk_hash) = description(get("scan-3"));
+    assert_eq!(disk_description, "On disk.");
+    assert_ne!(disk_hash, given_hash);
+
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

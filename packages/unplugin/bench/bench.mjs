@@ -53,6 +53,22 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const ms = (x) => `${x.toFixed(0)} ms`;
+/**
+ * CPU time so far, in ms: this process's threads (the bundler's native threads included) and its
+ * children that have exited (the compiler child once closed; not esbuild's long-lived service).
+ * Linux only (/proc/self/stat); null elsewhere. Unlike wall time it hardly moves with the load.
+ */
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+function cpuMs() {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime, stime, cutime, cstime: fields 14-17 of proc(5), counted here from the state (field 3)
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_MS;
+  } catch {
+    return null;
+  }
+}
 
 const PLAIN = `import { rebootDevices } from "./domain/devices";
 import { exportReport } from "./external/reports";
@@ -131,14 +147,22 @@ if (sections.has(3) && existsSync(path.join(exampleDir, "node_modules/vite"))) {
   const bundlersArg = process.argv.indexOf("--bundlers");
   const names = bundlersArg === -1 ? Object.keys(exampleBuilders) : process.argv[bundlersArg + 1].split(",");
   const times = Object.fromEntries(names.map((n) => [n, { without: [], with: [] }]));
+  const cpu = Object.fromEntries(names.map((n) => [n, { without: [], with: [] }]));
   const sizes = {};
   const once = async (name, kind, record = true) => {
     const dir = path.join(out, `${name}-${kind}`);
     rmSync(dir, { recursive: true, force: true });
+    const c0 = cpuMs();
     const t0 = performance.now();
     await exampleBuilders[name](exampleDir, { plugin: kind === "with", out: dir, authorityFile });
     const t = performance.now() - t0;
-    if (record) times[name][kind].push(t);
+    // (the compiler child exits right after the build: its CPU counts once it has)
+    await new Promise((r) => setTimeout(r, 30));
+    const c = c0 === null ? null : cpuMs() - c0;
+    if (record) {
+      times[name][kind].push(t);
+      if (c !== null) cpu[name][kind].push(c);
+    }
     // Not a timing check: both builds must have bundled the same verified authority.
     const js = readdirSync(dir, { recursive: true }).filter((f) => /\.m?js$/.test(f));
     const text = js.map((f) => readFileSync(path.join(dir, f), "utf8")).join("\n");
@@ -157,8 +181,8 @@ if (sections.has(3) && existsSync(path.join(exampleDir, "node_modules/vite"))) {
   console.log(`\n3. cold production build of examples/devices-app, median of ${BUILDS} (interleaved; load average after: ${load()})`);
   // The paired figure: each round's with - without (the same moment's load on both), its median
   // and quartiles, which move less with the machine's load than the ratio of the two medians.
-  console.log("| bundler | without the plugin (the authority made ahead) | with it | ratio | paired difference: median (quartiles) | JS out (with / without) |");
-  console.log("| --- | --- | --- | --- | --- | --- |");
+  console.log("| bundler | without the plugin (the authority made ahead) | with it | ratio | paired difference: median (quartiles) | CPU time without / with (medians), paired difference | JS out (with / without) |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- |");
   const quantile = (xs, q) => {
     const s = [...xs].sort((a, b) => a - b);
     return s[Math.min(s.length - 1, Math.max(0, Math.round(q * (s.length - 1))))];
@@ -166,11 +190,14 @@ if (sections.has(3) && existsSync(path.join(exampleDir, "node_modules/vite"))) {
   for (const name of names) {
     const [w, p] = [median(times[name].without), median(times[name].with)];
     const diffs = times[name].with.map((t, i) => t - times[name].without[i]);
+    const c = cpu[name];
+    const cpuDiffs = c.with.map((t, i) => t - c.without[i]);
+    const cpuCell = c.with.length ? `${ms(median(c.without))} / ${ms(median(c.with))}, ${ms(median(cpuDiffs))} (${ms(quantile(cpuDiffs, 0.25))} … ${ms(quantile(cpuDiffs, 0.75))})` : "n/a";
     console.log(
-      `| ${name} | ${ms(w)} | ${ms(p)} | ${(p / w).toFixed(3)} | ${ms(median(diffs))} (${ms(quantile(diffs, 0.25))} … ${ms(quantile(diffs, 0.75))}) | ${sizes[name].with} / ${sizes[name].without} B |`,
+      `| ${name} | ${ms(w)} | ${ms(p)} | ${(p / w).toFixed(3)} | ${ms(median(diffs))} (${ms(quantile(diffs, 0.25))} … ${ms(quantile(diffs, 0.75))}) | ${cpuCell} | ${sizes[name].with} / ${sizes[name].without} B |`,
     );
   }
-  if (process.env.BENCH_RAW) console.log(JSON.stringify(times));
+  if (process.env.BENCH_RAW) console.log(JSON.stringify({ times, cpu }));
 }
 
 // 4. The dev loop on the example app: saving a contract until the new authority is served.

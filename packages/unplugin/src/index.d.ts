@@ -52,6 +52,11 @@ export interface ScanResult {
   locations: Record<string, ContractLocation>;
   complete: boolean;
   diagnostics: ServeDiagnostic[];
+  /**
+   * The provenance edits of each file whose contracts compiled with no diagnostic in that file,
+   * and the SHA-256 (hex) of the UTF-8 text compiled: a transform of that same text gets them.
+   */
+  provenance: { file: string; sha256: string; edits: TransformEdit[] }[];
   files: number;
   elapsedMs: number;
 }

@@ -5,6 +5,7 @@
 // module `virtual:agent-surface/authority`, diagnostics as build errors located at the contract.
 // Vite additionally gets the dev server hooks (overlay, HMR: a changed manifest reloads the page).
 
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { findBinary } from "@agent-surface/cli";
@@ -24,6 +25,12 @@ export const PLUGIN_NAME = "agent-surface";
 const TS_FILE = /\.(?:ts|tsx|mts|cts)$/;
 /** Hook filter: TS files, with or without a query (the handler looks at the query). */
 export const TS_ID_FILTER = /\.(?:ts|tsx|mts|cts)(?:\?.*)?$/;
+/**
+ * Text that can hold a contract macro call, the only thing a transform inserts provenance for: a
+ * call names the macro's export (imported by that name, perhaps renamed, or called as a member of
+ * the package's namespace import); `\u` for an identifier spelled with escapes.
+ */
+export const MAY_DECLARE = /define(?:Agent(?:Component|Procedure)|ExternalAgentTool)Contract|\\u/;
 /** Queries that turn a file into something other than its own module text. */
 const NON_MODULE_QUERY = /(?:^|&)(?:raw|url|inline|worker|sharedworker)(?:[&=]|$)/;
 /** esbuild: the imports `resolveId` answers (the authority; core is resolved in `setup`). */
@@ -141,11 +148,15 @@ export function toFramedError(log) {
 export function createSession(options, getRoot) {
   /** @type {ServeClient | null} */
   let client = null;
+  /** the exits of the children closed so far (a close resolves when every earlier one did) */
+  let closing = Promise.resolve();
   let generation = 0;
   /** @type {{ generation: number, promise: Promise<any> } | null} */
   let scanCache = null;
   /** manifestHash of the latest completed scan */
   let lastHash = null;
+  /** the provenance edits of the current generation's completed scan, by file */
+  let scanned = null;
   const reported = new Set();
   /** keys of the error diagnostics this build already failed on (transform, load) */
   const failed = new Set();
@@ -172,7 +183,10 @@ export function createSession(options, getRoot) {
         .getClient()
         .request("scan")
         .then((result) => {
-          if (gen === generation) lastHash = result.manifestHash;
+          if (gen === generation) {
+            lastHash = result.manifestHash;
+            scanned = { generation: gen, provenance: new Map((result.provenance ?? []).map((p) => [p.file, p])) };
+          }
           return result;
         });
       scanCache = { generation: gen, promise };
@@ -185,11 +199,17 @@ export function createSession(options, getRoot) {
     invalidate() {
       generation++;
     },
+    /** Stops the child; resolves when it (and any child closed before it) has exited. */
     close() {
       const c = client;
       client = null;
       scanCache = null;
-      return c ? c.close() : Promise.resolve();
+      scanned = null;
+      if (c) {
+        const exited = c.close();
+        closing = closing.then(() => exited);
+      }
+      return closing;
     },
     /** Warnings once each (per build, or per dev server until the file changes). */
     warnOnce(warn, diagnostics, sources) {
@@ -214,6 +234,20 @@ export function createSession(options, getRoot) {
     clearReported() {
       reported.clear();
       failed.clear();
+    },
+    /**
+     * The transform of one module from the current generation's completed scan, without asking
+     * the compiler: when the scan compiled this very text (its SHA-256) and found no diagnostic
+     * in the file. Undefined when it cannot tell (then ask: `transform`).
+     * @returns {{ code: string, map: import("magic-string").SourceMap } | null | undefined}
+     */
+    scannedTransform(code, id) {
+      if (!scanned || scanned.generation !== generation) return undefined;
+      const file = transformTarget(id, code, getRoot());
+      if (!file) return null;
+      const entry = scanned.provenance.get(file);
+      if (!entry || createHash("sha256").update(code).digest("hex") !== entry.sha256) return undefined;
+      return applyEdits(code, entry.edits, file);
     },
     /**
      * The transform of one module: provenance edits applied, warnings reported, errors thrown
@@ -291,8 +325,9 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
 
   /** webpack and Rspack: watch mode keeps the child; a one-off build closes it when done. */
   function webpackLike(compiler) {
-    compiler.hooks.done.tapPromise(PLUGIN_NAME, async () => {
-      if (!compiler.watchMode) await closeClient();
+    // Told to stop, not waited for here: `compiler.close()` (its shutdown hook) waits for the exit.
+    compiler.hooks.done.tap(PLUGIN_NAME, () => {
+      if (!compiler.watchMode) closeClient();
     });
     compiler.hooks.watchClose.tap(PLUGIN_NAME, () => {
       closeClient();
@@ -345,6 +380,18 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
   const transform = {
     filter: { id: TS_ID_FILTER, code: CORE },
     handler(code, id) {
+      // A build checks the whole project (buildStart's scan, reported in buildEnd), so a module
+      // that can declare no contract, which would get no edits, needs no round trip to the
+      // compiler for its diagnostics either: the entry module would otherwise wait for the
+      // child's start and the scan before the bundler could follow its imports. The dev server
+      // has no such check: there every module the compiler would look at goes to it.
+      // Nor does one whose text the build's scan, done by now, compiled: the scan's edits for it
+      // are the ones a transform would give.
+      if (projectCheck) {
+        if (!MAY_DECLARE.test(code)) return null;
+        const scanned = session.scannedTransform(code, id);
+        if (scanned !== undefined) return scanned;
+      }
       return session.transform(code, id, { warn: warner(this), fail: (log) => fail(this, log) });
     },
   };
@@ -421,12 +468,14 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
           fail(this, errorsToRollupError(errors));
         }
       }
+      // The child is told to stop, not waited for: it exits while the bundler writes its output
+      // (closeBundle, which Vite, Rollup and Rolldown call at the end, waits for the exit).
       if (framework === "vite" || framework === "rollup" || framework === "rolldown") {
-        if (isBuild) await closeClient();
+        if (isBuild) closeClient();
       } else if (framework === "esbuild") {
         // esbuild tells no plugin which files a rebuild saw change: the next build's fresh
         // child reads them all again.
-        await closeClient();
+        closeClient();
       }
     },
 

@@ -119,6 +119,35 @@ describe.each(Object.keys(builders))("%s", (name) => {
       writeFileSync(file, original);
     }
   });
+
+  test("an error in a module that declares no contract fails the build at its file:line:column", async () => {
+    // Such a module makes no round trip to the compiler in a build: the project-wide check finds it.
+    const entry = path.join(app.root, "src/main.ts");
+    const helper = path.join(app.root, "src/helper.ts");
+    const original = readFileSync(entry, "utf8");
+    writeFileSync(
+      helper,
+      [
+        'import type { ContractProvenance } from "@agent-surface/core";',
+        'import { exportReport } from "./external/reports";',
+        "",
+        'export const bound: ContractProvenance | undefined = exportReport.bind({ instanceId: "Not An Id!" });',
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(entry, `import "./helper";\n${original}`);
+    try {
+      const err = await build(app.root).then(
+        () => null,
+        (e) => e,
+      );
+      expect(err, "the build must fail").not.toBeNull();
+      expect(`${err.message}\n${err.frame ?? ""}`).toContain("src/helper.ts:4:90: error AS0105");
+    } finally {
+      writeFileSync(entry, original);
+      rmSync(helper, { force: true });
+    }
+  });
 });
 
 describe.each(["webpack", "rspack"])("%s watch mode", (name) => {
