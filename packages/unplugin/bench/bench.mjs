@@ -21,13 +21,11 @@
 //
 // Usage: AGENT_SURFACE_BINARY=../../target/release/agent-surface node bench/bench.mjs [--builds 5] [--saves 10] [--sections 1,2,3,4] [--bundlers vite,rolldown]
 // (sections 3 and 4 need `npm ci` in examples/devices-app and the built packages it links).
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { authorityModule } from "../src/index.js";
 import { builders } from "../test/builders.js";
 import { copyApp, repoDir } from "../test/helpers.js";
 
@@ -133,17 +131,9 @@ if (sections.has(2) && existsSync(path.join(nextDir, "node_modules"))) {
 // 3. The example app per bundler (its devDependencies: `npm ci` in examples/devices-app first).
 const exampleDir = path.join(repoDir, "examples/devices-app");
 if (sections.has(3) && existsSync(path.join(exampleDir, "node_modules/vite"))) {
-  const { exampleBuilders } = await import("./example-builders.js");
-  // The manifest the plugin would make, compiled once outside the timing, as the module the
-  // builds without the plugin import instead of `virtual:agent-surface/authority`. It lives in
-  // the app's node_modules so that its import of @agent-surface/core resolves as the app's.
+  const { exampleBuilders, prebuiltAuthorityFile } = await import("./example-builders.js");
   const out = mkdtempSync(path.join(os.tmpdir(), "as-bench-"));
-  execFileSync(bin, ["compile", exampleDir, "--out", path.join(out, "manifest.json")], { stdio: "ignore" });
-  const manifest = JSON.parse(readFileSync(path.join(out, "manifest.json"), "utf8"));
-  const authorityDir = path.join(exampleDir, "node_modules/.agent-surface-bench");
-  mkdirSync(authorityDir, { recursive: true });
-  const authorityFile = path.join(authorityDir, "authority.js");
-  writeFileSync(authorityFile, authorityModule(manifest));
+  const { authorityFile, manifest } = prebuiltAuthorityFile(bin, exampleDir, out);
   const bundlersArg = process.argv.indexOf("--bundlers");
   const names = bundlersArg === -1 ? Object.keys(exampleBuilders) : process.argv[bundlersArg + 1].split(",");
   const times = Object.fromEntries(names.map((n) => [n, { without: [], with: [] }]));
@@ -176,7 +166,7 @@ if (sections.has(3) && existsSync(path.join(exampleDir, "node_modules/vite"))) {
     for (let i = 0; i < BUILDS; i++) for (const name of names) for (const kind of i % 2 ? ["with", "without"] : ["without", "with"]) await once(name, kind);
   } finally {
     rmSync(out, { recursive: true, force: true });
-    rmSync(authorityDir, { recursive: true, force: true });
+    rmSync(path.dirname(authorityFile), { recursive: true, force: true });
   }
   console.log(`\n3. cold production build of examples/devices-app, median of ${BUILDS} (interleaved; load average after: ${load()})`);
   // The paired figure: each round's with - without (the same moment's load on both), its median

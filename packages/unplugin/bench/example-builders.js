@@ -9,10 +9,11 @@
 // the same compiled manifest (authorityModule), so both builds bundle the same code apart from
 // the provenance the plugin inserts. The bundler versions are the ones this package's tests pin;
 // Vite is the example app's own.
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { VIRTUAL_AUTHORITY_ID } from "../src/index.js";
+import { authorityModule, VIRTUAL_AUTHORITY_ID } from "../src/index.js";
 
 const require = createRequire(import.meta.url);
 
@@ -34,6 +35,22 @@ const DEFINE = {
  */
 
 /** Rollup and Rolldown: the authority import goes to the prebuilt module. */
+/**
+ * The authority module the plugin would make for `exampleDir`, compiled once by `bin` (into
+ * `out`) outside the timing, for the builds without the plugin to import instead of
+ * `virtual:agent-surface/authority`. It lives in the app's node_modules so that its import of
+ * @agent-surface/core resolves as the app's. Returns its path and the manifest.
+ */
+export function prebuiltAuthorityFile(bin, exampleDir, out) {
+  execFileSync(bin, ["compile", exampleDir, "--out", path.join(out, "manifest.json")], { stdio: "ignore" });
+  const manifest = JSON.parse(readFileSync(path.join(out, "manifest.json"), "utf8"));
+  const authorityDir = path.join(exampleDir, "node_modules/.agent-surface-bench");
+  mkdirSync(authorityDir, { recursive: true });
+  const authorityFile = path.join(authorityDir, "authority.js");
+  writeFileSync(authorityFile, authorityModule(manifest));
+  return { authorityFile, manifest };
+}
+
 function prebuiltAuthority(authorityFile) {
   return { name: "bench-prebuilt-authority", resolveId: { filter: { id: AUTHORITY_ID }, handler: () => authorityFile } };
 }

@@ -6,15 +6,13 @@
 // files a transform parsed — and when the child was closed, beside the same build without the
 // plugin. Transforms the plugin answers from the scan make no request and do not show.
 // Usage: AGENT_SURFACE_BINARY=... node bench/profile.mjs [--builds 5] [--bundlers vite,rolldown,esbuild]
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { ServeClient } from "../src/child.js";
-import { authorityModule } from "../src/index.js";
 import { repoDir } from "../test/helpers.js";
-import { exampleBuilders } from "./example-builders.js";
+import { exampleBuilders, prebuiltAuthorityFile } from "./example-builders.js";
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -57,12 +55,7 @@ ServeClient.prototype.close = function (g) {
 };
 
 const out = mkdtempSync(path.join(os.tmpdir(), "as-prof-"));
-execFileSync(bin, ["compile", exampleDir, "--out", path.join(out, "manifest.json")], { stdio: "ignore" });
-const manifest = JSON.parse(readFileSync(path.join(out, "manifest.json"), "utf8"));
-const authorityDir = path.join(exampleDir, "node_modules/.agent-surface-bench");
-mkdirSync(authorityDir, { recursive: true });
-const authorityFile = path.join(authorityDir, "authority.js");
-writeFileSync(authorityFile, authorityModule(manifest));
+const { authorityFile } = prebuiltAuthorityFile(bin, exampleDir, out);
 try {
   for (const name of names) {
     for (const kind of ["without", "with"]) await exampleBuilders[name](exampleDir, { plugin: kind === "with", out: path.join(out, name), authorityFile });
@@ -80,6 +73,6 @@ try {
   }
 } finally {
   rmSync(out, { recursive: true, force: true });
-  rmSync(authorityDir, { recursive: true, force: true });
+  rmSync(path.dirname(authorityFile), { recursive: true, force: true });
 }
 process.exit(0);
