@@ -4,7 +4,22 @@
 use crate::common::{copy_dir, example_app};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// `agent-surface serve --stdio --root <root>`: the child, its stdin, and its stdout's lines.
+fn serve(root: &Path) -> (Child, ChildStdin, std::io::Lines<BufReader<ChildStdout>>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
+        .args(["serve", "--stdio", "--root"])
+        .arg(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    (child, stdin, lines)
+}
 
 #[test]
 fn a_session_over_stdio() {
@@ -12,15 +27,7 @@ fn a_session_over_stdio() {
     let app = tmp.path().join("app");
     copy_dir(&example_app(), &app);
     let app = std::fs::canonicalize(&app).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
-        .args(["serve", "--stdio", "--root"])
-        .arg(&app)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut child, mut stdin, mut lines) = serve(&app);
     let mut next = || -> Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
 
     let hello = next();
@@ -104,15 +111,7 @@ fn a_transform_does_not_wait_for_a_running_scan() {
     std::fs::write(&probe, on_disk).unwrap();
     let given = on_disk.replace("On disk.", "Given by the bundler.");
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
-        .args(["serve", "--stdio", "--root"])
-        .arg(&root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut child, mut stdin, mut lines) = serve(&root);
     let hello: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
     assert_eq!(hello["protocol"], "agent-surface-serve");
 
