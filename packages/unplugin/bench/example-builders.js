@@ -185,6 +185,15 @@ function runCompiler(compiler) {
   });
 }
 
+/** webpack's rule for the app's TypeScript: esbuild-loader (a function: it resolves the loader). */
+const webpackTsRule = () => ({ test: /\.tsx?$/, loader: require.resolve("esbuild-loader"), options: { loader: "tsx", target: "es2022", jsx: "automatic" } });
+/** Rspack's rule for the app's TypeScript: its built-in SWC loader. */
+const RSPACK_TS_RULE = {
+  test: /\.tsx?$/,
+  loader: "builtin:swc-loader",
+  options: { jsc: { parser: { syntax: "typescript", tsx: true }, transform: { react: { runtime: "automatic" } }, target: "es2022" } },
+  type: "javascript/auto",
+};
 const webpackDefine = Object.fromEntries(Object.entries(DEFINE).filter(([k]) => k !== "process.env.NODE_ENV")); // mode sets it
 
 /** @type {ExampleBuilder} */
@@ -192,30 +201,23 @@ async function webpackBuild(root, { plugin, out, authorityFile }) {
   const { default: webpack } = await import("webpack");
   const { EsbuildPlugin } = await import("esbuild-loader");
   const { default: agentSurface } = await import("../src/webpack.js");
-  const tsRule = { test: /\.tsx?$/, loader: require.resolve("esbuild-loader"), options: { loader: "tsx", target: "es2022", jsx: "automatic" } };
   const plugins = [
     plugin ? agentSurface() : new webpack.NormalModuleReplacementPlugin(AUTHORITY_ID, authorityFile),
     new webpack.DefinePlugin(webpackDefine),
   ];
-  await runCompiler(webpack(webpackConfig(root, out, { tsRule, minimizer: new EsbuildPlugin({ target: "es2022", css: true }), plugins })));
+  await runCompiler(webpack(webpackConfig(root, out, { tsRule: webpackTsRule(), minimizer: new EsbuildPlugin({ target: "es2022", css: true }), plugins })));
 }
 
 /** @type {ExampleBuilder} */
 async function rspackBuild(root, { plugin, out, authorityFile }) {
   const { rspack } = await import("@rspack/core");
   const { default: agentSurface } = await import("../src/rspack.js");
-  const tsRule = {
-    test: /\.tsx?$/,
-    loader: "builtin:swc-loader",
-    options: { jsc: { parser: { syntax: "typescript", tsx: true }, transform: { react: { runtime: "automatic" } }, target: "es2022" } },
-    type: "javascript/auto",
-  };
   const plugins = [
     plugin ? agentSurface() : new rspack.NormalModuleReplacementPlugin(AUTHORITY_ID, authorityFile),
     new rspack.DefinePlugin(webpackDefine),
   ];
   // Rspack's own minifiers (SWC, Lightning CSS) are its production defaults.
-  await runCompiler(rspack(webpackConfig(root, out, { tsRule, minimizer: null, plugins })));
+  await runCompiler(rspack(webpackConfig(root, out, { tsRule: RSPACK_TS_RULE, minimizer: null, plugins })));
 }
 
 /**
@@ -227,18 +229,11 @@ export async function watchExample(name, root, out, onBuild) {
   if (name === "webpack") {
     const { default: webpack } = await import("webpack");
     const { default: agentSurface } = await import("../src/webpack.js");
-    const tsRule = { test: /\.tsx?$/, loader: require.resolve("esbuild-loader"), options: { loader: "tsx", target: "es2022", jsx: "automatic" } };
-    compiler = webpack({ ...webpackConfig(root, out, { tsRule, minimizer: null, plugins: [agentSurface(), new webpack.DefinePlugin({ ...webpackDefine, "import.meta.env.DEV": "true", "import.meta.env.PROD": "false" })] }), mode: "development" });
+    compiler = webpack({ ...webpackConfig(root, out, { tsRule: webpackTsRule(), minimizer: null, plugins: [agentSurface(), new webpack.DefinePlugin({ ...webpackDefine, "import.meta.env.DEV": "true", "import.meta.env.PROD": "false" })] }), mode: "development" });
   } else {
     const { rspack } = await import("@rspack/core");
     const { default: agentSurface } = await import("../src/rspack.js");
-    const tsRule = {
-      test: /\.tsx?$/,
-      loader: "builtin:swc-loader",
-      options: { jsc: { parser: { syntax: "typescript", tsx: true }, transform: { react: { runtime: "automatic" } }, target: "es2022" } },
-      type: "javascript/auto",
-    };
-    compiler = rspack({ ...webpackConfig(root, out, { tsRule, minimizer: null, plugins: [agentSurface(), new rspack.DefinePlugin({ ...webpackDefine, "import.meta.env.DEV": "true", "import.meta.env.PROD": "false" })] }), mode: "development" });
+    compiler = rspack({ ...webpackConfig(root, out, { tsRule: RSPACK_TS_RULE, minimizer: null, plugins: [agentSurface(), new rspack.DefinePlugin({ ...webpackDefine, "import.meta.env.DEV": "true", "import.meta.env.PROD": "false" })] }), mode: "development" });
   }
   const watching = compiler.watch({ aggregateTimeout: 20 }, onBuild);
   return () => new Promise((resolve) => watching.close(() => resolve()));

@@ -177,6 +177,24 @@ impl Regex {
         Regex { id: h | (1 << 63), source: source.to_string(), flags: String::new() }
     }
 }
+/// The tightest `minLength` and `maxLength` that `checks` imply (`.length(n)` counts as both):
+/// what zod 4's `toJSONSchema` and zod-to-json-schema both emit.
+pub fn length_bounds(checks: &[Check]) -> (Option<f64>, Option<f64>) {
+    let (mut min, mut max): (Option<f64>, Option<f64>) = (None, None);
+    for c in checks {
+        match c {
+            Check::MinLength(v) => min = Some(min.map_or(*v, |m| m.max(*v))),
+            Check::MaxLength(v) => max = Some(max.map_or(*v, |m| m.min(*v))),
+            Check::LengthEquals(v) => {
+                min = Some(min.map_or(*v, |m| m.max(*v)));
+                max = Some(max.map_or(*v, |m| m.min(*v)));
+            }
+            _ => {}
+        }
+    }
+    (min, max)
+}
+
 /// A zod check (`def.checks`), reduced to what the JSON Schema emitter reads.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Check {

@@ -14,7 +14,7 @@
 
 use crate::source::Span;
 use crate::zod::emit::Refusal;
-use crate::zod::model::{Check, Field, Kind, Targets, ZodId};
+use crate::zod::model::{length_bounds, Check, Field, Kind, Targets, ZodId};
 use serde_json::{Map, Value as Json};
 
 /// The converter's package and the name of its function.
@@ -429,53 +429,44 @@ impl Gen<'_> {
     fn string(&self, n: &ZodId) -> Result<Map<String, Json>, Refusal> {
         let mut out = Map::new();
         out.insert("type".into(), "string".into());
-        let (mut min, mut max): (Option<f64>, Option<f64>) = (None, None);
+        let (min, max) = length_bounds(&n.checks);
         let mut format: Option<&str> = None;
         let mut pattern: Option<String> = None;
         for c in &n.checks {
-            match c {
-                Check::MinLength(v) => min = Some(min.map_or(*v, |m| m.max(*v))),
-                Check::MaxLength(v) => max = Some(max.map_or(*v, |m| m.min(*v))),
-                Check::LengthEquals(v) => {
-                    min = Some(min.map_or(*v, |m| m.max(*v)));
-                    max = Some(max.map_or(*v, |m| m.min(*v)));
-                }
-                Check::Format { format: f, pattern: p, .. } => {
-                    let as_format = match f.as_str() {
-                        "email" => Some("email"),
-                        "url" => Some("uri"),
-                        "uuid" => Some("uuid"),
-                        "datetime" => Some("date-time"),
-                        "date" => Some("date"),
-                        _ => None,
-                    };
-                    match as_format {
-                        Some(fmt) => {
-                            if let Some(prev) = format {
-                                return Err(refusal(
+            if let Check::Format { format: f, pattern: p, .. } = c {
+                let as_format = match f.as_str() {
+                    "email" => Some("email"),
+                    "url" => Some("uri"),
+                    "uuid" => Some("uuid"),
+                    "datetime" => Some("date-time"),
+                    "date" => Some("date"),
+                    _ => None,
+                };
+                match as_format {
+                    Some(fmt) => {
+                        if let Some(prev) = format {
+                            return Err(refusal(
                                     n.span,
                                     "two string formats",
                                     &format!("zod-to-json-schema emits `anyOf` of the formats {prev} and {fmt}, so a value needs only one of them"),
                                     "keep one format check",
                                 ));
-                            }
-                            format = Some(fmt);
                         }
-                        None => {
-                            let source = p.as_ref().map(|r| r.source.clone()).unwrap_or_default();
-                            if pattern.is_some() {
-                                return Err(refusal(
-                                    n.span,
-                                    "two patterns",
-                                    "zod-to-json-schema emits `allOf` of the patterns, outside the subset",
-                                    "combine the conditions into one .regex(...)",
-                                ));
-                            }
-                            pattern = Some(source);
+                        format = Some(fmt);
+                    }
+                    None => {
+                        let source = p.as_ref().map(|r| r.source.clone()).unwrap_or_default();
+                        if pattern.is_some() {
+                            return Err(refusal(
+                                n.span,
+                                "two patterns",
+                                "zod-to-json-schema emits `allOf` of the patterns, outside the subset",
+                                "combine the conditions into one .regex(...)",
+                            ));
                         }
+                        pattern = Some(source);
                     }
                 }
-                _ => {}
             }
         }
         if let Some(v) = min {

@@ -37,19 +37,18 @@ pub fn without_dialect(v: &Value) -> Value {
 /// schema is the entry's) and the project's package.json.
 pub type WriteProject = fn(&Path, &[&Value], &str);
 
-/// Every run of `test-tools/<tool>` (installed: `marker` exists) against the compiler: 0 wrong,
-/// no in-subset case refused, every out-of-subset case refused.
-pub fn differential(tool: &str, marker: &str, write_project: WriteProject) {
-    let dir = crate::common::npm_tool(tool, marker);
-    let out = Command::new("node").arg("oracle.mjs").current_dir(&dir).output().expect("node runs (install Node.js)");
+/// Runs `oracle.mjs` in `dir`: the runs it prints (its summary line left out), and the corpus
+/// entries by name.
+pub fn run_oracle(dir: &Path) -> (Vec<Value>, HashMap<String, Value>) {
+    let out = Command::new("node").arg("oracle.mjs").current_dir(dir).output().expect("node runs (install Node.js)");
     assert!(out.status.success(), "oracle failed: {}", String::from_utf8_lossy(&out.stderr));
-    let runs: Vec<Value> = String::from_utf8(out.stdout)
+    let runs = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .filter(|v| v.get("summary").is_none())
         .collect();
-    let corpus: HashMap<String, Value> = std::fs::read_to_string(dir.join("corpus.jsonl"))
+    let corpus = std::fs::read_to_string(dir.join("corpus.jsonl"))
         .unwrap()
         .lines()
         .map(|l| {
@@ -57,6 +56,14 @@ pub fn differential(tool: &str, marker: &str, write_project: WriteProject) {
             (v["name"].as_str().unwrap().to_string(), v)
         })
         .collect();
+    (runs, corpus)
+}
+
+/// Every run of `test-tools/<tool>` (installed: `marker` exists) against the compiler: 0 wrong,
+/// no in-subset case refused, every out-of-subset case refused.
+pub fn differential(tool: &str, marker: &str, write_project: WriteProject) {
+    let dir = crate::common::npm_tool(tool, marker);
+    let (runs, corpus) = run_oracle(&dir);
     // A run's `io` (zod 4 converts each expression in both modes) reaches the writer as its
     // entry's `io`, as a refusal entry's own `io` does.
     let entries: Vec<Value> = runs

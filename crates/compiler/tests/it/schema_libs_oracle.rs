@@ -20,9 +20,8 @@ use agent_surface_compiler::project::Project;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Command;
 
-use crate::oracle_harness::{same, without_dialect};
+use crate::oracle_harness::{run_oracle, same, without_dialect};
 
 struct Run {
     name: String,
@@ -42,22 +41,9 @@ struct Outcome {
 /// Runs the oracle in `dir`, writes one module per run (`module(entry, mode, id)`), compiles
 /// them as one project and compares.
 fn differential(dir: &Path, module: impl Fn(&Value, &str, &str) -> String) -> Outcome {
-    let out = Command::new("node").arg("oracle.mjs").current_dir(dir).output().expect("node runs (install Node.js)");
-    assert!(out.status.success(), "oracle failed: {}", String::from_utf8_lossy(&out.stderr));
-    let corpus: HashMap<String, Value> = std::fs::read_to_string(dir.join("corpus.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            (v["name"].as_str().unwrap().to_string(), v)
-        })
-        .collect();
+    let (printed, corpus) = run_oracle(dir);
     let mut runs = Vec::new();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
-        let v: Value = serde_json::from_str(line).unwrap();
-        if v.get("summary").is_some() {
-            continue;
-        }
+    for v in printed {
         let name = v["name"].as_str().unwrap().to_string();
         runs.push(Run {
             must_refuse: corpus[&name]["expect"] == "refuse",

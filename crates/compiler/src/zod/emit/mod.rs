@@ -475,19 +475,7 @@ impl Gen<'_> {
     }
 
     fn length_bounds(&self, id: Id) -> (Option<f64>, Option<f64>) {
-        let (mut min, mut max): (Option<f64>, Option<f64>) = (None, None);
-        for c in self.checks(id) {
-            match c {
-                Check::MinLength(v) => min = Some(min.map_or(*v, |m| m.max(*v))),
-                Check::MaxLength(v) => max = Some(max.map_or(*v, |m| m.min(*v))),
-                Check::LengthEquals(v) => {
-                    min = Some(min.map_or(*v, |m| m.max(*v)));
-                    max = Some(max.map_or(*v, |m| m.min(*v)));
-                }
-                _ => {}
-            }
-        }
-        (min, max)
+        super::model::length_bounds(self.checks(id))
     }
 
     fn string(&mut self, id: Id, json: &mut Obj) -> R<()> {
