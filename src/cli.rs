@@ -143,6 +143,10 @@ pub struct ServeArgs {
     /// Project root
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
+    /// Worker threads of the scans (default: one per core; a bundler's plugin asks for fewer:
+    /// the bundler wants the cores, and idle workers spin on them)
+    #[arg(long)]
+    pub threads: Option<usize>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -216,7 +220,9 @@ pub fn run(cli: Cli) -> ExitCode {
     let threads = match &cli.command {
         Command::Compile(a) => Some(a.common.threads),
         Command::Check(a) if a.stdin_filepath.is_none() => Some(a.common.threads),
-        Command::Serve(_) | Command::Lsp(_) => Some(None),
+        Command::Lsp(_) => Some(None),
+        // Its reader and its scan thread both hand their compiles to a pool of its own (below).
+        Command::Serve(_) => None,
         // The bridge runs its own (tokio) threads and parses nothing.
         Command::Bridge(args) => {
             // A token kept in a client's configuration comes from the environment, never from
@@ -241,12 +247,20 @@ pub fn run(cli: Cli) -> ExitCode {
     let Some(threads) = threads else {
         return on_big_stack(move || run_command(cli.command));
     };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).stack_size(WORKER_STACK).build();
-    let pool = match pool {
+    let pool = match worker_pool(threads) {
         Ok(p) => p,
-        Err(e) => return usage_error(&format!("cannot start worker threads: {e}")),
+        Err(e) => return usage_error(&e),
     };
     pool.install(|| run_command(cli.command))
+}
+
+/// The workers that parse: `threads` of them (default: one per core), each with a parser-sized stack.
+fn worker_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .stack_size(WORKER_STACK)
+        .build()
+        .map_err(|e| format!("cannot start worker threads: {e}"))
 }
 
 /// Deeply nested sources recurse deeply in the parser: every thread that parses gets room.
@@ -378,7 +392,14 @@ fn run_serve(args: ServeArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(&e.to_string()),
     };
-    match crate::serve::run_stdio(crate::serve::Server::new(project)) {
+    // One pool for every compile of the session: a scan on the scan thread outside any pool would
+    // otherwise start rayon's global pool beside this one (twice the idle workers, spinning on
+    // the cores a bundler is using, and without the parser-sized stacks).
+    let pool = match worker_pool(args.threads) {
+        Ok(p) => p,
+        Err(e) => return usage_error(&e),
+    };
+    match crate::serve::run_stdio(crate::serve::Server::new(project), pool) {
         Ok(()) => ExitCode::SUCCESS,
         // The client went away mid-write: nothing left to tell anyone.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

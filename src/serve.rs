@@ -293,7 +293,7 @@ fn files_param(params: &Value) -> Result<Vec<PathBuf>, Failure> {
 /// without asking (a build, whose scan reports every diagnostic anyway).
 fn scan_provenance(c: &Compilation) -> Vec<Value> {
     use sha2::Digest;
-    let with_diagnostics: std::collections::HashSet<_> = c.diagnostics.iter().map(|d| d.primary.span.file).collect();
+    let with_diagnostics = diagnosed_files(c);
     let mut files: Vec<_> = c.contracts.iter().map(|cc| cc.file).filter(|f| !with_diagnostics.contains(f)).collect();
     files.sort();
     files.dedup();
@@ -312,9 +312,27 @@ fn scan_provenance(c: &Compilation) -> Vec<Value> {
         .collect()
 }
 
+/// The files a diagnostic of the compilation is located in.
+fn diagnosed_files(c: &Compilation) -> std::collections::HashSet<agent_surface_compiler::source::FileId> {
+    c.diagnostics.iter().map(|d| d.primary.span.file).collect()
+}
+
+/// The scanned files that declare no contract and have no diagnostic: a transform of the text the
+/// scan read gives nothing, so a build may leave them to the bundler unread.
+fn scan_inert(c: &Compilation) -> Vec<String> {
+    let db = &c.project.db;
+    let touched: std::collections::HashSet<PathBuf> = diagnosed_files(c)
+        .into_iter()
+        .chain(c.contracts.iter().map(|cc| cc.file))
+        .map(|id| db.get(id).path.clone())
+        .collect();
+    c.files.iter().filter(|f| !touched.contains(*f)).map(|f| f.to_string_lossy().into_owned()).collect()
+}
+
 fn scan_result(c: &Compilation) -> Value {
     json!({
         "provenance": scan_provenance(c),
+        "inert": scan_inert(c),
         "manifest": c.manifest().to_value(),
         "manifestHash": c.manifest().manifest_hash,
         "locations": c.locations().locations,
@@ -344,21 +362,23 @@ enum Job {
 /// waiting for it. `didChange`, `didRemove` and `shutdown` wait for the scans asked for before
 /// them (a scan sees the texts given before it, and no later notification); the end of stdin
 /// too, so every request is answered.
-pub fn run_stdio(server: Server) -> std::io::Result<()> {
+pub fn run_stdio(server: Server, pool: rayon::ThreadPool) -> std::io::Result<()> {
     let server = Arc::new(server);
+    // Both threads compile in `pool` (parser-sized stacks; parallel iterators stay in it).
+    let pool = Arc::new(pool);
     let out = Arc::new(Mutex::new(std::io::stdout()));
     write_line(&out, &hello(server.root()))?;
     let (jobs, queue) = std::sync::mpsc::channel::<Job>();
     // Without a thread (none could be started), scans are answered in line.
     let scanner = {
-        let (server, out) = (server.clone(), out.clone());
+        let (server, out, pool) = (server.clone(), out.clone(), pool.clone());
         std::thread::Builder::new()
             .name("agent-surface-scan".into())
             .spawn(move || {
                 for job in queue {
                     match job {
                         // A client that went away is seen by the reader (stdin closes).
-                        Job::Scan(req) => drop(write_line(&out, &server.respond(&req))),
+                        Job::Scan(req) => drop(write_line(&out, &pool.install(|| server.respond(&req)))),
                         Job::Barrier(done) => drop(done.send(())),
                     }
                 }
@@ -485,6 +505,31 @@ mod tests {
         let (t, _) = s.handle_line(&req);
         assert_eq!(t["result"]["edits"].as_array().unwrap().len(), 1, "{t}");
         assert_eq!(provenance[0]["edits"], t["result"]["edits"]);
+    }
+
+    #[test]
+    fn a_scan_names_the_files_a_transform_leaves_alone() {
+        let (s, _d) = server();
+        let root = s.root().to_path_buf();
+        std::fs::write(root.join("plain.ts"), "export const x = 1;\n").unwrap();
+        std::fs::write(root.join("uses.ts"), "import type { ContractProvenance } from '@agent-surface/core';\nexport let p: ContractProvenance | undefined;\n").unwrap();
+        std::fs::write(root.join("bad.ts"), "import { defineAgentComponentContract } from '@agent-surface/core';\nexport const b = defineAgentComponentContract({ type: 'Not A Type!', description: 'x' });\n").unwrap();
+        let (scan, _) = s.handle_line("{\"id\":1,\"method\":\"scan\"}");
+        let mut inert: Vec<String> =
+            scan["result"]["inert"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+        inert.sort();
+        // Not c.ts (a contract) nor bad.ts (a diagnostic); each inert file transforms to nothing.
+        let expected: Vec<String> =
+            ["plain.ts", "uses.ts"].iter().map(|f| root.join(f).to_string_lossy().into_owned()).collect();
+        assert_eq!(inert, expected, "{scan}");
+        for file in &inert {
+            let code = std::fs::read_to_string(file).unwrap();
+            let (t, _) = s.handle_line(
+                &json!({ "id": 2, "method": "transform", "params": { "file": file, "code": code } }).to_string(),
+            );
+            assert_eq!(t["result"]["edits"], json!([]), "{t}");
+            assert_eq!(t["result"]["diagnostics"], json!([]), "{t}");
+        }
     }
 
     #[test]

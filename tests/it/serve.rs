@@ -156,3 +156,41 @@ fn a_transform_does_not_wait_for_a_running_scan() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+/// A scan runs on the serve's own thread: it must still parse on the workers' parser-sized stacks
+/// (`compile` and `check` do), not crash on a deeply nested contract the CLI reports as AS0303.
+#[test]
+fn a_scan_of_deeply_nested_source_reports_it_and_lives() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap();
+    let core = "import { defineAgentComponentContract as d } from '@agent-surface/core';\n";
+    for i in 0..4 {
+        let nested = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let text =
+            format!("{core}export const c = d({{ type: 'a{i}', description: 'x', meta: {{ v: {nested} }} }});\n");
+        std::fs::write(root.join(format!("c{i}.ts")), text).unwrap();
+    }
+    let (mut child, mut stdin, mut lines) = serve(&root);
+    let mut next = || -> Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    assert_eq!(next()["protocol"], "agent-surface-serve");
+    writeln!(stdin, "{}", json!({"id": 1, "method": "scan"})).unwrap();
+    writeln!(stdin, "{}", json!({"id": 2, "method": "shutdown"})).unwrap();
+    stdin.flush().unwrap();
+    let scan = next();
+    let codes: Vec<&str> =
+        scan["result"]["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["code"].as_str()).collect();
+    assert_eq!(codes, ["AS0303"; 4], "{scan}");
+    assert_eq!(next()["id"], 2);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn threads_are_a_positive_number() {
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-surface"))
+        .args(["serve", "--stdio", "--threads", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--threads"), "{}", String::from_utf8_lossy(&out.stderr));
+}
