@@ -10,6 +10,11 @@ export interface AgentSurfaceOptions {
   root?: string;
   /** Receives the compiler's stderr (free-form log text). Default: ignored. */
   onStderr?: (text: string) => void;
+  /**
+   * Threads the compiler scans the project with (`serve --threads`). Default: half the cores, at
+   * least one: the bundler beside it wants the rest.
+   */
+  threads?: number;
 }
 
 /** A compiler diagnostic as the serve protocol sends it (docs/serve-protocol.md). */
@@ -57,6 +62,11 @@ export interface ScanResult {
    * and the SHA-256 (hex) of the UTF-8 text compiled: a transform of that same text gets them.
    */
   provenance: { file: string; sha256: string; edits: TransformEdit[] }[];
+  /**
+   * The absolute paths of the scanned files with no contract and no diagnostic: their transform
+   * gives nothing (absent from an older compiler's scan).
+   */
+  inert?: string[];
   files: number;
   elapsedMs: number;
 }
@@ -118,7 +128,8 @@ export declare class ServeClient {
 export declare function checkHandshake(hello: unknown, binary: string): string | null;
 export declare function resolveBinary(options?: AgentSurfaceOptions, root?: string, env?: NodeJS.ProcessEnv, packaged?: () => { path: string } | undefined): string;
 export declare function transformTarget(id: string, code: string, root: string): string | null;
-export declare function applyEdits(code: string, edits: TransformEdit[], file: string): { code: string; map: SourceMap } | null;
+export declare function compilerThreads(options?: { threads?: number }): number;
+export declare function applyEdits(code: string, edits: TransformEdit[], file: string, options?: { map?: boolean }): { code: string; map: SourceMap | null } | null;
 export declare function authorityModule(manifest: unknown): string;
 export declare function byteOffsetsToIndices(code: string, byteOffsets: readonly number[]): number[];
 export declare function byteOffsetToIndex(code: string, byteOffset: number): number;

@@ -6,6 +6,8 @@
 // Vite additionally gets the dev server hooks (overlay, HMR: a changed manifest reloads the page).
 
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { findBinary } from "@agent-surface/cli";
@@ -35,8 +37,10 @@ export const MAY_DECLARE = /define(?:Agent(?:Component|Procedure)|ExternalAgentT
 const NON_MODULE_QUERY = /(?:^|&)(?:raw|url|inline|worker|sharedworker)(?:[&=]|$)/;
 /** esbuild: the imports `resolveId` answers (the authority; core is resolved in `setup`). */
 const ESBUILD_RESOLVE_FILTER = /^virtual:agent-surface\/authority$/;
-/** esbuild: the paths `load` (the authority, in this plugin's namespace) or `transform` want. */
-const ESBUILD_LOAD_FILTER = /^.virtual:agent-surface\/authority$|\.(?:ts|tsx|mts|cts)$/;
+/** esbuild: the path unplugin's `load` wants (the authority, in this plugin's namespace). */
+const ESBUILD_LOAD_FILTER = /^.virtual:agent-surface\/authority$/;
+/** esbuild: the files the plugin's own `onLoad` looks at (see `esbuild.setup`). */
+const ESBUILD_TS_FILTER = /\.(?:ts|tsx|mts|cts)$/;
 const CONFIG_FILES = new Set(["agent-surface.config.json"]);
 /** Rspack: the registry of the authority loaders of the plugin instances, by key. */
 export const RSPACK_AUTHORITY_LOADERS = Symbol.for("@agent-surface/unplugin/rspack-authority-loaders");
@@ -81,13 +85,18 @@ function isInside(root, file) {
  * @returns {string | null} the file path when it should be transformed
  */
 export function transformTarget(id, code, root) {
+  const file = transformFile(id, root);
+  return file && code.includes(CORE) ? file : null;
+}
+
+/** `transformTarget` without the text: whether the module's path is one the compiler looks at. */
+function transformFile(id, root) {
   if (id.startsWith("\0") || id.startsWith("virtual:") || id.startsWith("/@")) return null;
   const [file, query] = splitId(id);
   if (query && NON_MODULE_QUERY.test(query)) return null;
   if (!TS_FILE.test(file) || !path.isAbsolute(file)) return null;
   if (file.includes("/node_modules/") || file.includes("\\node_modules\\")) return null;
   if (!isInside(root, file)) return null;
-  if (!code.includes(CORE)) return null;
   return file;
 }
 
@@ -99,10 +108,13 @@ export function affectsManifest(file, root) {
 }
 
 /**
- * Applies the compiler's insertion edits (UTF-8 byte offsets) with magic-string.
- * @returns {{ code: string, map: import("magic-string").SourceMap } | null}
+ * Applies the compiler's insertion edits (UTF-8 byte offsets) with magic-string, with a source map
+ * that maps every original position (or none, `map: false`, for a build that writes no maps: on
+ * the example app the maps were a third of the plugin's own JavaScript time and garbage).
+ * @param {{ map?: boolean }} [options]
+ * @returns {{ code: string, map: import("magic-string").SourceMap | null } | null}
  */
-export function applyEdits(code, edits, file) {
+export function applyEdits(code, edits, file, { map = true } = {}) {
   if (!edits || edits.length === 0) return null;
   const sorted = [...edits].sort((a, b) => a.offset - b.offset);
   const indices = byteOffsetsToIndices(
@@ -111,7 +123,7 @@ export function applyEdits(code, edits, file) {
   );
   const s = new MagicString(code);
   sorted.forEach((e, i) => s.appendLeft(indices[i], e.text));
-  return { code: s.toString(), map: s.generateMap({ hires: true, source: file, includeContent: true }) };
+  return { code: s.toString(), map: map ? s.generateMap({ hires: true, source: file, includeContent: true }) : null };
 }
 
 /**
@@ -140,12 +152,27 @@ export function toFramedError(log) {
 }
 
 /**
+ * How many threads the compiler child scans with: `options.threads`, else half the cores (at least
+ * one). The bundler beside it wants the cores, and each idle worker spins on one: on 2 cores, a
+ * second worker added a third to the child's CPU time in a build.
+ * @param {{ threads?: number }} options
+ */
+export function compilerThreads(options = {}) {
+  if (options.threads !== undefined) {
+    if (!Number.isInteger(options.threads) || options.threads < 1) throw new TypeError(`agent-surface: \`threads\` must be a positive integer (got ${options.threads})`);
+    return options.threads;
+  }
+  return Math.max(1, Math.floor(os.availableParallelism() / 2));
+}
+
+/**
  * The compiler session of one plugin instance: the child, the latest scan (reused until a file
  * notification bumps the generation), the warnings already reported.
  * @param {{ binary?: string, onStderr?: (text: string) => void }} options
  * @param {() => string} getRoot
+ * @param {() => boolean} [wantsMaps] whether the bundler writes source maps (then transforms make them)
  */
-export function createSession(options, getRoot) {
+export function createSession(options, getRoot, wantsMaps = () => true) {
   /** @type {ServeClient | null} */
   let client = null;
   /** the exits of the children closed so far (a close resolves when every earlier one did) */
@@ -171,7 +198,8 @@ export function createSession(options, getRoot) {
     getClient() {
       if (!client) {
         const root = getRoot();
-        client = new ServeClient({ binary: resolveBinary(options, root), root, onStderr: options.onStderr });
+        const args = ["serve", "--stdio", "--root", root, "--threads", String(compilerThreads(options))];
+        client = new ServeClient({ binary: resolveBinary(options, root), root, args, onStderr: options.onStderr });
       }
       return client;
     },
@@ -185,7 +213,7 @@ export function createSession(options, getRoot) {
         .then((result) => {
           if (gen === generation) {
             lastHash = result.manifestHash;
-            scanned = { generation: gen, provenance: new Map((result.provenance ?? []).map((p) => [p.file, p])) };
+            scanned = { generation: gen, provenance: new Map((result.provenance ?? []).map((p) => [p.file, p])), inert: new Set(result.inert ?? []) };
           }
           return result;
         });
@@ -236,6 +264,13 @@ export function createSession(options, getRoot) {
       failed.clear();
     },
     /**
+     * Whether the current generation's completed scan found neither a contract nor a diagnostic
+     * in this file: its transform would give nothing, so a build need not even read it.
+     */
+    scannedInert(file) {
+      return scanned !== null && scanned.generation === generation && scanned.inert.has(file);
+    },
+    /**
      * The transform of one module from the current generation's completed scan, without asking
      * the compiler: when the scan compiled this very text (its SHA-256) and found no diagnostic
      * in the file. Undefined when it cannot tell (then ask: `transform`).
@@ -247,7 +282,7 @@ export function createSession(options, getRoot) {
       if (!file) return null;
       const entry = scanned.provenance.get(file);
       if (!entry || createHash("sha256").update(code).digest("hex") !== entry.sha256) return undefined;
-      return applyEdits(code, entry.edits, file);
+      return applyEdits(code, entry.edits, file, { map: wantsMaps() });
     },
     /**
      * The transform of one module: provenance edits applied, warnings reported, errors thrown
@@ -265,10 +300,16 @@ export function createSession(options, getRoot) {
         session.markFailed(errors);
         fail(errorsToRollupError(errors, { sources }));
       }
-      return applyEdits(code, result.edits, file);
+      return applyEdits(code, result.edits, file, { map: wantsMaps() });
     },
   };
   return session;
+}
+
+/** A warning as esbuild reports it (what unplugin makes of a plugin context's `warn`). */
+function toEsbuildMessage(log) {
+  const location = log.loc ? { file: log.loc.file, line: log.loc.line, column: log.loc.column } : null;
+  return { id: log.id, pluginName: log.plugin, text: log.message, location, detail: log.meta, notes: [] };
 }
 
 export function errorsOf(diagnostics) {
@@ -290,7 +331,14 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
   let isBuild = true;
   /** @type {import("vite").ViteDevServer | undefined} */
   let server;
-  const session = createSession(options, () => root);
+  /**
+   * Whether the build writes source maps, so the transforms must make theirs: told by Vite,
+   * esbuild, webpack, Rspack and Rolldown (which asks for each build's output options before the
+   * build) below; unknown to Rollup until its output (so yes). A dev server or a watching Rolldown
+   * always makes them.
+   */
+  let sourceMaps = true;
+  const session = createSession(options, () => root, () => sourceMaps);
   /** the dev server's first scan, if started */
   let baseline = null;
   /** a build's project-wide scan, started in buildStart, reported in buildEnd */
@@ -325,6 +373,8 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
 
   /** webpack and Rspack: watch mode keeps the child; a one-off build closes it when done. */
   function webpackLike(compiler) {
+    // `devtool: false` with a SourceMapDevToolPlugin of one's own still writes maps.
+    sourceMaps = Boolean(compiler.options.devtool) || (compiler.options.plugins ?? []).some((p) => /SourceMapDevToolPlugin$/.test(p?.constructor?.name ?? ""));
     // Told to stop, not waited for here: `compiler.close()` (its shutdown hook) waits for the exit.
     compiler.hooks.done.tap(PLUGIN_NAME, () => {
       if (!compiler.watchMode) closeClient();
@@ -379,20 +429,22 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
 
   const transform = {
     filter: { id: TS_ID_FILTER, code: CORE },
-    handler(code, id) {
+    async handler(code, id) {
+      const ask = () => session.transform(code, id, { warn: warner(this), fail: (log) => fail(this, log) });
       // A build checks the whole project (buildStart's scan, reported in buildEnd), so a module
       // that can declare no contract, which would get no edits, needs no round trip to the
       // compiler for its diagnostics either: the entry module would otherwise wait for the
       // child's start and the scan before the bundler could follow its imports. The dev server
       // has no such check: there every module the compiler would look at goes to it.
-      // Nor does one whose text the build's scan, done by now, compiled: the scan's edits for it
-      // are the ones a transform would give.
-      if (projectCheck) {
-        if (!MAY_DECLARE.test(code)) return null;
-        const scanned = session.scannedTransform(code, id);
-        if (scanned !== undefined) return scanned;
-      }
-      return session.transform(code, id, { warn: warner(this), fail: (log) => fail(this, log) });
+      // Nor does one whose text the build's scan compiled: the scan's edits for it are the ones a
+      // transform would give. A module that may declare one waits for that scan rather than ask
+      // the child, which would parse it and its imports a second time beside the scan (a third
+      // of the child's CPU in a Rolldown build of the example app).
+      if (!projectCheck) return ask();
+      if (!MAY_DECLARE.test(code)) return null;
+      // (a failed scan: the transform says how the child failed)
+      const scanned = await projectCheck.then(() => session.scannedTransform(code, id), () => undefined);
+      return scanned !== undefined ? scanned : ask();
     },
   };
 
@@ -403,11 +455,13 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
     options(inputOptions) {
       // Rolldown's `cwd` is the project's directory (Rollup has none: process.cwd()).
       if (framework === "rolldown" && options.root === undefined && inputOptions?.cwd) root = path.resolve(inputOptions.cwd);
+      if (framework === "rolldown") sourceMaps = true; // until this build's outputOptions say
     },
 
     buildStart() {
       session.clearReported();
       if (framework === "rollup" || framework === "rolldown") isBuild = !this?.meta?.watchMode;
+      if (framework === "rolldown" && !isBuild) sourceMaps = true; // (several outputs may rebuild once)
       if (framework !== "vite" || isBuild) {
         // Every diagnostic of the project, also of files the bundle never imports: the child and
         // its scan start now, but the bundler goes on resolving and parsing meanwhile instead of
@@ -489,10 +543,27 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
       load: { ...load },
       transform: { ...transform },
 
+      config(userConfig, env) {
+        if (env?.command !== "build") return;
+        // A build starts the compiler child and its scan now, while Vite resolves the config and
+        // sets the build up on one core: buildStart then finds the scan done or under way, and
+        // less of the child's work competes with the bundler's threads (on 2 cores, a tenth of a
+        // Vite build). A root the resolved config moves is scanned again (configResolved).
+        const base = userConfig?.root ? path.resolve(userConfig.root) : process.cwd();
+        root = options.root ? path.resolve(base, options.root) : base;
+        session.scan().catch(() => {}); // its errors are the build's scan's, reported from buildStart on
+      },
+
       configResolved(resolved) {
         config = resolved;
-        root = options.root ? path.resolve(resolved.root, options.root) : resolved.root;
+        const resolvedRoot = options.root ? path.resolve(resolved.root, options.root) : resolved.root;
+        if (resolvedRoot !== root) {
+          session.invalidate(); // nothing of the other root's scan is this build's
+          closeClient();
+        }
+        root = resolvedRoot;
         isBuild = resolved.command === "build";
+        sourceMaps = !isBuild || Boolean(resolved.build?.sourcemap) || Object.values(resolved.environments ?? {}).some((env) => Boolean(env?.build?.sourcemap));
       },
 
       configureServer(devServer) {
@@ -532,6 +603,14 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
           return [];
         }
         return authority ? [...modules, authority] : undefined;
+      },
+    },
+
+    rolldown: {
+      // Rolldown asks before each build (a generate or write builds again), Rollup after it.
+      outputOptions(output) {
+        sourceMaps = Boolean(output?.sourcemap);
+        return null;
       },
     },
 
@@ -578,11 +657,35 @@ export function unpluginFactory(options = {}, meta = { framework: "vite" }) {
       setup(build) {
         const initial = build.initialOptions;
         if (options.root === undefined && initial.absWorkingDir) root = initial.absWorkingDir;
+        sourceMaps = Boolean(initial.sourcemap);
         // The authority module lives in this plugin's namespace, where esbuild has no directory
         // to resolve its import of @agent-surface/core from: resolve it from the project root.
         build.onResolve({ filter: /^@agent-surface\/core$/, namespace: PLUGIN_NAME }, (args) => build.resolve(args.path, { kind: args.kind, resolveDir: root }));
         build.onDispose?.(() => {
           closeClient();
+        });
+        // The transform, without unplugin's: it would read every TypeScript file of the bundle
+        // in JavaScript (asynchronously: open, stat, read, close) only to hand most of them back
+        // untouched, and esbuild reads them again. Here a file the build's scan found inert is
+        // not read at all, any other is read at once, and only a file the compiler changes (or
+        // warns about) goes back to esbuild as contents.
+        build.onLoad({ filter: ESBUILD_TS_FILTER, namespace: "file" }, async (args) => {
+          const id = args.path + (args.suffix ?? "");
+          if (!transformFile(id, root) || (projectCheck && session.scannedInert(args.path))) return undefined;
+          let code;
+          try {
+            code = readFileSync(args.path, "utf8");
+          } catch {
+            return undefined; // esbuild reports the unreadable file itself
+          }
+          if (!code.includes(CORE)) return undefined;
+          const warnings = [];
+          const ctx = { warn: (log) => warnings.push(toEsbuildMessage(log)) };
+          const result = await transform.handler.call(ctx, code, id);
+          if (!result && warnings.length === 0) return undefined;
+          let contents = result ? result.code : code;
+          if (result?.map) contents += `\n//# sourceMappingURL=${result.map.toUrl()}`;
+          return { contents, loader: /\.tsx$/.test(args.path) ? "tsx" : "ts", warnings };
         });
       },
     },

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { applyEdits, unpluginFactory } from "../src/index.js";
+import { applyEdits, compilerThreads, unpluginFactory } from "../src/index.js";
 import { binary, copyApp } from "./helpers.js";
 
 /** Declares no contract; binds one with an instance id the grammar refuses (AS0105). */
@@ -85,6 +85,65 @@ describe("transform in a build and in the dev server", () => {
       expect(p.api.client.nextId - 1).toBe(1);
     } finally {
       await p.api.close();
+    }
+  });
+});
+
+describe("a Vite build starts the compiler in its config hook", () => {
+  let app;
+  beforeAll(() => {
+    app = copyApp();
+  });
+  afterAll(() => app?.cleanup());
+
+  test("the scan is under way before buildStart, which reuses it; a root the resolved config moves is scanned anew", async () => {
+    const p = unpluginFactory({ binary: binary() }, { framework: "vite" });
+    try {
+      p.vite.config({ root: app.root }, { command: "build", mode: "production" });
+      const client = p.api.client;
+      expect(client?.running, "the child starts in the config hook").toBe(true);
+      p.vite.configResolved({ root: app.root, command: "build", build: { sourcemap: false }, logger: console });
+      p.buildStart.call(ctx());
+      expect(p.api.client).toBe(client);
+      expect(client.nextId - 1).toBe(1); // one scan, the config hook's
+      expect((await p.api.scan()).manifest.contracts).toHaveLength(2);
+
+      // Another root in the resolved config: that root's child and scan.
+      const q = unpluginFactory({ binary: binary() }, { framework: "vite" });
+      q.vite.config({}, { command: "build", mode: "production" }); // the working directory
+      const first = q.api.client;
+      q.vite.configResolved({ root: app.root, command: "build", build: { sourcemap: false }, logger: console });
+      q.buildStart.call(ctx());
+      expect(q.api.client).not.toBe(first);
+      expect(q.api.client.root).toBe(app.root);
+      expect((await q.api.scan()).manifest.contracts).toHaveLength(2);
+      await q.api.close();
+    } finally {
+      await p.api.close();
+    }
+  });
+
+  test("the dev server and preview start nothing before buildStart", () => {
+    const p = unpluginFactory({ binary: binary() }, { framework: "vite" });
+    p.vite.config({ root: app.root }, { command: "serve", mode: "development" });
+    expect(p.api.client).toBeNull();
+  });
+});
+
+describe("the compiler child's threads", () => {
+  test("half the cores by default, at least one; `threads` sets them; the child is started with them", async () => {
+    const cores = (await import("node:os")).availableParallelism();
+    expect(compilerThreads()).toBe(Math.max(1, Math.floor(cores / 2)));
+    expect(compilerThreads({ threads: 3 })).toBe(3);
+    expect(() => compilerThreads({ threads: 0 })).toThrow(/threads/);
+    const app = copyApp();
+    const p = unpluginFactory({ binary: binary(), root: app.root, threads: 2 }, { framework: "rollup" });
+    try {
+      await p.api.scan();
+      expect(p.api.client.args.slice(-2)).toEqual(["--threads", "2"]);
+    } finally {
+      await p.api.close();
+      app.cleanup();
     }
   });
 });
