@@ -18,4 +18,4 @@ for p in react ai-sdk orpc; do
 done
 [ -d packages/vite/node_modules ] || (cd packages/vite && npm ci --no-audit --no-fund --loglevel=error)
 [ -d examples/devices-app/node_modules ] || (cd examples/devices-app && npm ci --no-audit --no-fund --loglevel=error)
-cd packages/unplugin && exec bash ../../scripts/with-node.sh 22 node bench/bench.mjs "$@"
+cd packages/unplugin && exec bash ../../scripts/with-node.sh 22 node --expose-gc bench/bench.mjs "$@"
