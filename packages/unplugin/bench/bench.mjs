@@ -160,7 +160,7 @@ if (sections.has(3) && existsSync(path.join(exampleDir, "node_modules/vite"))) {
     if (FRESH) {
       // The build call's own time in a process that did nothing before it (its CPU: the
       // process's, an exited child, once waited for).
-      const { stdout } = await execFileAsync(process.execPath, [path.join(import.meta.dirname, "build-once.mjs"), name, kind, dir, authorityFile]);
+      const { stdout } = await execFileAsync(process.execPath, [path.join(import.meta.dirname, "build-once.mjs"), name, kind, exampleDir, dir, authorityFile]);
       t = Number(stdout);
     } else {
       await exampleBuilders[name](exampleDir, { plugin: kind === "with", out: dir, authorityFile });

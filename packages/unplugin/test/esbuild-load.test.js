@@ -5,9 +5,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { unpluginFactory } from "../src/index.js";
-import { binary, copyApp } from "./helpers.js";
+import { binary, buildContext, copyApp } from "./helpers.js";
 
-const ctx = { meta: { watchMode: false }, warn: () => {}, error: (e) => Promise.reject(e) };
+const ctx = buildContext();
 /** An invalid contract (AS0101): the compiler fails any transform of a text holding it. */
 const BAD = 'import { defineAgentComponentContract } from "@agent-surface/core";\nexport const b = defineAgentComponentContract({ type: "Not A Type!", description: "x" });\n';
 

@@ -28,6 +28,15 @@ export function copyApp() {
   return { root, cleanup: () => rmSync(tmp, { recursive: true, force: true, maxRetries: 20, retryDelay: 200 }) };
 }
 
+/** The plugin context a bundler passes its build hooks: warnings collected, errors thrown. */
+export const buildContext = (warnings = []) => ({
+  meta: { watchMode: false },
+  warn: (w) => warnings.push(w),
+  error: (e) => {
+    throw Object.assign(new Error(e.message), e);
+  },
+});
+
 /** `agent-surface compile` of the app: its manifest. */
 export function compileManifest(root) {
   const out = path.join(root, "compiled.manifest.json");

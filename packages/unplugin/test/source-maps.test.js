@@ -11,9 +11,9 @@ import { createUnplugin } from "unplugin";
 import webpack from "webpack";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { unpluginFactory } from "../src/index.js";
-import { binary, copyApp } from "./helpers.js";
+import { binary, buildContext, copyApp } from "./helpers.js";
 
-const ctx = { meta: { watchMode: false }, warn: () => {}, error: (e) => Promise.reject(e) };
+const ctx = buildContext();
 
 describe("source maps of the provenance transform", () => {
   let app;

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { applyEdits, compilerThreads, unpluginFactory } from "../src/index.js";
-import { binary, copyApp } from "./helpers.js";
+import { binary, buildContext, copyApp } from "./helpers.js";
 
 /** Declares no contract; binds one with an instance id the grammar refuses (AS0105). */
 const HELPER = [
@@ -16,14 +16,6 @@ const HELPER = [
   'export const bound: ContractProvenance | undefined = exportReport.bind({ instanceId: "Not An Id!" });',
   "",
 ].join("\n");
-
-const ctx = (warnings = []) => ({
-  meta: { watchMode: false },
-  warn: (w) => warnings.push(w),
-  error: (e) => {
-    throw Object.assign(new Error(e.message), e);
-  },
-});
 
 describe("transform in a build and in the dev server", () => {
   let app;
@@ -38,16 +30,16 @@ describe("transform in a build and in the dev server", () => {
   test("a build sends only the modules that can declare a contract, and still fails at the others' errors", async () => {
     const p = unpluginFactory({ binary: binary(), root: app.root }, { framework: "rollup" });
     try {
-      p.buildStart.call(ctx());
+      p.buildStart.call(buildContext());
       const requests = () => p.api.client.nextId - 1;
       expect(requests()).toBe(1); // the project's scan
-      expect(await p.transform.handler.call(ctx(), HELPER, helper)).toBeNull();
+      expect(await p.transform.handler.call(buildContext(), HELPER, helper)).toBeNull();
       expect(requests()).toBe(1);
       // Once the build's scan is done, a contract module whose text it compiled gets its edits.
       await p.api.scan();
       const reports = path.join(app.root, "src/external/reports.ts");
       const text = readFileSync(reports, "utf8");
-      const out = await p.transform.handler.call(ctx(), text, reports);
+      const out = await p.transform.handler.call(buildContext(), text, reports);
       expect(requests()).toBe(1);
       // The same as the compiler's transform of that text gives; a source map back to it.
       const asked = await p.api.client.request("transform", { file: reports, code: text });
@@ -58,10 +50,10 @@ describe("transform in a build and in the dev server", () => {
       expect(out.map.sources).toEqual([reports]);
       // Another text (a comment added above the contract): the compiler is asked.
       const edited = `// edited\n${text}`;
-      const again = await p.transform.handler.call(ctx(), edited, reports);
+      const again = await p.transform.handler.call(buildContext(), edited, reports);
       expect(requests()).toBe(3);
       expect(again.code).toBe(`// edited\n${out.code}`);
-      const err = await p.buildEnd.call(ctx()).then(
+      const err = await p.buildEnd.call(buildContext()).then(
         () => null,
         (e) => e,
       );
@@ -76,7 +68,7 @@ describe("transform in a build and in the dev server", () => {
     const p = unpluginFactory({ binary: binary() }, { framework: "vite" });
     try {
       p.vite.configResolved({ root: app.root, command: "serve", logger: console });
-      const err = await p.transform.handler.call(ctx(), HELPER, helper).then(
+      const err = await p.transform.handler.call(buildContext(), HELPER, helper).then(
         () => null,
         (e) => e,
       );
@@ -103,7 +95,7 @@ describe("a Vite build starts the compiler in its config hook", () => {
       const client = p.api.client;
       expect(client?.running, "the child starts in the config hook").toBe(true);
       p.vite.configResolved({ root: app.root, command: "build", build: { sourcemap: false }, logger: console });
-      p.buildStart.call(ctx());
+      p.buildStart.call(buildContext());
       expect(p.api.client).toBe(client);
       expect(client.nextId - 1).toBe(1); // one scan, the config hook's
       expect((await p.api.scan()).manifest.contracts).toHaveLength(2);
@@ -113,7 +105,7 @@ describe("a Vite build starts the compiler in its config hook", () => {
       q.vite.config({}, { command: "build", mode: "production" }); // the working directory
       const first = q.api.client;
       q.vite.configResolved({ root: app.root, command: "build", build: { sourcemap: false }, logger: console });
-      q.buildStart.call(ctx());
+      q.buildStart.call(buildContext());
       expect(q.api.client).not.toBe(first);
       expect(q.api.client.root).toBe(app.root);
       expect((await q.api.scan()).manifest.contracts).toHaveLength(2);
